@@ -1,0 +1,596 @@
+"""Assumption books: hand-written TOML files that put a distribution on every model input.
+
+A book has four tables::
+
+    [book]                      name, description, model = "module:function" (optional)
+    [grid.<dim>]                start, stop, num, spacing = "log" | "linear", unit
+                                (or values = [...]); include = [...] adds exact points
+    [analysis]                  targets, report, focus, distributions (all optional)
+    [inputs.<name>]             dist = "<family>", the family's fields, unit, source, group
+
+:func:`load_book` reads one and checks everything it can without the model: TOML syntax,
+families, fields, types, ranges. The error names the file, the line when it can be found,
+the input and the fix. The checks that need the model (inputs it requires, allowed ranges)
+are in :mod:`mc_tco.models`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .distributions import FAMILIES, LIST_FIELDS, FieldProblem, build_distribution
+from .errors import BookError
+
+__all__ = ["Book", "Grid", "Input", "load_book", "loads_book"]
+
+_TOP_LEVEL = {"book", "grid", "analysis", "inputs"}
+_BOOK_FIELDS = {"name", "description", "model"}
+_GRID_FIELDS = {"start", "stop", "num", "spacing", "unit", "include", "values", "description"}
+_ANALYSIS_FIELDS = {"targets", "report", "focus", "distributions"}
+_INPUT_META = {"dist", "unit", "source", "group", "description"}
+_MAX_GRID = 100_000
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of a book: its family, parameters, frozen distribution and provenance.
+
+    ``dist`` is a frozen ``scipy.stats`` distribution, or None for a constant, whose
+    value is ``params["value"]``.
+    """
+
+    name: str
+    family: str
+    params: dict[str, Any]
+    unit: str = ""
+    source: str = ""
+    group: str = ""
+    description: str = ""
+    dist: Any = None
+    line: int | None = None
+
+    @property
+    def is_constant(self) -> bool:
+        return self.family == "constant"
+
+    @property
+    def value(self) -> float:
+        """The value of a constant input."""
+        return float(self.params["value"])
+
+    def ppf(self, u: np.ndarray) -> np.ndarray:
+        """Map unit-cube coordinates ``u`` to values of this input."""
+        if self.is_constant:
+            return np.full(np.shape(u), self.value)
+        return np.asarray(self.dist.ppf(u), dtype=float)
+
+    def quantiles(self, q) -> np.ndarray:
+        """Quantiles of the input's distribution at probabilities ``q``."""
+        return self.ppf(np.asarray(q, dtype=float))
+
+    def support(self) -> tuple[float, float]:
+        """The smallest and largest value the input can take (may be infinite)."""
+        if self.is_constant:
+            return self.value, self.value
+        lo, hi = self.dist.support()
+        return float(lo), float(hi)
+
+    @property
+    def is_assumption(self) -> bool:
+        """True when the source says the value is an analyst's assumption (or is missing)."""
+        return not self.source or self.source.lower().startswith("assumption")
+
+    def describe(self) -> str:
+        """The family with its parameters, e.g. ``pert(min=0.4, mode=0.6, max=0.8)``."""
+        if self.is_constant:
+            return f"constant {self.value:g}"
+        args = ", ".join(
+            f"{k}={_fmt_param(v)}" for k, v in self.params.items() if not k.startswith("_")
+        )
+        return f"{self.family}({args})"
+
+
+def _fmt_param(v) -> str:
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(f"{x:g}" for x in v) + "]"
+    return f"{v:g}"
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One grid dimension of the outcome, e.g. ``demand`` in tokens/month."""
+
+    dim: str
+    values: np.ndarray
+    unit: str = ""
+    spacing: str = "log"
+    description: str = ""
+
+    def with_points(self, points) -> Grid:
+        """The grid with ``points`` added (points within 1e-9 relative replace grid points)."""
+        values = list(self.values)
+        for p in points:
+            p = float(p)
+            close = [i for i, v in enumerate(values) if abs(v - p) <= 1e-9 * max(abs(p), 1e-300)]
+            if close:
+                values[close[0]] = p
+            else:
+                values.append(p)
+        return Grid(self.dim, np.array(sorted(values)), self.unit, self.spacing, self.description)
+
+
+@dataclass
+class Book:
+    """An assumption book, loaded and checked (see :func:`load_book`)."""
+
+    path: str
+    text: str
+    name: str
+    description: str = ""
+    model: str | None = None
+    grid: dict[str, Grid] = field(default_factory=dict)
+    analysis: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Input] = field(default_factory=dict)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    @property
+    def uncertain(self) -> list[Input]:
+        """The sampled inputs, in book order (the order of the Sobol design's columns)."""
+        return [i for i in self.inputs.values() if not i.is_constant]
+
+    @property
+    def constants(self) -> list[Input]:
+        return [i for i in self.inputs.values() if i.is_constant]
+
+    @property
+    def stem(self) -> str:
+        return Path(self.path).stem if self.path else "book"
+
+    def error(self, where: str | None, message: str, field_name: str | None = None) -> BookError:
+        """A :class:`BookError` for this book, located at ``where`` (e.g. ``inputs.x.low``)."""
+        return BookError(self.path, where, message, _locate(self.text, where, field_name))
+
+
+def load_book(path: str | Path) -> Book:
+    """Read and check an assumption book.
+
+    Parameters
+    ----------
+    path : str or Path
+        A TOML file (see the module docstring for its tables).
+
+    Returns
+    -------
+    Book
+
+    Raises
+    ------
+    BookError
+        With a one-line message naming the file, the line, the input and the fix.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise BookError(str(path), None, "is a folder; give the path of a .toml book")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        hint = ""
+        shipped = sorted(Path("distributions").glob("*.toml"))
+        if shipped:
+            hint = "; books here: " + ", ".join(str(s) for s in shipped)
+        raise BookError(str(path), None, "no such file" + hint) from None
+    except UnicodeDecodeError as exc:
+        raise BookError(str(path), None, f"is not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise BookError(str(path), None, f"cannot be read ({exc.strerror})") from None
+    return loads_book(text, str(path))
+
+
+def loads_book(text: str, path: str = "<book>") -> Book:
+    """Parse and check a book from its TOML ``text``; ``path`` is used in messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        line = int(m.group(1)) if m else None
+        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg) if m else msg
+        where = f"column {m.group(2)}" if m else None
+        raise BookError(
+            path,
+            where,
+            f"TOML syntax error: {what}; check quotes, brackets and 'key = value' on this line",
+            line,
+        ) from None
+    return _from_dict(data, text, path)
+
+
+def _from_dict(data: dict, text: str, path: str) -> Book:
+    def err(where, message, field_name=None):
+        return BookError(path, where, message, _locate(text, where, field_name))
+
+    unknown = sorted(set(data) - _TOP_LEVEL)
+    if unknown:
+        raise err(
+            unknown[0],
+            f"unknown table or key '{unknown[0]}'; a book has [book], [grid.<dim>], "
+            "[analysis] and [inputs.<name>]",
+        )
+    meta = _table(data, "book", err)
+    _no_unknown(meta, _BOOK_FIELDS, "book", err)
+    book_name = _string(meta, "name", "book", err, default=Path(path).stem)
+    description = _string(meta, "description", "book", err, default="")
+    model = _string(meta, "model", "book", err, default=None)
+    if model is not None and not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", model):
+        raise err(
+            "book.model",
+            f"'{model}' is not of the form 'module:function' "
+            "(e.g. 'mc_tco.models.tco:model' or 'my_model:run')",
+            "model",
+        )
+
+    grids = {}
+    for dim, spec in _table(data, "grid", err).items():
+        grids[dim] = _grid(dim, spec, err)
+
+    analysis = _analysis(_table(data, "analysis", err), err)
+
+    raw_inputs = _table(data, "inputs", err)
+    if not raw_inputs:
+        raise err(
+            None,
+            "the book has no inputs; add at least one [inputs.<name>] table with a 'dist' field",
+        )
+    inputs = {}
+    for name, spec in raw_inputs.items():
+        inputs[name] = _input(name, spec, text, err)
+    return Book(
+        path=path,
+        text=text,
+        name=book_name,
+        description=description,
+        model=model,
+        grid=grids,
+        analysis=analysis,
+        inputs=inputs,
+    )
+
+
+# ---------------------------------------------------------------------------- pieces
+
+
+def _table(data: dict, key: str, err) -> dict:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise err(key, f"'{key}' must be a table ([{key}] or [{key}.<name>]), not a value")
+    return value
+
+
+def _no_unknown(table: dict, allowed: set, where: str, err) -> None:
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise err(
+            f"{where}.{extra[0]}",
+            f"unknown field '{extra[0]}'; allowed here: {', '.join(sorted(allowed))}",
+            extra[0],
+        )
+
+
+def _string(table: dict, key: str, where: str, err, default):
+    if key not in table:
+        return default
+    value = table[key]
+    if not isinstance(value, str):
+        raise err(
+            f"{where}.{key}", f"must be a string in quotes, got {_show(value)}", key
+        )
+    return value
+
+
+def _show(value) -> str:
+    if isinstance(value, str):
+        return f"the string '{value}'"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def _number(value, where: str, key: str, err) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        hint = ""
+        if isinstance(value, str):
+            hint = f"; write it without quotes, e.g. {key} = 400000"
+            cleaned = value.replace("_", "").replace(",", "").strip()
+            with contextlib.suppress(ValueError):
+                hint = f"; write {key} = {float(cleaned):g} (no quotes)"
+        raise err(f"{where}.{key}", f"{key} must be a number, got {_show(value)}{hint}", key)
+    value = float(value)
+    if not math.isfinite(value):
+        raise err(f"{where}.{key}", f"{key} must be a finite number, got {value}", key)
+    return value
+
+
+def _grid(dim: str, spec, err) -> Grid:
+    where = f"grid.{dim}"
+    if not isinstance(spec, dict):
+        raise err(where, f"[grid.{dim}] must be a table with start, stop, num, spacing")
+    if not dim.isidentifier():
+        raise err(where, f"grid dimension '{dim}' must be a plain name (letters, digits, _)")
+    _no_unknown(spec, _GRID_FIELDS, where, err)
+    unit = _string(spec, "unit", where, err, default="")
+    description = _string(spec, "description", where, err, default="")
+    if "values" in spec:
+        clash = sorted({"start", "stop", "num", "spacing"} & set(spec))
+        if clash:
+            raise err(
+                f"{where}.{clash[0]}",
+                f"give either values = [...] or start/stop/num, not both ('{clash[0]}')",
+                clash[0],
+            )
+        values = _number_list(spec["values"], where, "values", err)
+        if not values:
+            raise err(f"{where}.values", "values must list at least one point", "values")
+        grid = Grid(dim, np.array(sorted(set(values))), unit, "values", description)
+    else:
+        missing = [k for k in ("start", "stop", "num") if k not in spec]
+        if missing:
+            raise err(
+                where,
+                f"missing field '{missing[0]}'; a grid needs start, stop and num "
+                "(or values = [...])",
+            )
+        start = _number(spec["start"], where, "start", err)
+        stop = _number(spec["stop"], where, "stop", err)
+        num = spec["num"]
+        if isinstance(num, bool) or not isinstance(num, int):
+            raise err(f"{where}.num", f"num must be a whole number, got {_show(num)}", "num")
+        if not 1 <= num <= _MAX_GRID:
+            raise err(f"{where}.num", f"num ({num}) must lie in 1..{_MAX_GRID}", "num")
+        spacing = _string(spec, "spacing", where, err, default="log")
+        if spacing not in ("log", "linear"):
+            raise err(
+                f"{where}.spacing",
+                f"spacing must be \"log\" or \"linear\", got '{spacing}'",
+                "spacing",
+            )
+        if start >= stop and num > 1:
+            raise err(
+                f"{where}.start",
+                f"start ({start:g}) must be below stop ({stop:g}); swap them",
+                "start",
+            )
+        if spacing == "log":
+            if start <= 0:
+                raise err(
+                    f"{where}.start",
+                    f"a log-spaced grid needs start > 0, got {start:g}; "
+                    'use spacing = "linear" or a positive start',
+                    "start",
+                )
+            values = np.geomspace(start, stop, num)
+        else:
+            values = np.linspace(start, stop, num)
+        grid = Grid(dim, values, unit, spacing, description)
+    if "include" in spec:
+        grid = grid.with_points(_number_list(spec["include"], where, "include", err))
+    return grid
+
+
+def _number_list(value, where: str, key: str, err) -> list[float]:
+    if not isinstance(value, list):
+        raise err(f"{where}.{key}", f"{key} must be a list of numbers, got {_show(value)}", key)
+    return [_number(v, where, key, err) for v in value]
+
+
+def _analysis(spec: dict, err) -> dict:
+    _no_unknown(spec, _ANALYSIS_FIELDS, "analysis", err)
+    out: dict[str, Any] = {}
+    for key in ("targets", "distributions"):
+        if key in spec:
+            value = spec[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise err(
+                    f"analysis.{key}",
+                    f"{key} must be a list of output names in quotes, e.g. {key} = [\"saving\"]",
+                    key,
+                )
+            if key == "targets" and not value:
+                raise err("analysis.targets", "targets must name at least one output", key)
+            out[key] = list(value)
+    if "report" in spec:
+        report = spec["report"]
+        if not isinstance(report, dict):
+            raise err(
+                "analysis.report",
+                "report must be a table of dimension = [points], "
+                'e.g. report = { demand = [1e11, 5e11], strategy = ["buy"] }',
+                "report",
+            )
+        out["report"] = {}
+        for dim, pts in report.items():
+            if not isinstance(pts, list) or not pts:
+                raise err(
+                    f"analysis.report.{dim}", f"report.{dim} must be a non-empty list", "report"
+                )
+            if all(isinstance(v, str) for v in pts):
+                out["report"][dim] = list(pts)
+            else:
+                out["report"][dim] = _number_list(pts, "analysis.report", dim, err)
+    if "focus" in spec:
+        focus = spec["focus"]
+        if not isinstance(focus, dict):
+            raise err(
+                "analysis.focus",
+                'focus must be a table, e.g. focus = { demand = 5e11, strategy = "buy" }',
+                "focus",
+            )
+        out["focus"] = {
+            k: (v if isinstance(v, str) else _number(v, "analysis.focus", k, err))
+            for k, v in focus.items()
+        }
+    return out
+
+
+def _input(name: str, spec, text: str, err) -> Input:
+    where = f"inputs.{name}"
+    if not name.isidentifier():
+        raise err(where, f"input name '{name}' must be a plain name (letters, digits, _)")
+    if not isinstance(spec, dict):
+        raise err(
+            where,
+            f"{name} must be a table, e.g. [inputs.{name}] with dist = \"uniform\", low, high",
+        )
+    if "dist" not in spec:
+        raise err(
+            where,
+            "missing field 'dist'; add dist = \"<family>\" (one of "
+            + ", ".join(FAMILIES)
+            + ")",
+        )
+    family = spec["dist"]
+    if not isinstance(family, str) or family not in FAMILIES:
+        shown = family if isinstance(family, str) else _show(family)
+        close = _closest(str(family), FAMILIES)
+        hint = f"; did you mean '{close}'?" if close else ""
+        raise err(
+            f"{where}.dist",
+            f"unknown family '{shown}'{hint} Families: {', '.join(FAMILIES)}",
+            "dist",
+        )
+    fam = FAMILIES[family]
+    allowed = set(fam.required) | set(fam.optional) | _INPUT_META
+    for alt in fam.alternatives:
+        allowed |= set(alt)
+    extra = sorted(set(spec) - allowed)
+    if extra:
+        raise err(
+            f"{where}.{extra[0]}",
+            f"unknown field '{extra[0]}' for a {family} input; it takes "
+            + _fields_hint(fam),
+            extra[0],
+        )
+    required = list(fam.required)
+    if fam.alternatives:
+        chosen = [alt for alt in fam.alternatives if any(k in spec for k in alt)]
+        if len(chosen) != 1:
+            raise err(
+                where,
+                f"a {family} input takes either "
+                + " or ".join("(" + ", ".join(a) + ")" for a in fam.alternatives)
+                + f", e.g. {fam.example}",
+            )
+        required += list(chosen[0])
+        if chosen[0] == ("median", "sigma") and "ci" in spec:
+            raise err(f"{where}.ci", "ci goes with low/high, not with median/sigma", "ci")
+    for key in required:
+        if key not in spec:
+            raise err(
+                where, f"missing field '{key}' for a {family} input; e.g. {fam.example}"
+            )
+    def parse(key):
+        if key in LIST_FIELDS:
+            return _number_list(spec[key], where, key, err)
+        return _number(spec[key], where, key, err)
+
+    params: dict[str, Any] = {key: parse(key) for key in required}
+    for key, default in fam.optional.items():
+        if key == "ci" and "median" in params:
+            continue  # ci belongs to the (low, high) form of the lognormal
+        params[key] = parse(key) if key in spec else default
+    try:
+        dist = build_distribution(family, params)
+    except FieldProblem as exc:
+        raise err(
+            f"{where}.{exc.field}" if exc.field else where, str(exc), exc.field
+        ) from None
+    meta = {k: _string(spec, k, where, err, default="") for k in ("unit", "source", "group")}
+    description = _string(spec, "description", where, err, default="")
+    return Input(
+        name=name,
+        family=family,
+        params=params,
+        unit=meta["unit"],
+        source=meta["source"],
+        group=meta["group"],
+        description=description,
+        dist=dist,
+        line=_locate(text, where, None),
+    )
+
+
+def _fields_hint(fam) -> str:
+    fields = list(fam.required) + [f"{k} = {v:g}" for k, v in fam.optional.items()]
+    for alt in fam.alternatives:
+        fields.append("(" + ", ".join(alt) + ")")
+    return ", ".join(fields) + " and unit, source, group, description"
+
+
+def _closest(word: str, choices) -> str | None:
+    import difflib
+
+    found = difflib.get_close_matches(word.lower(), list(choices), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------------- lines
+
+
+def _key(part: str) -> str:
+    """Regex of a TOML key, bare or quoted."""
+    return rf"""(?:{re.escape(part)}|"{re.escape(part)}"|'{re.escape(part)}')"""
+
+
+def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
+    """Best-effort line number of ``where`` (``inputs.x`` / ``grid.demand`` / ...) in ``text``."""
+    if not where or not text:
+        return None
+    parts = where.split(".")
+    lines = text.splitlines()
+    header = None
+    # [a.b] table header, or "b = {" inline table inside [a]
+    for depth in range(len(parts), 0, -1):
+        name = r"\s*\.\s*".join(_key(p) for p in parts[:depth])
+        pat = re.compile(rf"^\s*\[\s*{name}\s*\]")
+        for i, line in enumerate(lines):
+            if pat.match(line):
+                header = i
+                break
+        if header is not None:
+            break
+        if depth >= 2:
+            key = _key(parts[depth - 1])
+            parent = r"\s*\.\s*".join(_key(p) for p in parts[: depth - 1])
+            parent_pat = re.compile(rf"^\s*\[\s*{parent}\s*\]")
+            inside = False
+            for i, line in enumerate(lines):
+                if line.lstrip().startswith("["):
+                    inside = bool(parent_pat.match(line))
+                    continue
+                if inside and re.match(rf"^\s*{key}\s*=", line):
+                    return i + 1
+    if header is None:
+        return None
+    if field_name:
+        pat = re.compile(rf"^\s*{re.escape(field_name)}\s*=")
+        for i in range(header + 1, len(lines)):
+            if lines[i].lstrip().startswith("["):
+                break
+            if pat.match(lines[i]):
+                return i + 1
+    return header + 1

@@ -1,0 +1,51 @@
+"""Errors that reach users.
+
+Every error a user can cause (a bad book, a bad option, a model that misbehaves) is an
+:class:`McTcoError`. Its message is one line that names the file, the input (or option) and
+says how to fix it. The CLI prints it without a traceback and exits with code 2.
+"""
+
+from __future__ import annotations
+
+
+class McTcoError(ValueError):
+    """An error caused by the user's input; the message says what to fix."""
+
+    exit_code = 2
+
+
+class BookError(McTcoError):
+    """An assumption book that cannot be used.
+
+    Parameters
+    ----------
+    path : str or None
+        The book file (shown first in the message).
+    where : str or None
+        The place in the book, e.g. ``"inputs.node_price.low"``.
+    message : str
+        What is wrong and how to fix it.
+    line : int or None
+        The line in the file, when it is known.
+    """
+
+    def __init__(
+        self, path: str | None, where: str | None, message: str, line: int | None = None
+    ):
+        self.path = path
+        self.where = where
+        self.line = line
+        self.reason = message
+        location = ""
+        if path:
+            location = f"{path}:{line}" if line else str(path)
+        parts = [p for p in (location, where) if p]
+        super().__init__(": ".join([*parts, message]))
+
+
+class ModelError(McTcoError):
+    """A model function that cannot be imported, or that returned something unusable."""
+
+
+class OptionError(McTcoError):
+    """A command-line option or argument that cannot be used."""

@@ -1,0 +1,194 @@
+"""Models: plain functions ``model(inputs: xr.Dataset) -> xr.Dataset``.
+
+``inputs`` holds one variable per book input along ``sample`` (constants included, as the
+same value on every row) and the book's grid as coordinates (e.g. ``demand``). The model
+returns a Dataset whose variables have a ``sample`` dim of the same length and any of the
+grid and model dims. Nothing else is required: a user's own function named in a book as
+``model = "my_module:my_function"`` runs the same way.
+
+A model may carry a :class:`ModelSpec` as ``model.spec``: the inputs it needs with their
+units and allowed ranges (a book is then checked against it), its default grid, targets
+and report points. The TCO model of :mod:`mc_tco.models.tco` does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..book import Book, Grid
+from ..errors import BookError
+
+DEFAULT_MODEL = "mc_tco.models.tco:model"
+
+__all__ = ["DEFAULT_MODEL", "InputRule", "ModelSpec", "check_book", "resolve_model"]
+
+
+@dataclass(frozen=True)
+class InputRule:
+    """What a model accepts for one input: the unit and the range from ``low`` to ``high``.
+
+    A bound is closed unless ``low_open`` / ``high_open`` (then a continuous distribution may
+    start at it, as a lognormal starts at 0, but a constant or a discrete value may not).
+    """
+
+    unit: str
+    low: float = -math.inf
+    high: float = math.inf
+    description: str = ""
+    low_open: bool = False
+    high_open: bool = False
+
+    def range_text(self) -> str:
+        lo = f"> {self.low:g}" if self.low_open else f">= {self.low:g}"
+        hi = f"< {self.high:g}" if self.high_open else f"<= {self.high:g}"
+        if math.isinf(self.low) and math.isinf(self.high):
+            return "any finite value"
+        if math.isinf(self.high):
+            return lo
+        if math.isinf(self.low):
+            return hi
+        left = "(" if self.low_open else "["
+        right = ")" if self.high_open else "]"
+        return f"in {left}{self.low:g}, {self.high:g}{right}"
+
+    def admits(self, lo: float, hi: float, continuous: bool) -> bool:
+        """Whether values from ``lo`` to ``hi`` are allowed (endpoints of a continuous
+        distribution carry no mass, so they may touch an open bound)."""
+        low_ok = lo > self.low or (lo == self.low and (not self.low_open or continuous))
+        high_ok = hi < self.high or (hi == self.high and (not self.high_open or continuous))
+        return low_ok and high_ok
+
+
+#: tail probability below which an unbounded distribution's mass is ignored in range checks
+TAIL = 1e-12
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What a model declares about itself; every field is optional."""
+
+    inputs: dict[str, InputRule] = field(default_factory=dict)
+    grid: dict[str, Grid] = field(default_factory=dict)
+    targets: tuple[str, ...] = ()
+    #: points the printed table and the memo report, per dim (added to the grid)
+    report: dict[str, list] = field(default_factory=dict)
+    #: the grid point whose input ranking is printed, e.g. {"demand": 5e11, "strategy": "buy"}
+    focus: dict[str, Any] = field(default_factory=dict)
+    #: per-sample outputs summarised by quantiles (and their share of "never" = inf)
+    distributions: tuple[str, ...] = ()
+    #: labels of the indicator ``target > 0`` for people, e.g. "beats the API"
+    indicator_label: str = "> 0"
+
+
+def resolve_model(book: Book) -> Callable:
+    """Import the book's model function (``module:function``), or the TCO model."""
+    path = book.model or DEFAULT_MODEL
+    module_name, _, func_name = path.partition(":")
+    extra = [str(Path.cwd())]
+    if book.path and Path(book.path).parent.exists():
+        extra.append(str(Path(book.path).resolve().parent))
+    added = [p for p in extra if p not in sys.path]
+    sys.path[:0] = added
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise book.error(
+            "book.model",
+            f"cannot import module '{module_name}' ({exc}); put {module_name}.py in the "
+            "working directory or next to the book, or install it",
+            "model",
+        ) from None
+    except Exception as exc:
+        raise book.error(
+            "book.model",
+            f"importing '{module_name}' failed: {type(exc).__name__}: {exc}",
+            "model",
+        ) from None
+    finally:
+        for p in added:
+            if p in sys.path:
+                sys.path.remove(p)
+    func = getattr(module, func_name, None)
+    if func is None:
+        raise book.error(
+            "book.model",
+            f"module '{module_name}' has no '{func_name}'; name a function defined in it",
+            "model",
+        )
+    if not callable(func):
+        raise book.error(
+            "book.model",
+            f"'{path}' is a {type(func).__name__}, not a function; "
+            "name a function model(inputs) -> xr.Dataset",
+            "model",
+        )
+    return func
+
+
+def spec_of(model: Callable) -> ModelSpec:
+    """The model's :class:`ModelSpec`, or an empty one."""
+    spec = getattr(model, "spec", None)
+    return spec if isinstance(spec, ModelSpec) else ModelSpec()
+
+
+def check_book(book: Book, spec: ModelSpec) -> None:
+    """Check that ``book`` gives the model every input it needs, no other, within range.
+
+    Raises
+    ------
+    BookError
+        Naming the missing or unknown input, or the input whose distribution reaches
+        outside what the model accepts, with the fix.
+    """
+    if not spec.inputs:
+        return
+    missing = [n for n in spec.inputs if n not in book.inputs]
+    if missing:
+        rule = spec.inputs[missing[0]]
+        more = f" (and {len(missing) - 1} more: {', '.join(missing[1:])})" if missing[1:] else ""
+        raise BookError(
+            book.path,
+            f"inputs.{missing[0]}",
+            f"the model needs input '{missing[0]}' ({rule.description or rule.unit}) and the "
+            f"book lacks it{more}; add [inputs.{missing[0]}] with a dist, e.g. "
+            f'dist = "constant", value = ...',
+        )
+    for name, inp in book.inputs.items():
+        if name not in spec.inputs:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(spec.inputs), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise book.error(
+                f"inputs.{name}",
+                f"the model does not use an input '{name}'; {hint}remove it or rename it "
+                f"(the model's inputs: {', '.join(spec.inputs)})",
+            )
+        rule = spec.inputs[name]
+        lo, hi = inp.support()
+        continuous = not inp.is_constant and inp.family != "discrete"
+        if continuous and math.isinf(lo):
+            lo = float(inp.dist.ppf(TAIL))
+        if continuous and math.isinf(hi):
+            hi = float(inp.dist.ppf(1 - TAIL))
+        if not rule.admits(lo, hi, continuous):
+            if inp.is_constant:
+                what = f"the value {inp.value:g}"
+                fix = "change the value"
+            elif math.isinf(inp.support()[0]) or math.isinf(inp.support()[1]):
+                what = f"a {inp.family} distribution with mass from {lo:g} to {hi:g}"
+                fix = "use truncnormal with low/high, lognormal, pert or another bounded family"
+            else:
+                what = f"a {inp.family} distribution over [{lo:g}, {hi:g}]"
+                fix = "narrow the range"
+            raise book.error(
+                f"inputs.{name}",
+                f"{what} reaches outside what the model allows: {name} must be "
+                f"{rule.range_text()} ({rule.unit}); {fix}",
+            )

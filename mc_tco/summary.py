@@ -1,0 +1,153 @@
+"""Uncertainty summaries of outputs over independent samples: quantiles, means, probabilities.
+
+Numpy kernels take ``axis=``; the xarray functions name the sample dim and add the new dims
+``quantile`` and ``ci_bound`` (``["lower", "upper"]``) with the level in ``attrs``.
+
+The interval of a probability is Wilson's score interval (Wilson 1927; Brown, Cai &
+DasGupta 2001), which keeps its coverage near 0 and 1 where the normal interval collapses,
+and reaches 0 or 1 only when the estimate does. The samples are the base rows of a
+scrambled Sobol' design: their error is at most that of independent draws, so the
+interval is conservative.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+from scipy import stats
+
+__all__ = [
+    "QUANTILES",
+    "p_positive",
+    "quantiles_with_never",
+    "summarize_targets",
+    "wilson_interval",
+]
+
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+def wilson_interval(successes, n, conf_level: float = 0.95):
+    """Wilson score interval of a binomial proportion; returns ``(lower, upper)`` arrays."""
+    successes = np.asarray(successes, dtype=float)
+    z = stats.norm.ppf(0.5 + conf_level / 2)
+    phat = successes / n
+    denom = 1 + z**2 / n
+    centre = (phat + z**2 / (2 * n)) / denom
+    half = z * np.sqrt(phat * (1 - phat) / n + z**2 / (4 * n**2)) / denom
+    lower = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
+    upper = np.where(successes == n, 1.0, np.clip(centre + half, 0, 1))
+    return lower, upper
+
+
+def _ci_coord(conf_level):
+    return {"ci_bound": ["lower", "upper"]}
+
+
+def p_positive(da: xr.DataArray, dim: str = "sample", conf_level: float = 0.95):
+    """P(``da`` > 0) over ``dim`` and its Wilson interval.
+
+    Returns
+    -------
+    (xr.DataArray, xr.DataArray)
+        The probability (dims of ``da`` without ``dim``) and its interval with dim
+        ``ci_bound`` last; ``attrs["ci_prob"]`` holds ``conf_level``.
+    """
+    n = da.sizes[dim]
+    k = (da > 0).sum(dim)
+    lo, hi = wilson_interval(k.values, n, conf_level)
+    prob = (k / n).assign_attrs(units="1")
+    ci = xr.DataArray(
+        np.stack([lo, hi], axis=-1), dims=(*k.dims, "ci_bound"), coords={**k.coords,
+                                                                          **_ci_coord(conf_level)}
+    ).assign_attrs(ci_prob=conf_level, method="Wilson score", units="1")
+    return prob, ci
+
+
+def summarize_targets(
+    base: xr.Dataset,
+    targets: list[str],
+    *,
+    quantiles=QUANTILES,
+    conf_level: float = 0.95,
+    label: str = "> 0",
+) -> xr.Dataset:
+    """Mean, quantiles and P(target > 0) of each target and of its indicator ``target>0``.
+
+    Parameters
+    ----------
+    base : xr.Dataset
+        Model outputs over independent samples (dim ``sample``).
+    targets : list of str
+        Output names.
+
+    Returns
+    -------
+    xr.Dataset
+        ``target_mean`` (target, ...), ``target_quantile`` (target, quantile, ...),
+        ``p_positive`` (target, ...), ``p_positive_ci`` (target, ..., ci_bound); the
+        ``target`` coordinate holds ``t`` and ``t>0`` for each target ``t``.
+    """
+    stacked = stack_targets(base, targets)
+    q = stacked.quantile(list(quantiles), dim="sample").transpose("target", "quantile", ...)
+    mean = stacked.mean("sample")
+    prob, ci = p_positive(stacked, "sample", conf_level)
+    out = xr.Dataset(
+        {
+            "target_mean": mean.assign_attrs(long_name="mean over samples"),
+            "target_quantile": q.assign_attrs(long_name="quantiles over samples"),
+            "p_positive": prob.assign_attrs(
+                long_name=f"probability that the target is positive ({label})"
+            ),
+            "p_positive_ci": ci.assign_attrs(long_name="Monte Carlo interval of p_positive"),
+        }
+    )
+    return out
+
+
+def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:
+    """The targets and their indicators ``t>0`` (as 0/1) along a new dim ``target``."""
+    parts, names = [], []
+    for t in targets:
+        parts += [ds[t], (ds[t] > 0).astype(float)]
+        names += [t, f"{t}>0"]
+    arrays = xr.broadcast(*parts)
+    stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
+    return stacked.assign_coords(target=names).drop_attrs()
+
+
+def quantiles_with_never(
+    da: xr.DataArray, *, dim: str = "sample", quantiles=QUANTILES, conf_level: float = 0.95
+) -> xr.Dataset:
+    """Quantiles of an output that may be ``inf`` ("never"), and the share that is.
+
+    Quantiles are order statistics (``method="inverted_cdf"``), so a quantile is a sampled
+    value or ``inf``, never an interpolation towards infinity. NaN samples (not applicable,
+    e.g. the break-even of the API against itself) give NaN.
+
+    Returns
+    -------
+    xr.Dataset
+        ``quantiles`` (quantile, ...), ``p_never`` (...), ``p_never_ci`` (..., ci_bound).
+    """
+    values = da.transpose(dim, ...)
+    arr = values.values
+    q = np.quantile(np.where(np.isnan(arr), np.inf, arr), list(quantiles), axis=0,
+                    method="inverted_cdf")
+    na = np.isnan(arr).all(axis=0)
+    q = np.where(na[None], np.nan, q)
+    rest = [d for d in values.dims if d != dim]
+    coords = {d: values.coords[d] for d in rest if d in values.coords}
+    never = np.isinf(arr).sum(axis=0)
+    n = arr.shape[0]
+    lo, hi = wilson_interval(never, n, conf_level)
+    p = np.where(na, np.nan, never / n)
+    ci = np.stack([np.where(na, np.nan, lo), np.where(na, np.nan, hi)], axis=-1)
+    return xr.Dataset(
+        {
+            "quantiles": (("quantile", *rest), q),
+            "p_never": (rest, p),
+            "p_never_ci": ((*rest, "ci_bound"), ci),
+        },
+        coords={"quantile": list(quantiles), "ci_bound": ["lower", "upper"], **coords},
+    )

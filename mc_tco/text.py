@@ -1,0 +1,242 @@
+"""Plain-text tables of computed results, for the terminal. Nothing here computes."""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import product
+
+import numpy as np
+import xarray as xr
+
+__all__ = ["fmt_prob_ci", "fmt_tokens", "inputs_table", "run_summary"]
+
+
+def fmt_tokens(x: float) -> str:
+    """A token count for people: 1e11 -> '100B', 2.5e12 -> '2.5T', inf -> 'never'."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if math.isinf(x):
+        return "never"
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            v = x / scale
+            return f"{v:.3g}{suffix}"
+    return f"{x:.3g}"
+
+
+def fmt_value(x: float, unit: str = "") -> str:
+    """A number with 3 significant digits and thousands separators where it helps."""
+    if isinstance(x, float | np.floating) and not math.isfinite(x):
+        return "never" if x > 0 else ("n/a" if math.isnan(x) else "-inf")
+    if unit == "tokens/month":
+        return fmt_tokens(float(x))
+    ax = abs(x)
+    if ax >= 1e4:
+        return f"{x:,.0f}"
+    if ax >= 100:
+        return f"{x:.0f}"
+    return f"{x:.3g}"
+
+
+def _decimals(x: float) -> int:
+    """Decimals (in percent) that show a probability ``x`` with two significant digits."""
+    pct = 100 * x
+    if pct == 0 or pct >= 1:
+        return 1
+    return min(4, max(1, 1 - int(np.floor(np.log10(pct)))))
+
+
+def fmt_pct(p: float, decimals: int | None = None) -> str:
+    """A probability in percent: '23.1%', '0.024%', '0%'."""
+    if math.isnan(p):
+        return "n/a"
+    if p == 0:
+        return "0%"
+    return f"{100 * p:.{decimals if decimals is not None else _decimals(p)}f}%"
+
+
+def fmt_prob_ci(p: float, lo: float, hi: float) -> str:
+    """'23.1% (22.2-24.0)': a probability with its interval, in percent.
+
+    Small probabilities keep two significant digits of the upper bound, so an interval
+    never reads '(0.0-0.0)' when it reaches 0.05%.
+    """
+    if math.isnan(p):
+        return "n/a"
+    tail = min(hi, 1 - lo)
+    d = _decimals(tail) if tail < 0.01 else 1
+    lo_text = "0" if lo == 0 else f"{100 * lo:.{d}f}"
+    hi_text = "100" if hi == 1 else f"{100 * hi:.{d}f}"
+    p_text = "100%" if p == 1 else fmt_pct(p, d if p else None)
+    return f"{p_text} ({lo_text}-{hi_text})"
+
+
+def _report(ds: xr.Dataset) -> tuple[dict, dict]:
+    report = json.loads(ds.attrs.get("report", "{}"))
+    focus = json.loads(ds.attrs.get("focus", "{}"))
+    return report, focus
+
+
+def _sel(da: xr.DataArray, point: dict) -> xr.DataArray:
+    numeric = {k: v for k, v in point.items() if k in da.dims and not isinstance(v, str)}
+    labels = {k: v for k, v in point.items() if k in da.dims and isinstance(v, str)}
+    out = da.sel(labels) if labels else da
+    return out.sel(numeric, method="nearest") if numeric else out
+
+
+def _layout(ds: xr.Dataset, da: xr.DataArray):
+    """Columns (one numeric dim's points) and rows (combinations of the other dims)."""
+    report, _ = _report(ds)
+    dims = [d for d in da.dims if d != "ci_bound"]
+    col_dim = next(
+        (d for d in dims if d in report and not isinstance(report[d][0], str)),
+        next((d for d in dims if np.issubdtype(ds[d].dtype, np.number)), None),
+    )
+    if col_dim is None:
+        cols = [None]
+    elif col_dim in report:
+        cols = list(report[col_dim])
+    else:
+        vals = ds[col_dim].values
+        cols = list(vals[np.linspace(0, len(vals) - 1, min(5, len(vals))).astype(int)])
+    row_dims = [d for d in dims if d != col_dim]
+    row_values = [list(report[d]) if d in report else list(ds[d].values) for d in row_dims]
+    rows = [dict(zip(row_dims, combo, strict=True)) for combo in product(*row_values)]
+    return col_dim, cols, rows
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+             for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None = None) -> str:
+    """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST."""
+    a = ds.attrs
+    targets = json.loads(a.get("targets", "[]"))
+    label = a.get("indicator_label", "> 0")
+    out = []
+    runs = f"{a['model_runs']:,} model runs"
+    head = f"{a['book_name']} ({a['book_path']})"
+    out.append(head)
+    out.append(
+        f"  {ds.sizes['input']} uncertain inputs, {a['samples']:,} base samples x "
+        f"{a['rows_per_sample']} design rows = {runs}, seed {a['seed']}"
+        + (f", {elapsed:.1f} s" if elapsed is not None else "")
+    )
+    if path:
+        out.append(f"  wrote {path}")
+    conf = f"{float(a['conf_level']):.0%}"
+    for t in targets:
+        prob, ci = ds["p_positive"].sel(target=f"{t}>0"), ds["p_positive_ci"].sel(target=f"{t}>0")
+        col_dim, cols, rows = _layout(ds, prob)
+        unit = ds[col_dim].attrs.get("units", "") if col_dim else ""
+        what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
+        out.append("")
+        out.append(f"P({what}), with its {conf} Monte Carlo interval")
+        header = [f"{col_dim} ({unit})" if col_dim else ""] + [
+            fmt_value(c, unit) if c is not None else "" for c in cols
+        ]
+        body = []
+        for row in rows:
+            line = [", ".join(str(v) for v in row.values()) or t]
+            for c in cols:
+                point = {**row, **({col_dim: c} if col_dim else {})}
+                p = float(_sel(prob, point))
+                lo, hi = (float(v) for v in _sel(ci, point).values)
+                line.append(fmt_prob_ci(p, lo, hi))
+            body.append(line)
+        out.append(_table(header, body))
+    for name in json.loads(a.get("distributions", "[]")):
+        q = ds[f"{name}_quantile"]
+        never, never_ci = ds[f"{name}_p_never"], ds[f"{name}_p_never_ci"]
+        unit = q.attrs.get("units", "")
+        report, _ = _report(ds)
+        out.append("")
+        out.append(f"{name} ({unit}): median, 90% interval, and the share that never gets there")
+        rows = []
+        others = [d for d in q.dims if d != "quantile"]
+        combos = [dict(zip(others, c, strict=True)) for c in product(
+            *[report.get(d, list(ds[d].values)) for d in others])]
+        for row in combos:
+            qq = _sel(q, row)
+            lo, med, hi = (float(qq.sel(quantile=v)) for v in (0.05, 0.5, 0.95))
+            p, (plo, phi) = float(_sel(never, row)), (float(v) for v in _sel(never_ci, row).values)
+            rows.append([
+                ", ".join(map(str, row.values())) or name,
+                fmt_value(med, unit),
+                f"[{fmt_value(lo, unit)} - {fmt_value(hi, unit)}]",
+                f"never {fmt_prob_ci(p, plo, phi)}",
+            ])
+        out.append(_table(["", "median", "90% interval", "share never"], rows))
+    _, focus = _report(ds)
+    for t in targets:
+        for target in (f"{t}>0", t):
+            st = _sel(ds["ST"].sel(target=target), focus)
+            if st.ndim != 1:
+                continue
+            where = ", ".join(
+                f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
+                for k, v in focus.items()
+            )
+            what = (f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'")
+            out.append("")
+            if not np.isfinite(st.values).any():
+                out.append(f"Inputs ranked by ST for {what} at {where}: not defined, the "
+                           "target does not vary there")
+                continue
+            if target.endswith(">0"):
+                p = float(_sel(ds["p_positive"].sel(target=target), focus))
+                wins = round(p * ds.sizes["sample"])
+                if min(wins, ds.sizes["sample"] - wins) < 50:
+                    out.append(
+                        f"Inputs ranked by ST for {what} at {where}: only {wins:,} of "
+                        f"{ds.sizes['sample']:,} scenarios {'have' if wins < 50 else 'miss'} "
+                        f"{t} > 0 here, too few to rank the inputs (see the ranking "
+                        "for the target itself below, or raise --samples)"
+                    )
+                    continue
+            st_conf = _sel(ds["ST_conf"].sel(target=target), focus)
+            s1 = _sel(ds["S1"].sel(target=target), focus)
+            s1_conf = _sel(ds["S1_conf"].sel(target=target), focus)
+            order = np.argsort(-np.nan_to_num(st.values, nan=-np.inf))[:5]
+            out.append(f"Top inputs by total Sobol' index ST for {what} at {where} "
+                       f"(± {conf} half-width)")
+            rows = []
+            for rank, j in enumerate(order, 1):
+                rows.append([
+                    f"{rank}. {st.input.values[j]}",
+                    f"ST {st.values[j]:.3f} ± {st_conf.values[j]:.3f}",
+                    f"S1 {s1.values[j]:.3f} ± {s1_conf.values[j]:.3f}",
+                ])
+            out.append(_table(["", "", ""], rows).split("\n", 1)[1])
+    return "\n".join(out)
+
+
+def inputs_table(book) -> str:
+    """The book as a table: family and parameters, 5/50/95% quantiles, unit, source."""
+    rows = []
+    for inp in book.inputs.values():
+        q = inp.quantiles([0.05, 0.5, 0.95])
+        rows.append([
+            inp.name,
+            inp.describe(),
+            *(fmt_value(float(v)) for v in q),
+            inp.unit or "-",
+            inp.group or "-",
+            inp.source or "(no source)",
+        ])
+    header = ["input", "distribution", "5%", "50%", "95%", "unit", "group", "source"]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    lines = []
+    for r in [header, *rows]:
+        cells = [c.ljust(w) if i in (0, 1, 5, 6) else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(r[:-1], widths, strict=True))]
+        lines.append("  ".join(cells) + "  " + r[-1])
+    n_unc, n_const = len(book.uncertain), len(book.constants)
+    title = f"{book.name} ({book.path}): {n_unc} uncertain inputs, {n_const} constants"
+    return title + "\n" + "\n".join(lines)

@@ -1,0 +1,39 @@
+"""Shared fixtures: the shipped books and small runs of them (computed once per session)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_BOOK = ROOT / "distributions" / "deepseek-v4.1-flash.toml"
+ARTICLE_BOOK = ROOT / "distributions" / "article.toml"
+
+
+@pytest.fixture(scope="session")
+def default_book():
+    from mc_tco.book import load_book
+
+    return load_book(DEFAULT_BOOK)
+
+
+@pytest.fixture(scope="session")
+def article_book():
+    from mc_tco.book import load_book
+
+    return load_book(ARTICLE_BOOK)
+
+
+@pytest.fixture(scope="session")
+def article_run(article_book):
+    from mc_tco.engine import run
+
+    return run(article_book, samples=512, seed=3, resamples=50)
+
+
+@pytest.fixture(scope="session")
+def default_run(default_book):
+    from mc_tco.engine import run
+
+    return run(default_book, samples=512, seed=1, resamples=50)

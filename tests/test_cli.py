@@ -1,0 +1,76 @@
+"""The command line, through click's CliRunner: output, files, errors."""
+
+import shutil
+
+import pytest
+import xarray as xr
+from click.testing import CliRunner
+
+from mc_tco.cli import main
+
+from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_run_writes_the_file_and_prints_the_table(runner, tmp_path):
+    out = tmp_path / "a.nc"
+    res = runner.invoke(main, ["run", str(ARTICLE_BOOK), "--samples", "256", "--seed", "7",
+                               "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "P(strategy beats the API)" in res.output
+    assert "breakeven_demand" in res.output and "Top inputs" in res.output
+    for col in ("100B", "300B", "500B", "1T", "3T"):
+        assert col in res.output
+    with xr.open_dataset(out, engine="h5netcdf") as ds:
+        assert ds.attrs["seed"] == 7 and ds.sizes["sample"] == 256
+        assert float(ds.p_positive.sel(target="saving>0", strategy="rent").max()) == 0.0
+
+
+def test_default_book_and_default_out(runner, tmp_path, monkeypatch):
+    (tmp_path / "distributions").mkdir()
+    shutil.copy(DEFAULT_BOOK, tmp_path / "distributions")
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(main, ["run", "--samples", "64", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert res.output == ""
+    assert (tmp_path / "results" / "deepseek-v4.1-flash.nc").exists()
+
+
+def test_inputs_table(runner):
+    res = runner.invoke(main, ["inputs", str(ARTICLE_BOOK)])
+    assert res.exit_code == 0, res.output
+    assert "node_price" in res.output and "uniform(low=400000, high=550000)" in res.output
+    assert "407,500" in res.output  # 5% quantile of uniform(400k, 550k)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["run", str(ARTICLE_BOOK), "--samples", "1000"], "power of two"),
+        (["run", "nope.toml"], "nope.toml: no such file"),
+        (["inputs", "nope.toml"], "nope.toml: no such file"),
+    ],
+)
+def test_errors_are_one_line_exit_2_no_file(runner, tmp_path, args, fragment):
+    out = tmp_path / "x.nc"
+    res = runner.invoke(main, [*args, *(["--out", str(out)] if args[0] == "run" else [])])
+    assert res.exit_code == 2
+    assert fragment in res.output
+    assert "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_bad_book_through_the_cli(runner, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(ARTICLE_BOOK.read_text().replace("low = 400000", "low = 600000"))
+    out = tmp_path / "bad.nc"
+    res = runner.invoke(main, ["run", str(bad), "--out", str(out)])
+    assert res.exit_code == 2
+    assert f"{bad}:" in res.output and "inputs.node_price" in res.output
+    assert "low (600000) must be below high (550000)" in res.output
+    assert not out.exists() and not list(tmp_path.glob(".*tmp"))
