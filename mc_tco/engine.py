@@ -24,7 +24,7 @@ from .models import ModelSpec, check_book, resolve_model, spec_of
 from .sobol import BLOCK, SobolSums, poisson_weights
 from .summary import QUANTILES, quantiles_with_never, stack_targets, summarize_targets
 
-__all__ = ["DEFAULT_SAMPLES", "Plan", "evaluate_chunk", "plan_run", "run"]
+__all__ = ["DEFAULT_SAMPLES", "Plan", "evaluate_base", "evaluate_chunk", "plan_run", "run"]
 
 DEFAULT_SAMPLES = 8192
 MIN_SAMPLES = 16
@@ -272,6 +272,31 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     base["input_value"] = (("sample", "input"), values)
     base = base.assign_coords(sample=np.arange(start, stop))
     return base, sums, y[0, 0].copy()
+
+
+def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dataset:
+    """Model outputs on the base rows (``A``) of samples ``start .. stop-1`` only.
+
+    The same rows as the ``sample`` dim of :func:`run`'s results, without the Saltelli
+    rows: for analyses that need independent samples but no Sobol' indices (e.g. re-running
+    the base sample of a modified book). Includes ``input_value`` (sample, input).
+    """
+    stop = plan.samples if stop is None else stop
+    d = plan.design.num_inputs
+    parts = []
+    for s, e in plan.chunks():
+        s, e = max(s, start), min(e, stop)
+        if s >= e:
+            continue
+        base = plan.design.base(s, e)[:, :d]
+        values = np.empty_like(base)
+        for j, inp in enumerate(plan.book.uncertain):
+            values[:, j] = inp.ppf(base[:, j])
+        out = _call_model(plan, _input_dataset(plan, values))
+        part = xr.Dataset({k: v for k, v in out.data_vars.items() if "sample" in v.dims})
+        part["input_value"] = (("sample", "input"), values)
+        parts.append(part.assign_coords(sample=np.arange(s, e)))
+    return xr.concat(parts, dim="sample", data_vars="all", coords="minimal", compat="override")
 
 
 def run(

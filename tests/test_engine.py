@@ -172,3 +172,12 @@ def test_book_without_uncertain_inputs():
     book = loads_book('[book]\nmodel = "x:y"\n[inputs.a]\ndist = "constant"\nvalue = 1\n')
     with pytest.raises(Exception, match="every input is a constant"):
         plan_run(book, samples=16)
+
+
+def test_evaluate_base_equals_the_base_rows_of_a_run(article_book, article_run):
+    from mc_tco.engine import evaluate_base
+
+    plan = plan_run(article_book, samples=512, seed=3, resamples=0)
+    base = evaluate_base(plan)
+    xr.testing.assert_allclose(base.saving, article_run.saving, rtol=1e-14)
+    np.testing.assert_array_equal(base.input_value.values, article_run.input_value.values)
