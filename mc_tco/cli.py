@@ -114,9 +114,13 @@ _book_argument = click.argument(
                    "does not change the numbers.")
 @click.option("--second-order", is_flag=True,
               help="Also estimate second-order indices S2 (more model runs).")
+@click.option("--scheduler", default="threads", show_default=True, metavar="WHERE",
+              help="Where chunks run: threads, processes, synchronous, or the address of a "
+                   "dask.distributed scheduler (tcp://host:8786). Same numbers everywhere.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @_friendly
-def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, quiet):
+def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, scheduler,
+        quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -131,8 +135,8 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
       mc-tco run my_model.toml            (a book with model = "my_module:my_function")
     """
     from .book import load_book
-    from .engine import DEFAULT_SAMPLES, execute, plan_run
-    from .io import check_writable, write_results
+    from .engine import DEFAULT_SAMPLES, check_scheduler, execute, plan_run
+    from .io import check_writable
     from .text import run_summary
 
     b = load_book(book)
@@ -141,12 +145,13 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
     )
     out = out or Path("results") / f"{b.stem}.nc"
+    check_scheduler(scheduler)
     check_writable(out)  # fail on an unwritable --out before computing
     start = time.monotonic()
-    ds = execute(plan, progress=Progress("sampling", enabled=not quiet))
-    write_results(ds, out)
-    if not quiet:
-        click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
+    progress = Progress(f"{plan.model_runs:,} model runs", enabled=not quiet)
+    with execute(plan, progress=progress, scheduler=scheduler, out=out) as ds:
+        if not quiet:
+            click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
 
 
 @main.command()

@@ -8,10 +8,13 @@ targets, then summarises. Nothing here prints or writes files.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,6 +55,18 @@ class Plan:
     chunk_size: int
     second_order: bool
     design: SaltelliDesign = field(init=False)
+
+    def __getstate__(self):
+        # the model is re-imported where the plan is unpickled (a dask worker), from the
+        # book's folder too, so a user's own model module need not be importable by name
+        state = self.__dict__.copy()
+        state["model"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.model is None:
+            self.model = resolve_model(self.book)
 
     def __post_init__(self):
         self.design = SaltelliDesign(
@@ -269,7 +284,10 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     base_vars = {k: v.isel(sample=a_rows) for k, v in out.data_vars.items() if "sample" in v.dims}
     base = xr.Dataset(base_vars).copy(deep=True)  # a copy, not a view holding the chunk
     values = np.stack([inputs[f].values[a_rows] for f in plan.factors], axis=1)
-    base["input_value"] = (("sample", "input"), values)
+    base["input_value"] = (
+        ("sample", "input"), values,
+        {"long_name": "sampled value of each uncertain input (base rows)"},
+    )
     base = base.assign_coords(sample=np.arange(start, stop))
     return base, sums, y[0, 0].copy()
 
@@ -309,6 +327,8 @@ def run(
     chunk_size: int | None = None,
     second_order: bool = False,
     progress: Progress | None = None,
+    scheduler: Any = None,
+    out: str | Path | None = None,
 ) -> xr.Dataset:
     """Run the Monte Carlo and Sobol' analysis of ``book``.
 
@@ -330,12 +350,18 @@ def run(
         Also estimate S2 (doubles the model runs).
     progress : callable, optional
         Called as ``progress(done, total)`` in base samples after every chunk.
+    scheduler : str or distributed.Client, optional
+        Where the chunks run (see :func:`execute`); the numbers do not depend on it.
+    out : path, optional
+        Stream the results into this netCDF file (bounded memory at any ``N``) and return
+        it opened lazily; without it everything stays in memory.
 
     Returns
     -------
     xr.Dataset
-        See :func:`assemble`: model outputs over the base rows (dim ``sample``), Sobol'
-        indices (``S1``, ``ST``, ``S1_conf``, ``ST_conf``), summaries and provenance.
+        Model outputs over the base rows (dim ``sample``), Sobol' indices (``S1``,
+        ``ST``, ``S1_conf``, ``ST_conf``), summaries and provenance (see
+        :func:`summarize`).
     """
     plan = plan_run(
         book,
@@ -346,49 +372,192 @@ def run(
         chunk_size=chunk_size,
         second_order=second_order,
     )
-    return execute(plan, progress=progress)
+    return execute(plan, progress=progress, scheduler=scheduler, out=out)
 
 
-def execute(plan: Plan, progress: Progress | None = None) -> xr.Dataset:
-    """Evaluate a checked :class:`Plan` chunk by chunk and assemble the results."""
+# ----------------------------------------------------------------------------- scheduling
+
+SCHEDULERS = ("threads", "processes", "synchronous")
+
+
+def _scheduler_text(scheduler) -> str:
+    if scheduler is None or scheduler in SCHEDULERS:
+        return scheduler or "threads"
+    if isinstance(scheduler, str):
+        return f"dask.distributed ({scheduler})"
+    return f"dask.distributed ({getattr(scheduler, 'scheduler', None)})"
+
+
+def check_scheduler(scheduler) -> None:
+    """Raise :class:`OptionError` for a scheduler name that is neither known nor an address."""
+    if scheduler is None or not isinstance(scheduler, str) or scheduler in SCHEDULERS:
+        return
+    if "://" not in scheduler and ":" not in scheduler:
+        raise OptionError(
+            f"--scheduler {scheduler!r}: use threads, processes, synchronous or the "
+            "address of a dask.distributed scheduler, e.g. tcp://host:8786"
+        )
+
+
+@contextlib.contextmanager
+def _dask_scheduler(scheduler):
+    """Yield ``(scheduler for dask.compute, extra kwargs, chunks to keep in flight)``.
+
+    ``scheduler`` is "threads" (default), "processes", "synchronous", the address of a
+    dask.distributed scheduler (``tcp://host:8786``) or a ``distributed.Client``.
+    """
+    workers = os.cpu_count() or 1
+    if scheduler is None or scheduler == "threads":
+        yield "threads", {"num_workers": workers}, 2 * workers
+    elif scheduler == "synchronous":
+        yield "synchronous", {}, 1
+    elif scheduler == "processes":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            yield "processes", {"pool": pool}, 2 * workers
+    elif isinstance(scheduler, str):
+        check_scheduler(scheduler)
+        try:
+            from distributed import Client
+        except ImportError:
+            raise OptionError(
+                f"--scheduler {scheduler}: needs dask.distributed; pip install 'mc_tco[cluster]'"
+            ) from None
+        try:
+            client = Client(scheduler, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise OptionError(
+                f"--scheduler {scheduler}: cannot reach the scheduler ({exc}); is it running?"
+            ) from None
+        try:
+            yield client, {}, 2 * max(1, sum(client.nthreads().values()))
+        finally:
+            client.close()
+    else:  # a distributed.Client given from Python
+        yield scheduler, {}, 2 * max(1, sum(scheduler.nthreads().values()))
+
+
+def _evaluate_all(plan: Plan, shift: np.ndarray, scheduler, progress: Progress | None):
+    """Evaluate every chunk; yield ``(base, sums)`` in chunk order.
+
+    Chunks run on the dask scheduler in waves of a few per worker, so memory holds only the
+    chunks in flight; the driver consumes them in chunk order, so the sums are added in the
+    same order (and give the same numbers) whatever the scheduler and the number of workers.
+    """
+    import dask
+
+    chunks = plan.chunks()
+    done = 0
+    with _dask_scheduler(scheduler) as (sched, kwargs, width):
+        if sched == "synchronous" or len(chunks) == 1:
+            width = 1
+        for i in range(0, len(chunks), width):
+            wave = chunks[i : i + width]
+            if width == 1:
+                results = [evaluate_chunk(plan, s, e, shift) for s, e in wave]
+            else:
+                task = dask.delayed(evaluate_chunk, pure=False)
+                tasks = [task(plan, s, e, shift) for s, e in wave]
+                results = dask.compute(*tasks, scheduler=sched, **kwargs)
+            for (s, e), (base, sums, _) in zip(wave, results, strict=True):
+                done += e - s
+                yield base, sums
+                if progress is not None:
+                    progress(done, plan.samples)
+
+
+def execute(
+    plan: Plan, progress: Progress | None = None, scheduler: Any = None,
+    out: str | Path | None = None,
+) -> xr.Dataset:
+    """Evaluate a checked :class:`Plan` chunk by chunk and summarise.
+
+    Parameters
+    ----------
+    plan : Plan
+    progress : callable, optional
+        ``progress(done, total)`` in base samples.
+    scheduler : str or distributed.Client, optional
+        "threads" (default), "processes", "synchronous", a dask.distributed address
+        (``tcp://host:8786``) or a ``distributed.Client``.
+    out : path, optional
+        Stream the base rows into this netCDF file (written atomically: a temporary file
+        renamed when complete) and return the file opened lazily.
+    """
+    check_scheduler(scheduler)
     _, _, shift = evaluate_chunk(plan, 0, 1)
     total: SobolSums | None = None
-    bases = []
-    done = 0
-    for start, stop in plan.chunks():
-        base, sums, _ = evaluate_chunk(plan, start, stop, shift)
-        bases.append(base)
-        total = sums if total is None else total + sums
-        done += stop - start
-        if progress is not None:
-            progress(done, plan.samples)
-    base = xr.concat(bases, dim="sample", data_vars="all", coords="minimal", compat="override")
-    return assemble(plan, base, total)
+    if out is None:
+        bases = []
+        for base, sums in _evaluate_all(plan, shift, scheduler, progress):
+            bases.append(base)
+            total = sums if total is None else total + sums
+        base = xr.concat(
+            bases, dim="sample", data_vars="all", coords="minimal", compat="override"
+        )
+        summary = summarize(plan, base, total, scheduler)
+        return base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
+    from .io import atomic_path
+    from .store import BaseStore
+
+    with atomic_path(out) as tmp:
+        store = None
+        for base, sums in _evaluate_all(plan, shift, scheduler, progress):
+            if store is None:
+                store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid))
+            else:
+                store.append(base)
+            total = sums if total is None else total + sums
+        store.close()
+        with store.open() as lazy:
+            summary = summarize(plan, lazy, total, scheduler)
+        store.add(summary)
+    return xr.open_dataset(out, engine="h5netcdf")
 
 
-def assemble(plan: Plan, base: xr.Dataset, sums: SobolSums) -> xr.Dataset:
-    """The results Dataset from the base rows and the Sobol' sums of a run.
+def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[str, ...], budget: float = 2.5e8):
+    """Slices of the first grid dim of the targets that keep a block under ``budget`` bytes."""
+    dim = next((d for d in cells if d in plan.grid), None)
+    if dim is None:
+        return None, [slice(None)]
+    others = math.prod(base.sizes[d] for d in cells if d != dim)
+    per_point = base.sizes["sample"] * others * 2 * len(plan.targets) * 8
+    step = max(1, int(budget // max(per_point, 1)))
+    if dim in base.chunks if base.chunks else False:
+        stored = base.chunks[dim][0]
+        step = max(stored, step // stored * stored)
+    n = base.sizes[dim]
+    return dim, [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
-    Dims: ``sample``, ``input``, ``target`` (each target ``t`` and its indicator ``t>0``),
+
+def summarize(plan: Plan, base: xr.Dataset, sums: SobolSums, scheduler: Any = None) -> xr.Dataset:
+    """The Sobol' indices, summaries and provenance of a run (everything but the base rows).
+
+    ``base`` holds the base rows (in memory, or lazily from a file: it is read block by
+    block along the first grid dim, so memory stays bounded).
+
+    Dims: ``input``, ``target`` (each target ``t`` and its indicator ``t>0``),
     ``quantile``, ``ci_bound`` and the grid and model dims.
     """
-    stacked, cells = _targets_array(plan, base)
+    first = base.isel(sample=slice(0, 1)).load()
+    stacked, cells = _targets_array(plan, first)
     cell_shape = tuple(stacked.sizes[c] for c in cells)
     k = plan.design.num_factors
     t = stacked.sizes["target"]
     res = sums.result(plan.conf_level)
-    ds = base.copy()
     book = plan.book
-    ds = ds.assign_coords(
-        input=plan.factors,
-        input_unit=("input", [i.unit for i in book.uncertain]),
-        input_group=("input", [i.group for i in book.uncertain]),
-        input_family=("input", [i.family for i in book.uncertain]),
-        target=stacked["target"].values,
+    ds = xr.Dataset(
+        coords={
+            "input": plan.factors,
+            "input_unit": ("input", [i.unit for i in book.uncertain]),
+            "input_group": ("input", [i.group for i in book.uncertain]),
+            "input_family": ("input", [i.family for i in book.uncertain]),
+            "target": stacked["target"].values,
+            **{c: stacked.coords[c].values for c in cells if c in stacked.coords},
+        }
     )
-    for c in cells:
-        if c in stacked.coords:
-            ds = ds.assign_coords({c: stacked.coords[c].values})
     sdims = ("target", "input", *cells)
     for name, long in [
         ("S1", "first-order Sobol' index"),
@@ -413,10 +582,17 @@ def assemble(plan: Plan, base: xr.Dataset, sums: SobolSums) -> xr.Dataset:
         ds[name].attrs.update(ci_prob=plan.conf_level, method=ci_text)
     for name in ("S1", "ST"):
         ds[name].attrs["note"] = "NaN where constant_output = 1 (no variance to apportion)"
-    summ = summarize_targets(
-        base, plan.targets, quantiles=QUANTILES, conf_level=plan.conf_level,
-        label=plan.spec.indicator_label,
-    )
+    dim, blocks = _blocks(base, plan, cells)
+    parts = []
+    for block in blocks:
+        part = base[plan.targets].isel({dim: block}) if dim else base[plan.targets]
+        parts.append(
+            summarize_targets(
+                part.load(), plan.targets, quantiles=QUANTILES, conf_level=plan.conf_level,
+                label=plan.spec.indicator_label,
+            )
+        )
+    summ = xr.concat(parts, dim=dim, coords="minimal", compat="override") if dim else parts[0]
     ds = ds.merge(summ.assign_coords(target=ds["target"].values), join="exact")
     for name in plan.distributions:
         if name not in base:
@@ -424,7 +600,7 @@ def assemble(plan: Plan, base: xr.Dataset, sums: SobolSums) -> xr.Dataset:
                 "analysis.distributions", f"the model returned no output '{name}'",
                 "distributions",
             )
-        q = quantiles_with_never(base[name], conf_level=plan.conf_level)
+        q = quantiles_with_never(base[name].load(), conf_level=plan.conf_level)
         unit = base[name].attrs.get("units", "")
         ds[f"{name}_quantile"] = q["quantiles"].assign_attrs(
             units=unit, method="inverted_cdf (an order statistic; inf = never)"
@@ -435,11 +611,11 @@ def assemble(plan: Plan, base: xr.Dataset, sums: SobolSums) -> xr.Dataset:
         ds[f"{name}_p_never_ci"] = q["p_never_ci"].assign_attrs(
             units="1", ci_prob=plan.conf_level, method="Wilson score"
         )
-    ds["input_value"].attrs["long_name"] = "sampled value of each uncertain input (base rows)"
-    for dim, g in plan.grid.items():
-        if dim in ds.coords:
-            ds[dim].attrs.update(units=g.unit, long_name=g.description or dim)
+    for dim_name, g in plan.grid.items():
+        if dim_name in ds.coords:
+            ds[dim_name].attrs.update(units=g.unit, long_name=g.description or dim_name)
     ds.attrs.update(provenance(plan))
+    ds.attrs["scheduler"] = _scheduler_text(scheduler)
     return ds
 
 

@@ -1,0 +1,91 @@
+"""The base rows of a run, streamed chunk by chunk into the results file.
+
+A run at N = 2^20 base samples holds about 8 GB of base-row outputs for the TCO model:
+more than one process should hold. :class:`BaseStore` writes each chunk's base rows into the
+(temporary) results file as it arrives, along an unlimited ``sample`` dim, with HDF5 chunks
+of one evaluation chunk of samples by a few grid points; the summaries then read it back
+block by block (:func:`mc_tco.engine.summarize`), and the summary variables are appended
+to the same file.
+"""
+
+from __future__ import annotations
+
+import h5netcdf
+import numpy as np
+import xarray as xr
+
+__all__ = ["BaseStore"]
+
+#: grid points per HDF5 chunk along a grid dim (the block the summaries read at once)
+GRID_BLOCK = 4
+
+
+class BaseStore:
+    """An open results file receiving base rows; see the module docstring."""
+
+    def __init__(self, path, chunks: dict[str, int], size: int):
+        self.path = path
+        self.chunks = chunks
+        self.size = size
+        self._file: h5netcdf.File | None = None
+
+    @classmethod
+    def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str]) -> BaseStore:
+        """Start the file at ``path`` with ``first``, the base rows of the first chunk."""
+        chunks = {"sample": chunk_size}
+        for d in first.dims:
+            if d in grid_dims:
+                chunks[d] = GRID_BLOCK
+        encoding = {}
+        for name, var in first.variables.items():
+            if "sample" not in var.dims:
+                continue
+            shape = tuple(min(chunks.get(d, n), max(n, 1)) for d, n in var.sizes.items())
+            shape = tuple(chunks["sample"] if d == "sample" else c
+                          for d, c in zip(var.dims, shape, strict=True))
+            enc = {"chunksizes": shape}
+            if var.dtype.kind == "f":
+                enc.update(compression="gzip", compression_opts=1, shuffle=True)
+            encoding[name] = enc
+        first.to_netcdf(path, engine="h5netcdf", unlimited_dims=["sample"], encoding=encoding)
+        store = cls(path, chunks, first.sizes["sample"])
+        store._file = h5netcdf.File(path, "a")
+        return store
+
+    def append(self, part: xr.Dataset) -> None:
+        """Append the base rows of the next chunk (``sample`` continues where it stopped)."""
+        f = self._file
+        start, stop = self.size, self.size + part.sizes["sample"]
+        f.resize_dimension("sample", stop)
+        for name in part.variables:
+            var = part[name]
+            if "sample" not in var.dims:
+                continue
+            target = f.variables[name]
+            values = var.transpose(*target.dimensions).values
+            index = tuple(slice(start, stop) if d == "sample" else slice(None)
+                          for d in target.dimensions)
+            target[index] = np.asarray(values, dtype=target.dtype)
+        self.size = stop
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def open(self) -> xr.Dataset:
+        """The base rows, lazily, in blocks aligned with the stored chunks."""
+        chunks = {d: (-1 if d == "sample" else n) for d, n in self.chunks.items()}
+        return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
+
+    def add(self, summary: xr.Dataset) -> None:
+        """Append the summary variables (and the file's attrs) to the file."""
+        with xr.open_dataset(self.path, engine="h5netcdf") as existing:
+            present = set(existing.variables)
+        extra = summary.drop_vars([v for v in summary.variables if v in present])
+        encoding = {
+            name: {"compression": "gzip", "compression_opts": 4, "shuffle": True}
+            for name, var in extra.data_vars.items()
+            if var.dtype.kind == "f" and var.size >= 1024
+        }
+        extra.to_netcdf(self.path, mode="a", engine="h5netcdf", encoding=encoding)

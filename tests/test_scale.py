@@ -1,0 +1,78 @@
+"""Scale-out: streaming to a file, chunk sizes and schedulers give the same numbers."""
+
+import numpy as np
+import pytest
+import xarray as xr
+from click.testing import CliRunner
+
+from mc_tco.cli import main
+from mc_tco.engine import run
+
+from .conftest import ARTICLE_BOOK
+
+COMPARED = ["saving", "cost", "breakeven_demand", "input_value", "S1", "ST", "S1_conf",
+            "ST_conf", "p_positive", "p_positive_ci", "target_quantile", "target_mean",
+            "breakeven_demand_quantile", "breakeven_demand_p_never"]
+
+
+def assert_same_numbers(a: xr.Dataset, b: xr.Dataset, tol=1e-12):
+    for name in COMPARED:
+        xr.testing.assert_allclose(a[name].load(), b[name].load(), rtol=tol, atol=tol)
+
+
+@pytest.fixture(scope="module")
+def threaded(article_book):
+    return run(article_book, samples=1024, seed=8, resamples=20, scheduler="threads")
+
+
+def test_streamed_file_equals_in_memory(article_book, threaded, tmp_path):
+    with run(article_book, samples=1024, seed=8, resamples=20, out=tmp_path / "a.nc",
+             chunk_size=512) as streamed:
+        assert_same_numbers(threaded, streamed)
+        assert streamed.sizes["sample"] == 1024
+        assert streamed.attrs["book_sha256"] == threaded.attrs["book_sha256"]
+    assert [p.name for p in tmp_path.iterdir()] == ["a.nc"]  # no temporary file left
+
+
+def test_synchronous_and_processes_equal_threads(article_book, threaded):
+    sync = run(article_book, samples=1024, seed=8, resamples=20, scheduler="synchronous")
+    assert_same_numbers(threaded, sync, tol=0)
+    procs = run(article_book, samples=1024, seed=8, resamples=20, scheduler="processes")
+    assert_same_numbers(threaded, procs)
+
+
+def test_local_cluster_equals_threads(article_book, threaded, tmp_path):
+    """A dask.distributed LocalCluster on loopback, addressed like a remote one."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        out = tmp_path / "cluster.nc"
+        res = CliRunner().invoke(main, [
+            "run", str(ARTICLE_BOOK), "--samples", "1024", "--seed", "8", "--bootstrap", "20",
+            "--scheduler", cluster.scheduler_address, "--out", str(out), "--quiet",
+        ])
+        assert res.exit_code == 0, res.output
+    with xr.open_dataset(out, engine="h5netcdf") as ds:
+        assert_same_numbers(threaded, ds)
+        assert ds.attrs["scheduler"].startswith("dask.distributed")
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    out = tmp_path / "x.nc"
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "16", "--out", str(out),
+                                    "--scheduler", "tcp://127.0.0.1:9"])
+    assert res.exit_code == 2, res.output
+    assert "cannot reach the scheduler" in res.output and not out.exists()
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "--scheduler", "bogus"])
+    assert res.exit_code == 2 and "use threads, processes" in res.output
+
+
+def test_chunk_sizes_give_the_same_numbers_streamed(article_book, tmp_path):
+    with run(article_book, samples=2048, seed=1, resamples=10, chunk_size=256,
+             out=tmp_path / "a.nc") as a, run(article_book, samples=2048, seed=1,
+                                              resamples=10, chunk_size=1024,
+                                              out=tmp_path / "b.nc") as b:
+        assert_same_numbers(a, b)
+        assert np.isfinite(a.ST.sel(target="saving", strategy="buy").values).all()
