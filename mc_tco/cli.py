@@ -117,10 +117,14 @@ _book_argument = click.argument(
 @click.option("--scheduler", default="threads", show_default=True, metavar="WHERE",
               help="Where chunks run: threads, processes, synchronous, or the address of a "
                    "dask.distributed scheduler (tcp://host:8786). Same numbers everywhere.")
+@click.option("--keep-samples", type=click.Choice(["all", "targets"]), default="all",
+              show_default=True,
+              help="Per-sample outputs kept in the file: all (what the memo needs), or only "
+                   "the targets and break-even (about 5x smaller; for very large --samples).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @_friendly
 def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, scheduler,
-        quiet):
+        keep_samples, quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -143,6 +147,7 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
     plan = plan_run(
         b, samples=samples or DEFAULT_SAMPLES, seed=seed, resamples=resamples,
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
+        keep_samples=keep_samples,
     )
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)

@@ -54,6 +54,7 @@ class Plan:
     conf_level: float
     chunk_size: int
     second_order: bool
+    keep_samples: str = "all"
     design: SaltelliDesign = field(init=False)
 
     def __getstate__(self):
@@ -97,6 +98,7 @@ def plan_run(
     conf_level: float = 0.95,
     chunk_size: int | None = None,
     second_order: bool = False,
+    keep_samples: str = "all",
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
 
@@ -117,6 +119,10 @@ def plan_run(
     if chunk_size < 1 or (chunk_size % BLOCK and chunk_size < samples):
         raise OptionError(
             f"--chunk-size must be a multiple of {BLOCK} base samples, got {chunk_size}"
+        )
+    if keep_samples not in KEEP_SAMPLES:
+        raise OptionError(
+            f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
         )
     if not book.uncertain:
         raise BookError(
@@ -158,7 +164,12 @@ def plan_run(
         conf_level=float(conf_level),
         chunk_size=int(chunk_size),
         second_order=second_order,
+        keep_samples=keep_samples,
     )
+
+
+#: which per-sample outputs a run keeps: every output, or only what the summaries need
+KEEP_SAMPLES = ("all", "targets")
 
 
 def _check_samples(samples) -> None:
@@ -281,7 +292,12 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
         sums = SobolSums(plan.design.num_factors, plan.second_order, shift, plan.resamples)
         sums.add(y, poisson_weights(plan.seed, start, stop, plan.resamples))
     a_rows = slice(0, None, per)
-    base_vars = {k: v.isel(sample=a_rows) for k, v in out.data_vars.items() if "sample" in v.dims}
+    keep = set(plan.targets) | set(plan.distributions)
+    base_vars = {
+        k: v.isel(sample=a_rows)
+        for k, v in out.data_vars.items()
+        if "sample" in v.dims and (plan.keep_samples == "all" or k in keep)
+    }
     base = xr.Dataset(base_vars).copy(deep=True)  # a copy, not a view holding the chunk
     values = np.stack([inputs[f].values[a_rows] for f in plan.factors], axis=1)
     base["input_value"] = (
@@ -326,6 +342,7 @@ def run(
     conf_level: float = 0.95,
     chunk_size: int | None = None,
     second_order: bool = False,
+    keep_samples: str = "all",
     progress: Progress | None = None,
     scheduler: Any = None,
     out: str | Path | None = None,
@@ -348,6 +365,9 @@ def run(
         Base samples evaluated at once (a multiple of 256); the numbers do not depend on it.
     second_order : bool
         Also estimate S2 (doubles the model runs).
+    keep_samples : {"all", "targets"}
+        Keep every output on the base rows, or only the targets, the ``distributions``
+        outputs and ``input_value`` (a smaller file at large ``N``).
     progress : callable, optional
         Called as ``progress(done, total)`` in base samples after every chunk.
     scheduler : str or distributed.Client, optional
@@ -371,6 +391,7 @@ def run(
         conf_level=conf_level,
         chunk_size=chunk_size,
         second_order=second_order,
+        keep_samples=keep_samples,
     )
     return execute(plan, progress=progress, scheduler=scheduler, out=out)
 
@@ -643,6 +664,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "conf_level": plan.conf_level,
         "second_order": int(plan.second_order),
         "chunk_size": plan.chunk_size,
+        "keep_samples": plan.keep_samples,
         "targets": json.dumps(plan.targets),
         "report": json.dumps(plan.report),
         "focus": json.dumps(plan.focus),
