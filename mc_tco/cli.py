@@ -7,6 +7,7 @@ fix are one line on stderr with exit code 2, never a traceback.
 from __future__ import annotations
 
 import functools
+import json
 import sys
 import time
 from pathlib import Path
@@ -113,7 +114,19 @@ _book_argument = click.argument(
               help="Base samples evaluated at once (multiple of 256); bounds memory, "
                    "does not change the numbers.")
 @click.option("--second-order", is_flag=True,
-              help="Also estimate second-order indices S2 (more model runs).")
+              help="Also estimate second-order indices S2 (N x (2 inputs + 2) model runs); "
+                   "the table shows the largest pairs.")
+@click.option("--by", "by", type=click.Choice(["input", "group"]), default="input",
+              show_default=True,
+              help="group: also rank the book's groups of inputs (api price, throughput, ...) "
+                   "as blocks, from one more design row per group.")
+@click.option("--target-halfwidth", type=float, default=None, metavar="H",
+              help="Start small (--samples, default 1024) and double, re-using every row, "
+                   "until each decision indicator at the report points has every ST "
+                   "half-width <= H and a stable top five; settled cells (P < 1% or > 99%) "
+                   "are exempt.")
+@click.option("--max-samples", type=int, default=None, show_default="64 x start",
+              help="Stop a --target-halfwidth run here at the latest.")
 @click.option("--scheduler", default="threads", show_default=True, metavar="WHERE",
               help="Where chunks run: threads, processes, synchronous, or the address of a "
                    "dask.distributed scheduler (tcp://host:8786). Same numbers everywhere.")
@@ -123,8 +136,8 @@ _book_argument = click.argument(
                    "the targets and break-even (about 5x smaller; for very large --samples).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @_friendly
-def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, scheduler,
-        keep_samples, quiet):
+def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, by,
+        target_halfwidth, max_samples, scheduler, keep_samples, quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -144,19 +157,37 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
     from .text import run_summary
 
     b = load_book(book)
+    start_samples = samples or (1024 if target_halfwidth is not None else DEFAULT_SAMPLES)
     plan = plan_run(
-        b, samples=samples or DEFAULT_SAMPLES, seed=seed, resamples=resamples,
+        b, samples=start_samples, seed=seed, resamples=resamples,
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
-        keep_samples=keep_samples,
+        keep_samples=keep_samples, by_group=by == "group",
     )
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)
     check_writable(out)  # fail on an unwritable --out before computing
     start = time.monotonic()
-    progress = Progress(f"{plan.model_runs:,} model runs", enabled=not quiet)
-    with execute(plan, progress=progress, scheduler=scheduler, out=out) as ds:
+    progress = Progress("sampling", enabled=not quiet)
+    def on_step(step):
+        if not quiet:
+            top = next(iter(step["rankings"].values()), [])
+            click.echo(
+                f"  N = {step['samples']:>8,}: worst ST half-width {step['worst_halfwidth']:.4f} "
+                f"over {step['cells']} cells ({step['settled']} settled)"
+                + (f"; top five at {next(iter(step['rankings']))}: {', '.join(top)}" if top else "")
+                + ("  -> converged" if step["converged"] else ""),
+                err=True,
+            )
+
+    with execute(plan, progress=progress, scheduler=scheduler, out=out,
+                 target_halfwidth=target_halfwidth, max_samples=max_samples,
+                 on_step=on_step) as ds:
         if not quiet:
             click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
+            if ds.attrs.get("converged") == 0:
+                last = json.loads(ds.attrs["convergence_path"])[-1]
+                click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
+                           f"({last['why']}).")
 
 
 @main.command()

@@ -36,19 +36,40 @@ class SaltelliDesign:
         Seed of the scrambling (``scipy.stats.qmc.Sobol(seed=...)``, as SALib passes it).
     groups : tuple of int, optional
         Factor of each column (``groups[j]`` in ``0..K-1``); by default each column is its
-        own factor. With groups, ``AB^(k)`` swaps every column of group ``k``.
+        own factor. With groups, ``AB^(k)`` swaps every column of group ``k`` (as SALib).
     second_order : bool
         Include the ``BA`` rows needed for second-order indices.
+    extra_factors : tuple of tuple of int, optional
+        Blocks of columns appended as further factors after the per-column ones (only
+        without ``groups``): one design then gives the indices of every input *and* of
+        every block, at ``D + G + 2`` rows per base sample instead of two designs.
     """
 
     num_inputs: int
     seed: int
     groups: tuple[int, ...] | None = None
     second_order: bool = False
+    extra_factors: tuple[tuple[int, ...], ...] = ()
 
     @property
     def num_factors(self) -> int:
-        return self.num_inputs if self.groups is None else max(self.groups) + 1
+        base = self.num_inputs if self.groups is None else max(self.groups) + 1
+        return base + len(self.extra_factors)
+
+    def membership(self) -> np.ndarray:
+        """Boolean (K, D): column ``j`` is swapped in factor ``k``'s ``AB`` rows."""
+        d = self.num_inputs
+        if self.groups is None:
+            member = np.eye(d, dtype=bool)
+        else:
+            k = max(self.groups) + 1
+            member = np.asarray(self.groups)[None, :] == np.arange(k)[:, None]
+        if self.extra_factors:
+            extra = np.zeros((len(self.extra_factors), d), dtype=bool)
+            for i, cols in enumerate(self.extra_factors):
+                extra[i, list(cols)] = True
+            member = np.vstack([member, extra])
+        return member
 
     @property
     def rows_per_sample(self) -> int:
@@ -85,12 +106,7 @@ class SaltelliDesign:
         ``A[:, j]`` or ``B[:, j]``, on input values already mapped through the ``ppf``
         (which is then evaluated on ``2 n`` points per column, not ``n (K + 2)``).
         """
-        d = self.num_inputs
-        k = self.num_factors
-        if self.groups is None:
-            member = np.eye(d, dtype=bool)
-        else:  # (K, D): column j belongs to factor k
-            member = np.asarray(self.groups)[None, :] == np.arange(k)[:, None]
+        member = self.membership()
         ab = np.where(member[None, :, :], b[:, None, :], a[:, None, :])
         parts = [a[:, None, :], ab]
         if self.second_order:

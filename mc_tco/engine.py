@@ -9,6 +9,7 @@ targets, then summarises. Nothing here prints or writes files.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -55,6 +56,7 @@ class Plan:
     chunk_size: int
     second_order: bool
     keep_samples: str = "all"
+    by_group: bool = False
     design: SaltelliDesign = field(init=False)
 
     def __getstate__(self):
@@ -70,23 +72,39 @@ class Plan:
             self.model = resolve_model(self.book)
 
     def __post_init__(self):
+        members = tuple(self.group_members.values()) if self.by_group else ()
         self.design = SaltelliDesign(
-            len(self.book.uncertain), self.seed, second_order=self.second_order
+            len(self.book.uncertain), self.seed, second_order=self.second_order,
+            extra_factors=members,
         )
 
     @property
     def factors(self) -> list[str]:
+        """The uncertain inputs, in the order of the design's columns."""
         return [i.name for i in self.book.uncertain]
+
+    @property
+    def group_members(self) -> dict[str, tuple[int, ...]]:
+        """The book's groups of uncertain inputs (column indices), in book order."""
+        groups: dict[str, list[int]] = {}
+        for j, inp in enumerate(self.book.uncertain):
+            if inp.group:
+                groups.setdefault(inp.group, []).append(j)
+        return {g: tuple(cols) for g, cols in groups.items()}
+
+    @property
+    def groups(self) -> list[str]:
+        """The groups ranked as blocks (``by_group``), else none."""
+        return list(self.group_members) if self.by_group else []
 
     @property
     def model_runs(self) -> int:
         return self.samples * self.design.rows_per_sample
 
-    def chunks(self) -> list[tuple[int, int]]:
-        return [
-            (s, min(self.samples, s + self.chunk_size))
-            for s in range(0, self.samples, self.chunk_size)
-        ]
+    def chunks(self, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
+        """Ranges of base samples evaluated at once, from ``start`` to ``stop`` (or N)."""
+        stop = self.samples if stop is None else stop
+        return [(s, min(stop, s + self.chunk_size)) for s in range(start, stop, self.chunk_size)]
 
 
 def plan_run(
@@ -99,6 +117,7 @@ def plan_run(
     chunk_size: int | None = None,
     second_order: bool = False,
     keep_samples: str = "all",
+    by_group: bool = False,
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
 
@@ -131,6 +150,10 @@ def plan_run(
     model = resolve_model(book)
     spec = spec_of(model)
     check_book(book, spec)
+    if by_group and not any(i.group for i in book.uncertain):
+        raise book.error(
+            "inputs", "--by group needs groups: give inputs a group = \"...\" field"
+        )
     analysis = book.analysis
     targets = list(analysis.get("targets") or spec.targets)
     if not targets:
@@ -165,6 +188,7 @@ def plan_run(
         chunk_size=int(chunk_size),
         second_order=second_order,
         keep_samples=keep_samples,
+        by_group=by_group,
     )
 
 
@@ -343,6 +367,7 @@ def run(
     chunk_size: int | None = None,
     second_order: bool = False,
     keep_samples: str = "all",
+    by_group: bool = False,
     progress: Progress | None = None,
     scheduler: Any = None,
     out: str | Path | None = None,
@@ -368,6 +393,9 @@ def run(
     keep_samples : {"all", "targets"}
         Keep every output on the base rows, or only the targets, the ``distributions``
         outputs and ``input_value`` (a smaller file at large ``N``).
+    by_group : bool
+        Also estimate the indices of the book's groups of inputs as blocks (``S1_group``,
+        ``ST_group`` over dim ``group``); adds one design row per group.
     progress : callable, optional
         Called as ``progress(done, total)`` in base samples after every chunk.
     scheduler : str or distributed.Client, optional
@@ -392,6 +420,7 @@ def run(
         chunk_size=chunk_size,
         second_order=second_order,
         keep_samples=keep_samples,
+        by_group=by_group,
     )
     return execute(plan, progress=progress, scheduler=scheduler, out=out)
 
@@ -460,8 +489,11 @@ def _dask_scheduler(scheduler):
         yield scheduler, {}, 2 * max(1, sum(scheduler.nthreads().values()))
 
 
-def _evaluate_all(plan: Plan, shift: np.ndarray, scheduler, progress: Progress | None):
-    """Evaluate every chunk; yield ``(base, sums)`` in chunk order.
+def _evaluate_all(
+    plan: Plan, shift: np.ndarray, scheduler, progress: Progress | None,
+    start: int = 0, stop: int | None = None,
+):
+    """Evaluate the chunks from ``start`` to ``stop``; yield ``(base, sums)`` in chunk order.
 
     Chunks run on the dask scheduler in waves of a few per worker, so memory holds only the
     chunks in flight; the driver consumes them in chunk order, so the sums are added in the
@@ -469,8 +501,9 @@ def _evaluate_all(plan: Plan, shift: np.ndarray, scheduler, progress: Progress |
     """
     import dask
 
-    chunks = plan.chunks()
-    done = 0
+    stop = plan.samples if stop is None else stop
+    chunks = plan.chunks(start, stop)
+    done = start
     with _dask_scheduler(scheduler) as (sched, kwargs, width):
         if sched == "synchronous" or len(chunks) == 1:
             width = 1
@@ -486,12 +519,17 @@ def _evaluate_all(plan: Plan, shift: np.ndarray, scheduler, progress: Progress |
                 done += e - s
                 yield base, sums
                 if progress is not None:
-                    progress(done, plan.samples)
+                    progress(done, stop)
 
 
 def execute(
-    plan: Plan, progress: Progress | None = None, scheduler: Any = None,
+    plan: Plan,
+    progress: Progress | None = None,
+    scheduler: Any = None,
     out: str | Path | None = None,
+    target_halfwidth: float | None = None,
+    max_samples: int | None = None,
+    on_step: Callable[[dict], None] | None = None,
 ) -> xr.Dataset:
     """Evaluate a checked :class:`Plan` chunk by chunk and summarise.
 
@@ -506,36 +544,188 @@ def execute(
     out : path, optional
         Stream the base rows into this netCDF file (written atomically: a temporary file
         renamed when complete) and return the file opened lazily.
+    target_halfwidth : float, optional
+        Double the base sample, from ``plan.samples``, re-using every row already
+        evaluated, until the decision indicators are ranked to this precision (see
+        :func:`convergence_step`); stop at ``max_samples`` at the latest.
+    max_samples : int, optional
+        The largest base sample of a ``target_halfwidth`` run (default 64 x the start).
+    on_step : callable, optional
+        Called with each doubling's record (a dict) of a ``target_halfwidth`` run.
     """
     check_scheduler(scheduler)
+    stages = [plan.samples]
+    if target_halfwidth is not None:
+        if not 0 < target_halfwidth < 1:
+            raise OptionError(
+                f"--target-halfwidth must lie between 0 and 1, got {target_halfwidth}"
+            )
+        max_samples = max_samples or plan.samples * 64
+        _check_samples(max_samples)
+        if max_samples < plan.samples:
+            raise OptionError(
+                f"--max-samples ({max_samples}) must be at least --samples ({plan.samples})"
+            )
+        while stages[-1] < max_samples:
+            stages.append(stages[-1] * 2)
     _, _, shift = evaluate_chunk(plan, 0, 1)
-    total: SobolSums | None = None
-    if out is None:
-        bases = []
-        for base, sums in _evaluate_all(plan, shift, scheduler, progress):
-            bases.append(base)
-            total = sums if total is None else total + sums
-        base = xr.concat(
-            bases, dim="sample", data_vars="all", coords="minimal", compat="override"
-        )
-        summary = summarize(plan, base, total, scheduler)
-        return base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
     from .io import atomic_path
     from .store import BaseStore
 
-    with atomic_path(out) as tmp:
-        store = None
-        for base, sums in _evaluate_all(plan, shift, scheduler, progress):
-            if store is None:
-                store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid))
-            else:
-                store.append(base)
-            total = sums if total is None else total + sums
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(atomic_path(out)) if out is not None else None
+        store, bases, total, path, done = None, [], None, [], 0
+        for stage in stages:
+            for base, sums in _evaluate_all(plan, shift, scheduler, progress, done, stage):
+                total = sums if total is None else total + sums
+                if tmp is None:
+                    bases.append(base)
+                elif store is None:
+                    store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid))
+                else:
+                    store.append(base)
+            done = stage
+            if target_halfwidth is None:
+                break
+            step = convergence_step(plan, total, target_halfwidth, path[-1] if path else None)
+            path.append(step)
+            if on_step is not None:
+                on_step(step)
+            if step["converged"]:
+                break
+        plan = dataclasses.replace(plan, samples=done)
+        if tmp is None:
+            base = xr.concat(
+                bases, dim="sample", data_vars="all", coords="minimal", compat="override"
+            )
+            summary = _with_path(summarize(plan, base, total, scheduler), path, target_halfwidth)
+            return base.merge(summary, join="exact", compat="override").assign_attrs(
+                summary.attrs
+            )
         store.close()
         with store.open() as lazy:
-            summary = summarize(plan, lazy, total, scheduler)
+            summary = _with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
         store.add(summary)
     return xr.open_dataset(out, engine="h5netcdf")
+
+
+#: report cells where P(indicator) is below this (or above 1 minus it) are "settled": the
+#: decision is clear there and their ranking is not held to --target-halfwidth
+SETTLED = 0.01
+
+
+def convergence_step(plan: Plan, sums: SobolSums, target: float, previous: dict | None) -> dict:
+    """One doubling's record: is every decision indicator ranked to ``target``?
+
+    The decision indicators are ``t>0`` for each target ``t``, at the report points (every
+    combination of ``report`` values, e.g. demand x strategy). A cell where the indicator is
+    constant, or where P(t > 0) is below 1% or above 99% (:data:`SETTLED`), is settled
+    and not held to the target. Converged when the largest ST half-width over the other
+    cells is at most ``target`` and each cell's top five inputs are the same as at the
+    previous doubling.
+
+    Returns
+    -------
+    dict
+        ``samples``, ``worst_halfwidth``, ``worst_cell``, ``cells`` (held to the target),
+        ``settled``, ``rankings`` ({cell: [top five]}), ``converged``, ``why``.
+    """
+    res = sums.result(plan.conf_level)
+    k, n = plan.design.num_factors, sums.n
+    d = len(plan.factors)
+    # P(indicator) on the A rows: the sum of (a - shift) over n samples, plus the shift
+    mean_a = sums.point["a"] / n + sums.shift
+    layout = _layout(plan)
+    t = len(layout["target"])
+    shape = (t, *(len(v) for v in layout["values"]))
+    st = res["ST"].reshape((k, *shape))[:d]
+    st_conf = res["ST_conf"].reshape((k, *shape))[:d]
+    p = mean_a.reshape(shape)
+    worst, worst_cell, rankings, held, settled = 0.0, None, {}, 0, 0
+    for ti, tname in enumerate(layout["target"]):
+        if not tname.endswith(">0"):
+            continue
+        for idx in _report_cells(plan, layout):
+            cell = (ti, *idx)
+            label = tname + " @ " + ", ".join(
+                f"{dim}={_show_point(layout['values'][i][j])}"
+                for i, (dim, j) in enumerate(zip(layout["dims"], idx, strict=True))
+            )
+            column = st[(slice(None), *cell)]
+            if not np.isfinite(column).any() or min(p[cell], 1 - p[cell]) < SETTLED:
+                settled += 1
+                continue
+            held += 1
+            half = float(np.nanmax(st_conf[(slice(None), *cell)]))
+            if half > worst:
+                worst, worst_cell = half, label
+            order = np.argsort(-np.nan_to_num(st[(slice(None), *cell)], nan=-np.inf))[:5]
+            rankings[label] = [plan.factors[j] for j in order]
+    stable = previous is not None and previous["rankings"] == rankings
+    converged = worst <= target and (stable or held == 0)
+    if converged:
+        why = f"every ST half-width <= {target:g} and the top five stable"
+    elif worst > target:
+        why = f"worst half-width {worst:.3g} > {target:g} ({worst_cell})"
+    else:
+        why = "half-widths met, ranking changed since the last doubling"
+    return {
+        "samples": int(n), "worst_halfwidth": worst, "worst_cell": worst_cell, "cells": held,
+        "settled": settled, "rankings": rankings, "converged": bool(converged), "why": why,
+    }
+
+
+def _show_point(v) -> str:
+    return v if isinstance(v, str) else f"{v:.4g}"
+
+
+def _layout(plan: Plan) -> dict:
+    """Target names and cell dims/values of the flattened Sobol' cells (from one row)."""
+    base, _, _ = evaluate_chunk(plan, 0, 1)
+    stacked, cells = _targets_array(plan, base)
+    return {
+        "target": [str(v) for v in stacked["target"].values],
+        "dims": list(cells),
+        "values": [list(stacked[c].values) if c in stacked.coords else
+                   list(range(stacked.sizes[c])) for c in cells],
+    }
+
+
+def _report_cells(plan: Plan, layout: dict) -> list[tuple[int, ...]]:
+    """Index tuples (over the cell dims) of every combination of report points."""
+    from itertools import product
+
+    axes = []
+    for dim, values in zip(layout["dims"], layout["values"], strict=True):
+        wanted = plan.report.get(dim)
+        if wanted is None:
+            axes.append(range(len(values)))
+            continue
+        idx = []
+        for w in wanted:
+            if isinstance(w, str):
+                idx += [i for i, v in enumerate(values) if v == w]
+            else:
+                idx.append(int(np.argmin(np.abs(np.asarray(values, dtype=float) - w))))
+        axes.append(idx)
+    return list(product(*axes))
+
+
+def _with_path(summary: xr.Dataset, path: list[dict], target: float | None) -> xr.Dataset:
+    """Record a --target-halfwidth run's doublings in the summary."""
+    if not path:
+        return summary
+    summary = summary.assign_coords(step=np.arange(len(path)), rank=np.arange(1, 6))
+    summary["convergence_samples"] = ("step", [p["samples"] for p in path])
+    summary["convergence_worst_halfwidth"] = (
+        "step", [p["worst_halfwidth"] for p in path],
+        {"long_name": "largest ST half-width of the decision indicators at the report "
+                      "points that are not settled", "target": target},
+    )
+    summary.attrs["convergence_path"] = json.dumps(path)
+    summary.attrs["convergence_target_halfwidth"] = target
+    summary.attrs["converged"] = int(path[-1]["converged"])
+    return summary
 
 
 def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[str, ...], budget: float = 2.5e8):
@@ -579,7 +769,11 @@ def summarize(plan: Plan, base: xr.Dataset, sums: SobolSums, scheduler: Any = No
             **{c: stacked.coords[c].values for c in cells if c in stacked.coords},
         }
     )
+    d = len(plan.factors)
     sdims = ("target", "input", *cells)
+    gdims = ("target", "group", *cells)
+    if plan.groups:
+        ds = ds.assign_coords(group=plan.groups)
     for name, long in [
         ("S1", "first-order Sobol' index"),
         ("ST", "total-order Sobol' index"),
@@ -587,22 +781,36 @@ def summarize(plan: Plan, base: xr.Dataset, sums: SobolSums, scheduler: Any = No
         ("ST_conf", "half-width of the confidence interval of ST"),
     ]:
         arr = res[name].reshape((k, t, *cell_shape)).swapaxes(0, 1)
-        ds[name] = (sdims, arr, {"long_name": long, "units": "1"})
+        ds[name] = (sdims, arr[:, :d], {"long_name": long, "units": "1"})
+        if plan.groups:
+            ds[f"{name.replace('_conf', '')}_group{'_conf' if 'conf' in name else ''}"] = (
+                gdims, arr[:, d:], {"long_name": long + " of a group of inputs", "units": "1"}
+            )
     if plan.second_order:
         ds = ds.assign_coords(input_2=("input_2", plan.factors))
         for name in ("S2", "S2_conf"):
-            arr = np.moveaxis(res[name].reshape((k, k, t, *cell_shape)), 2, 0)
+            arr = np.moveaxis(res[name].reshape((k, k, t, *cell_shape)), 2, 0)[:, :d, :d]
             ds[name] = (("target", "input", "input_2", *cells), arr, {"units": "1"})
+    for name in ["S1", "S1_group", "S2"]:
+        if name in ds:
+            below = ds[name] < -ds[f"{name}_conf"]
+            ds[f"{name}_negative"] = below.astype(np.int8).assign_attrs(
+                long_name=f"1 where {name} is below minus its half-width: a negative "
+                "estimate larger than its error (kept as estimated; a sign of too few samples "
+                "or of an estimator's bias at small indices)"
+            )
     ds["constant_output"] = (
         ("target", *cells),
         res["constant"].reshape((t, *cell_shape)).astype(np.int8),
         {"long_name": "1 where the target does not vary: its Sobol' indices are NaN"},
     )
     ci_text = f"{plan.conf_level:.0%} Poisson bootstrap, {plan.resamples} resamples"
-    for name in ("S1_conf", "ST_conf"):
-        ds[name].attrs.update(ci_prob=plan.conf_level, method=ci_text)
-    for name in ("S1", "ST"):
-        ds[name].attrs["note"] = "NaN where constant_output = 1 (no variance to apportion)"
+    for name in ("S1_conf", "ST_conf", "S1_group_conf", "ST_group_conf", "S2_conf"):
+        if name in ds:
+            ds[name].attrs.update(ci_prob=plan.conf_level, method=ci_text)
+    for name in ("S1", "ST", "S1_group", "ST_group", "S2"):
+        if name in ds:
+            ds[name].attrs["note"] = "NaN where constant_output = 1 (no variance to apportion)"
     dim, blocks = _blocks(base, plan, cells)
     parts = []
     for block in blocks:
@@ -665,6 +873,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "second_order": int(plan.second_order),
         "chunk_size": plan.chunk_size,
         "keep_samples": plan.keep_samples,
+        "by_group": int(plan.by_group),
         "targets": json.dumps(plan.targets),
         "report": json.dumps(plan.report),
         "focus": json.dumps(plan.focus),

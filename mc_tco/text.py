@@ -174,16 +174,16 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
             ])
         out.append(_table(["", "median", "90% interval", "share never"], rows))
     _, focus = _report(ds)
+    where = ", ".join(
+        f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
+        for k, v in focus.items()
+    )
     for t in targets:
         for target in (f"{t}>0", t):
+            what = f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'"
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
                 continue
-            where = ", ".join(
-                f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
-                for k, v in focus.items()
-            )
-            what = (f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'")
             out.append("")
             if not np.isfinite(st.values).any():
                 out.append(f"Inputs ranked by ST for {what} at {where}: not defined, the "
@@ -192,29 +192,63 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
             if target.endswith(">0"):
                 p = float(_sel(ds["p_positive"].sel(target=target), focus))
                 wins = round(p * ds.sizes["sample"])
-                if min(wins, ds.sizes["sample"] - wins) < 50:
+                if min(wins, ds.sizes["sample"] - wins) < RARE:
                     out.append(
                         f"Inputs ranked by ST for {what} at {where}: only {wins:,} of "
-                        f"{ds.sizes['sample']:,} scenarios {'have' if wins < 50 else 'miss'} "
+                        f"{ds.sizes['sample']:,} scenarios {'have' if wins < RARE else 'miss'} "
                         f"{t} > 0 here, too few to rank the inputs (see the ranking "
                         "for the target itself below, or raise --samples)"
                     )
                     continue
-            st_conf = _sel(ds["ST_conf"].sel(target=target), focus)
-            s1 = _sel(ds["S1"].sel(target=target), focus)
-            s1_conf = _sel(ds["S1_conf"].sel(target=target), focus)
-            order = np.argsort(-np.nan_to_num(st.values, nan=-np.inf))[:5]
-            out.append(f"Top inputs by total Sobol' index ST for {what} at {where} "
-                       f"(± {conf} half-width)")
-            rows = []
-            for rank, j in enumerate(order, 1):
-                rows.append([
-                    f"{rank}. {st.input.values[j]}",
-                    f"ST {st.values[j]:.3f} ± {st_conf.values[j]:.3f}",
-                    f"S1 {s1.values[j]:.3f} ± {s1_conf.values[j]:.3f}",
-                ])
-            out.append(_table(["", "", ""], rows).split("\n", 1)[1])
+            for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
+                if f"ST{suffix}" not in ds:
+                    continue
+                out.append(f"Top {noun} by total Sobol' index ST for {what} at {where} "
+                           f"(± {conf} half-width)")
+                out.append(_ranking(ds, suffix, dim, target, focus))
+            if "S2" in ds:
+                out.append(f"Largest second-order indices S2 for {what} at {where}")
+                out.append(_pairs(ds, target, focus))
     return "\n".join(out)
+
+
+#: fewer winning (or losing) samples than this and an indicator's indices are not ranked
+RARE = 50
+
+
+def _ranking(ds: xr.Dataset, suffix: str, dim: str, target: str, focus: dict, top: int = 5):
+    """Rows 'rank. name  ST x ± e  S1 y ± f', by decreasing ST."""
+    pick = {name: _sel(ds[f"{name}{suffix}"].sel(target=target), focus)
+            for name in ("ST", "S1")}
+    conf = {name: _sel(ds[f"{name}{suffix}_conf"].sel(target=target), focus)
+            for name in ("ST", "S1")}
+    st = pick["ST"]
+    order = np.argsort(-np.nan_to_num(st.values, nan=-np.inf))[:top]
+    rows = []
+    for rank, j in enumerate(order, 1):
+        rows.append([
+            f"{rank}. {st[dim].values[j]}",
+            f"ST {st.values[j]:.3f} ± {conf['ST'].values[j]:.3f}",
+            f"S1 {pick['S1'].values[j]:.3f} ± {conf['S1'].values[j]:.3f}",
+        ])
+    return _table(["", "", ""], rows).split("\n", 1)[1]
+
+
+def _pairs(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
+    s2 = _sel(ds["S2"].sel(target=target), focus)
+    s2_conf = _sel(ds["S2_conf"].sel(target=target), focus)
+    values = np.nan_to_num(s2.values, nan=-np.inf)
+    flat = np.argsort(-values, axis=None)[:top]
+    rows = []
+    for rank, idx in enumerate(flat, 1):
+        i, j = np.unravel_index(idx, values.shape)
+        if not np.isfinite(values[i, j]):
+            break
+        rows.append([
+            f"{rank}. {s2.input.values[i]} x {s2.input_2.values[j]}",
+            f"S2 {s2.values[i, j]:.3f} ± {s2_conf.values[i, j]:.3f}",
+        ])
+    return _table(["", ""], rows).split("\n", 1)[1] if rows else "  (none estimable)"
 
 
 def inputs_table(book) -> str:
