@@ -166,6 +166,7 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)
     check_writable(out)  # fail on an unwritable --out before computing
+    _check_disk(plan, out, max_samples if target_halfwidth is not None else None)
     start = time.monotonic()
     progress = Progress("sampling", enabled=not quiet)
     def on_step(step):
@@ -188,6 +189,23 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
                 last = json.loads(ds.attrs["convergence_path"])[-1]
                 click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
                            f"({last['why']}).")
+
+
+def _check_disk(plan, out: Path, max_samples: int | None) -> None:
+    """Refuse a run whose base rows cannot fit on the disk of --out, before computing."""
+    import shutil
+
+    from .engine import estimate_base_bytes
+    from .errors import OptionError
+
+    need = estimate_base_bytes(plan, max_samples or plan.samples)
+    free = shutil.disk_usage(out.parent if str(out.parent) else ".").free
+    if need > 0.9 * free:
+        raise OptionError(
+            f"--out {out}: the base rows need up to {need / 1e9:.1f} GB and "
+            f"{free / 1e9:.1f} GB are free; use --keep-samples targets, fewer --samples "
+            "or an --out on a larger disk"
+        )
 
 
 @main.command()

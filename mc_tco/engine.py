@@ -332,6 +332,12 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     return base, sums, y[0, 0].copy()
 
 
+def estimate_base_bytes(plan: Plan, samples: int | None = None) -> int:
+    """Bytes the base rows of a run will take uncompressed (an upper bound on the file)."""
+    base, _, _ = evaluate_chunk(plan, 0, 1)
+    return int(base.nbytes * (samples or plan.samples))
+
+
 def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dataset:
     """Model outputs on the base rows (``A``) of samples ``start .. stop-1`` only.
 

@@ -76,3 +76,15 @@ def test_chunk_sizes_give_the_same_numbers_streamed(article_book, tmp_path):
                                               out=tmp_path / "b.nc") as b:
         assert_same_numbers(a, b)
         assert np.isfinite(a.ST.sel(target="saving", strategy="buy").values).all()
+
+
+def test_run_that_cannot_fit_on_disk_is_refused(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 10**6, 10**6))
+    out = tmp_path / "big.nc"
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "4096", "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "GB are free; use --keep-samples targets" in res.output and not out.exists()
