@@ -13,7 +13,8 @@ import io
 import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
 from .analysis import TOKENS_PER_USER
@@ -450,20 +451,18 @@ def compare_figure(
     dmax = max(float(b[1]["demand"].max()) for b in books)
     _article_band(ax, band)
     _article_band(ax_cdf, band, None)
-    for (label, p, ci, cdf), ls in zip(books, styles, strict=False):
+    for (_, p, ci, cdf), ls in zip(books, styles, strict=False):
         d = p["demand"].values
         for s in strategies:
             ax.fill_between(d, 100 * ci.sel(strategy=s, ci_bound="lower"),
                             100 * ci.sel(strategy=s, ci_bound="upper"), color=COLORS[s],
                             alpha=0.15, lw=0)
-            ax.plot(d, 100 * p.sel(strategy=s), color=COLORS[s], ls=ls, lw=2,
-                    label=f"{LABELS[s]}: {label}")
+            ax.plot(d, 100 * p.sel(strategy=s), color=COLORS[s], ls=ls, lw=2)
         x = cdf["x"].values
         ax_cdf.fill_between(x, 100 * cdf["cdf_ci"].sel(strategy="buy", ci_bound="lower"),
                             100 * cdf["cdf_ci"].sel(strategy="buy", ci_bound="upper"),
                             color=COLORS["buy"], alpha=0.15, lw=0)
-        ax_cdf.plot(x, 100 * cdf["cdf"].sel(strategy="buy"), color=COLORS["buy"], ls=ls, lw=2,
-                    label=label)
+        ax_cdf.plot(x, 100 * cdf["cdf"].sel(strategy="buy"), color=COLORS["buy"], ls=ls, lw=2)
     xs = np.concatenate([b[3]["x"].values for b in books])
     _demand_axis(ax, (dmin, dmax))
     _demand_axis(ax_cdf, (xs.min(), xs.max()))
@@ -471,8 +470,12 @@ def compare_figure(
         a.set_ylim(-2, 102)
     ax.set_ylabel("P(strategy beats the API) (%)")
     ax.set_title("Share of scenarios cheaper than the API, per book", fontsize=10)
-    ax.legend(fontsize=7.5, loc="center left")
+    handles = [Patch(color=BAND_COLOR, alpha=0.35, label="article's break-even band")]
+    handles += [Line2D([], [], color=COLORS[s], lw=2, label=LABELS[s]) for s in strategies]
+    handles += [Line2D([], [], color="#444444", ls=ls, lw=2, label=label)
+                for (label, *_), ls in zip(books, styles, strict=False)]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8,
+               frameon=False)
     ax_cdf.set_ylabel("scenarios where buying has broken even\nby this demand (%)")
     ax_cdf.set_title("Break-even demand of buying, per book", fontsize=10)
-    ax_cdf.legend(fontsize=8, loc="upper left")
     return fig

@@ -26,7 +26,7 @@ from ..book import Book, loads_book
 from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
-from .fmt import pct, pct_ci, tokens, usd, users
+from .fmt import pct, pct_ci, pct_range, tokens, usd, users
 from .render import Figure, Paragraph, Section, Table
 
 __all__ = ["SECTIONS", "MemoContext"]
@@ -559,11 +559,12 @@ def section_compare(ctx: MemoContext) -> Section | None:
             cells = []
             for x in shared:
                 p, lo, hi, _ = ctx.p(strat, x, dd)
-                cells.append(pct_ci(p, lo, hi, ctx.conf).replace(" MC interval", ""))
+                cells.append(pct_range(p, lo, hi))
             rows.append([strat, label, *cells])
     blocks.append(Table(["strategy", "book", *[tokens(x) for x in shared]], rows,
                         "ll" + "r" * len(shared),
-                        caption="P(strategy beats the API) with its Monte Carlo interval."))
+                        caption=f"P(strategy beats the API), with its {ctx.conf:.0%} Monte "
+                                "Carlo interval in brackets."))
 
     rows = []
     for strat in A.STRATEGIES:
