@@ -531,17 +531,28 @@ def section_compare(ctx: MemoContext) -> Section | None:
         f"never breaks even in {pct_ci(*never_me, ctx.conf)} here against "
         f"{pct_ci(*never_ot, ctx.conf)} there: {_compare_word(never_me, never_ot)}.",
     ]
+    grid_o = other["demand"].values
+    shared = [x for x in ctx.report_demands if np.any(np.isclose(grid_o, x, rtol=1e-6, atol=0))]
+    if shared and shared[-1] != d:  # the largest report demand shows where the books part
+        far = shared[-1]
+        p_far, p_far_ot = ctx.p(s, far)[:3], ctx.p(s, far, other)[:3]
+        text.append(
+            f"At {tokens(far)}, {VERB[s]} beats the API in {pct_ci(*p_far, ctx.conf)} here "
+            f"against {pct_ci(*p_far_ot, ctx.conf)} there: {_compare_word(p_far, p_far_ot)}."
+        )
     r_me = ctx.ranking
     r_ot = A.ranking(other, d_other, s)
     top_me = [str(v) for v in r_me.table["input"].values[:TOP_FIVE]]
     new_top = [x for x in top_me if x not in theirs]
     if r_me.target == r_ot.target:
         if new_top:
+            lead = ("the most influential input is one the other book does not vary"
+                    if top_me[0] in new_top else
+                    "the most influential input is still one both books vary")
             text.append(
                 f"Of this book's top {TOP_FIVE} inputs for {_target_words(r_me)} at "
                 f"{tokens(d)}, {len(new_top)} ({', '.join(f'`{x}`' for x in new_top)}) "
-                f"{'are' if len(new_top) > 1 else 'is'} fixed in the other book: the added "
-                "assumptions move the answer more than the article's own ranges."
+                f"{'are' if len(new_top) > 1 else 'is'} fixed in the other book; {lead}."
             )
         else:
             text.append(f"This book's top {TOP_FIVE} inputs are all uncertain in the other "
@@ -550,9 +561,6 @@ def section_compare(ctx: MemoContext) -> Section | None:
         text.append(f"The two rankings below rank different targets ({_target_words(r_me)} "
                     f"here, {_target_words(r_ot)} there), by the rule of the section above.")
     blocks = [Paragraph(" ".join(text))]
-
-    grid_o = other["demand"].values
-    shared = [x for x in ctx.report_demands if np.any(np.isclose(grid_o, x, rtol=1e-6, atol=0))]
     rows = []
     for strat in A.STRATEGIES:
         for label, dd in ((name, ds), (oname, other)):
