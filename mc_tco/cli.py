@@ -220,3 +220,10 @@ def inputs(book):
     b = load_book(book)
     plan_run(b, samples=16, resamples=0)  # check the book against its model too
     click.echo(inputs_table(b))
+
+
+# commands in their own modules, registered here (imported last: they use _friendly)
+from .memo import commands as _memo_commands  # noqa: E402
+
+main.add_command(_memo_commands.memo)
+main.add_command(_memo_commands.report)

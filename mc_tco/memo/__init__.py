@@ -1,0 +1,171 @@
+"""The investment memo: results file(s) in, Markdown + self-contained HTML + PNG + CSV out.
+
+The memo never re-runs the model: it reads the Dataset written by ``mc-tco run`` (and,
+with ``compare``, a second one) and computes its figures, tables and sentences from it.
+
+>>> from mc_tco.io import open_results
+>>> from mc_tco.memo import build_memo, write_memo
+>>> memo = build_memo(open_results("results/deepseek-v4.1-flash.nc"))   # doctest: +SKIP
+>>> write_memo(memo, "results/deepseek-v4.1-flash")                      # doctest: +SKIP
+
+Layout: :mod:`.analysis` (numbers from the results), :mod:`.claims` (the article's five
+claims), :mod:`.figures` (one function per figure), :mod:`.sections` (the memo's sections,
+a list), :mod:`.render` (Markdown and HTML), :mod:`.tables` (CSV).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import OptionError
+
+if TYPE_CHECKING:  # the CLI imports this package at start-up: keep it light
+    import xarray as xr
+
+__all__ = ["DEFAULT_DEMAND", "Memo", "build_memo", "default_out_dir", "write_memo"]
+
+#: the decision demand of the memo (tokens/month): the top of the article's 300-500B band
+DEFAULT_DEMAND = 5e11
+TITLE = "Buy GPUs, rent them, or keep paying the API? — an investment memo"
+
+
+@dataclass
+class Memo:
+    """A rendered memo, in memory: nothing is written until :func:`write_memo`."""
+
+    markdown: str
+    html: str
+    figures: dict[str, bytes]
+    tables: dict[str, str]
+    sections: list[str] = field(default_factory=list)
+
+    def files(self) -> dict[str, bytes]:
+        """Relative path -> content of every file of the memo folder."""
+        out = {f"figures/{name}.png": png for name, png in self.figures.items()}
+        out.update({name: text.encode() for name, text in self.tables.items()})
+        out["memo.md"] = self.markdown.encode()
+        out["memo.html"] = self.html.encode()
+        return out
+
+
+def build_memo(
+    ds: xr.Dataset,
+    *,
+    compare: xr.Dataset | None = None,
+    demand: float = DEFAULT_DEMAND,
+    command: str = "",
+    paths: dict | None = None,
+    created: str | None = None,
+) -> Memo:
+    """Compute and render the memo of a results dataset.
+
+    Parameters
+    ----------
+    ds : xr.Dataset
+        Results of the TCO model (:func:`mc_tco.io.open_results`).
+    compare : xr.Dataset, optional
+        Results of a second book, set beside the first.
+    demand : float
+        Decision demand in tokens/month (answer, ranking, tornado); must be on the grid.
+    command : str
+        The command line that regenerates the memo, shown under provenance.
+    paths : dict, optional
+        ``{"results": ..., "compare": ...}``: file names shown under provenance (and used
+        in error messages).
+    created : str, optional
+        Date shown under provenance (default: now, UTC).
+
+    Raises
+    ------
+    OptionError
+        If a dataset is not a TCO results file, or ``demand`` is not on its grid.
+    """
+    from . import sections as S
+    from .render import Document, to_html, to_markdown
+    from .tables import csv_tables
+
+    paths = dict(paths or {})
+    from .analysis import check_results, grid_point
+    from .fmt import tokens
+
+    check_results(ds, paths.get("results", "results"))
+    if compare is not None:
+        check_results(compare, paths.get("compare", "--compare results"))
+    d = grid_point(ds, demand)
+    if compare is not None:
+        grid_point(compare, d, "--demand (in the --compare results)")
+    kw = {"created": created} if created else {}
+    ctx = S.MemoContext(ds, d, compare=compare, command=command, paths=paths, **kw)
+    sections = [sec for f in S.SECTIONS if (sec := f(ctx)) is not None]
+    subtitle = (f"Book: **{ds.attrs.get('book_name', '')}** "
+                f"(`{ds.attrs.get('book_path', '')}`), {ctx.n:,} scenarios"
+                + (f", compared with **{compare.attrs.get('book_name', '')}**"
+                   if compare is not None else "")
+                + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}.")
+    doc = Document(TITLE, subtitle, sections)
+    return Memo(to_markdown(doc), to_html(doc), doc.figures, csv_tables(ctx),
+                [s.title for s in sections])
+
+
+def default_out_dir(results: str | Path) -> Path:
+    """``results/<stem>.nc`` -> ``results/<stem>/``."""
+    p = Path(results)
+    return p.with_suffix("") if p.suffix else p.with_name(p.name + "_memo")
+
+
+def _check_dir(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OptionError(f"--out-dir {out_dir}: is a file; give a folder")
+    try:
+        (out_dir / "figures").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OptionError(
+            f"--out-dir {out_dir}: cannot create it ({exc.strerror}); choose another --out-dir"
+        ) from None
+    for folder in (out_dir, out_dir / "figures"):
+        if not os.access(folder, os.W_OK):
+            raise OptionError(f"--out-dir {folder}: not writable; choose another --out-dir")
+
+
+def write_memo(memo: Memo, out_dir: str | Path) -> list[Path]:
+    """Write the memo's files into ``out_dir``; all of them or none.
+
+    Every file is first written to a temporary file next to its target
+    (:func:`mc_tco.io.atomic_path`); only when all are written are they renamed into
+    place, memo.md and memo.html last. On any error every temporary file is removed and
+    the folder keeps its previous memo. Figures and tables of an earlier memo that this
+    one no longer has (e.g. the comparison) are then removed.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    from ..io import atomic_path
+    from .tables import TABLES
+
+    out_dir = Path(out_dir)
+    _check_dir(out_dir)
+    files = memo.files()
+    # atomic_path renames on exit, and an ExitStack exits last-in first-out: enter the
+    # memo itself first so that it is renamed after every file it refers to.
+    order = sorted(files, key=lambda k: (k not in ("memo.md", "memo.html"), k))
+    written = []
+    with contextlib.ExitStack() as stack:
+        for rel in order:
+            tmp = stack.enter_context(atomic_path(out_dir / rel))
+            tmp.write_bytes(files[rel])
+            written.append(out_dir / rel)
+    keep = set(files)
+    for png in (out_dir / "figures").glob("*.png"):
+        if f"figures/{png.name}" not in keep:
+            png.unlink()
+    for stem in TABLES:
+        stale = out_dir / f"{stem}.csv"
+        if stale.name not in keep and stale.exists():
+            stale.unlink()
+    return sorted(written)

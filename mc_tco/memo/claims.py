@@ -1,0 +1,240 @@
+"""The article's five claims (shared/MODEL.md), tested against a results dataset.
+
+Each claim is split into parts, each a statement that is true or false in every scenario
+(sample). A part's probability is the share of scenarios where it is true, with a Wilson
+interval for the Monte Carlo error. The verdicts follow fixed rules (:data:`RULES`), which
+the memo prints next to them:
+
+* a part **holds** when it is true in at least 90% of scenarios, **does not hold** when it
+  is true in at most 10%, and **holds only in part** in between;
+* a claim holds when all its parts hold, does not hold when none holds (every part
+  fails), and holds only in part otherwise;
+* a part is **borderline** when its Monte Carlo interval crosses 90% or 10%: more
+  samples could change its word.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import xarray as xr
+
+from .analysis import TOKENS_PER_USER, nearest_point, prob_with_ci
+from .fmt import pct, pct_range, tokens
+
+__all__ = [
+    "DOES_NOT_HOLD",
+    "HOLDS",
+    "HOLDS_IN_PART",
+    "RULES",
+    "Claim",
+    "Part",
+    "claim_verdict",
+    "evaluate_claims",
+    "part_verdict",
+    ]
+
+HOLDS = "holds"
+HOLDS_IN_PART = "holds only in part"
+DOES_NOT_HOLD = "does not hold"
+
+#: a part holds when true in at least this share of scenarios
+HOLDS_AT = 0.9
+#: a part does not hold when true in at most this share of scenarios
+FAILS_AT = 0.1
+
+RULES = (
+    f"A part of a claim **holds** when it is true in at least {HOLDS_AT:.0%} of the book's "
+    f"scenarios, **does not hold** when it is true in at most {FAILS_AT:.0%}, and **holds "
+    "only in part** in between. A claim holds when all its parts hold, does not hold when "
+    "all its parts do not hold, and holds only in part otherwise. A share is *borderline* "
+    f"when its 95% Monte Carlo interval crosses {HOLDS_AT:.0%} or {FAILS_AT:.0%}."
+)
+
+#: "a few hundred users" (the article) at 100M tokens each: 300 users
+FEW_HUNDRED_USERS = 300 * TOKENS_PER_USER
+#: the top of the article's break-even band, "~300-500B tokens/month"
+BREAKEVEN_SCALE = 5e11
+ARTICLE_BAND = (3e11, 5e11)
+
+
+def part_verdict(p: float) -> str:
+    """The verdict word for a part that is true in a share ``p`` of scenarios."""
+    if math.isnan(p):
+        return "not testable"
+    if p >= HOLDS_AT:
+        return HOLDS
+    if p <= FAILS_AT:
+        return DOES_NOT_HOLD
+    return HOLDS_IN_PART
+
+
+def claim_verdict(verdicts: list[str]) -> str:
+    """The verdict of a claim from the verdicts of its parts."""
+    if verdicts and all(v == HOLDS for v in verdicts):
+        return HOLDS
+    if verdicts and all(v == DOES_NOT_HOLD for v in verdicts):
+        return DOES_NOT_HOLD
+    return HOLDS_IN_PART
+
+
+@dataclass
+class Part:
+    """One testable statement of a claim and the share of scenarios where it is true."""
+
+    statement: str
+    p: float
+    lower: float
+    upper: float
+    k: int
+    n: int
+
+    @property
+    def verdict(self) -> str:
+        return part_verdict(self.p)
+
+    @property
+    def borderline(self) -> bool:
+        if math.isnan(self.p):
+            return False
+        return any(self.lower <= t <= self.upper for t in (HOLDS_AT, FAILS_AT))
+
+    def text(self) -> str:
+        """'Statement: true in 23.1% (22.2-24.0%) of scenarios: holds only in part'."""
+        share = pct_range(self.p, self.lower, self.upper)
+        flag = " (borderline)" if self.borderline else ""
+        head = self.statement[:1].upper() + self.statement[1:]
+        return f"{head}: true in {share} of scenarios: **{self.verdict}**{flag}."
+
+
+@dataclass
+class Claim:
+    """An article claim, its reading as parts, the evidence and the verdict."""
+
+    number: int
+    quote: str
+    reading: str
+    parts: list[Part]
+    evidence: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        return claim_verdict([p.verdict for p in self.parts])
+
+
+def _part(statement: str, event, conf_level: float) -> Part:
+    p, lo, hi, k, n = prob_with_ci(event, conf_level)
+    return Part(statement, p, lo, hi, k, n)
+
+
+def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
+    """'median M (5-95%: a - b)' of a per-sample quantity."""
+    lo, med, hi = np.quantile(da.values, qs)
+    return f"median {fmt(med)} (90% of scenarios {fmt(lo)} - {fmt(hi)})"
+
+
+def _pct(x: float) -> str:
+    return pct(float(x))
+
+
+def _usd(x: float) -> str:
+    return f"{x:,.1f} USD/h"
+
+
+def _users(d: float) -> str:
+    return f"{d / TOKENS_PER_USER:,.0f} users"
+
+
+def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
+    """Test the article's five claims against the scenarios of a results dataset.
+
+    Parameters
+    ----------
+    ds : xr.Dataset
+        Results of the TCO model (``mc-tco run``).
+
+    Returns
+    -------
+    list of Claim
+        In the order of shared/MODEL.md. "At a few hundred users" is the demand grid point
+        nearest 300 users x 100M tokens (3e10 tokens/month); "at break-even scale" is the
+        grid point nearest 500B tokens/month, the top of the article's break-even band.
+    """
+    conf = float(ds.attrs.get("conf_level", 0.95))
+    users_d = nearest_point(ds, FEW_HUNDRED_USERS)
+    scale_d = nearest_point(ds, BREAKEVEN_SCALE)
+    at_users = f"at {tokens(users_d)} tokens/month ({_users(users_d)})"
+    at_scale = f"at {tokens(scale_d)} tokens/month ({_users(scale_d)})"
+    be = ds["breakeven_demand"]
+    claims = []
+
+    rent_be = be.sel(strategy="rent")
+    buy_rent = ds["node_api_revenue_per_hour"] < ds["rent_per_node_hour"]
+    claims.append(Claim(
+        1,
+        "Renting never pays off at any utilization.",
+        "Renting never breaks even against the API, at any demand.",
+        [_part("renting never breaks even", np.isinf(rent_be), conf)],
+        [f"The API bill of a fully used node is below the rent of its eight GPUs in "
+         f"{_pct(float(buy_rent.mean()))} of scenarios (see claim 5)."],
+    ))
+
+    buy_be = be.sel(strategy="buy")
+    p_never = float(np.isinf(buy_be).mean())
+    med = float(np.quantile(buy_be.values, 0.5, method="inverted_cdf"))
+    claims.append(Claim(
+        2,
+        "Self-hosting breaks even only when purchased outright with sustained demand above "
+        "~300B tokens/month.",
+        "Buying does not break even below 300B tokens/month, and does by 500B (the "
+        "article's break-even band, ~300-500B).",
+        [_part("buying does not break even below 300B", buy_be.values >= ARTICLE_BAND[0], conf),
+         _part("buying breaks even by 500B", buy_be.values <= ARTICLE_BAND[1], conf)],
+        [f"Break-even demand of buying: median {tokens(med)}; it never breaks even in "
+         f"{_pct(p_never)} of scenarios. Renting never breaks even in "
+         f"{_pct(float(np.isinf(rent_be).mean()))}."],
+    ))
+
+    share_u = ds["gpu_share"].sel(demand=users_d)
+    share_s = ds["gpu_share"].sel(demand=scale_d)
+    claims.append(Claim(
+        3,
+        "Hardware is over 90% of the investment.",
+        "The GPU nodes are over 90% of buying's initial investment (nodes + KV-cache SSDs), "
+        "at a few hundred users and at break-even scale.",
+        [_part(f"over 90% {at_users}", share_u.values > 0.9, conf),
+         _part(f"over 90% {at_scale}", share_s.values > 0.9, conf)],
+        [f"GPU share of the investment {at_users}: {_q(share_u, _pct)}; {at_scale}: "
+         f"{_q(share_s, _pct)}."],
+    ))
+
+    ratio_u = ds["storage_to_gpu_ratio"].sel(demand=users_d)
+    ratio_s = ds["storage_to_gpu_ratio"].sel(demand=scale_d)
+    tb_u = ds["storage_tb"].sel(demand=users_d)
+    claims.append(Claim(
+        4,
+        "KV cache SSDs are a rounding error.",
+        "The KV-cache SSDs cost under 10% of the GPU investment, at a few hundred users and "
+        "at break-even scale.",
+        [_part(f"under 10% {at_users}", ratio_u.values < 0.1, conf),
+         _part(f"under 10% {at_scale}", ratio_s.values < 0.1, conf)],
+        [f"SSDs / GPUs {at_users}: {_q(ratio_u, _pct)}, for "
+         f"{_q(tb_u, lambda v: f'{v:,.0f} TB')}; {at_scale}: {_q(ratio_s, _pct)}."],
+    ))
+
+    api_h = ds["node_api_revenue_per_hour"]
+    rent_h = ds["rent_per_node_hour"]
+    claims.append(Claim(
+        5,
+        "Eight rented B300s cost 56.8 USD/hour while the same load billed through the API "
+        "tops out in the tens of USD/hour.",
+        "The API bill of the load one fully used node serves is below the node's rent, and "
+        "under 100 USD/hour.",
+        [_part("API bill below the rent", buy_rent.values, conf),
+         _part("API bill under 100 USD/hour", api_h.values < 100, conf)],
+        [f"Rent of eight GPUs: {_q(rent_h, _usd)}; API bill of a full node's load: "
+         f"{_q(api_h, _usd)}."],
+    ))
+    return claims
