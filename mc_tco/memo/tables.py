@@ -121,7 +121,7 @@ def sobol_indices(ctx: MemoContext) -> pd.DataFrame:
     sel = {"strategy": list(A.STRATEGIES)}
     df = xr.Dataset({v: ds[v].sel(sel) for v in ("S1", "S1_conf", "ST", "ST_conf")}) \
         .drop_vars(["input_unit", "input_group", "input_family"], errors="ignore") \
-        .to_dataframe().reset_index()
+        .to_dataframe(dim_order=["input", "target", "demand", "strategy"]).reset_index()
     wins = (ds["saving"].sel(sel) > 0).sum("sample").to_dataframe("wins").reset_index()
     df = df.merge(wins, on=["demand", "strategy"])
     n = ds.sizes["sample"]
