@@ -114,9 +114,14 @@ _book_argument = click.argument(
                    "does not change the numbers.")
 @click.option("--second-order", is_flag=True,
               help="Also estimate second-order indices S2 (more model runs).")
+@click.option("--family-check", is_flag=True,
+              help="Also rerun the base sample with each bounded input's family swapped "
+                   "(uniform, triangular, PERT over the same range); store and print how far "
+                   "P(beats the API) and the break-even move.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @_friendly
-def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, quiet):
+def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order,
+        family_check, quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -144,9 +149,17 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
     check_writable(out)  # fail on an unwritable --out before computing
     start = time.monotonic()
     ds = execute(plan, progress=Progress("sampling", enabled=not quiet))
+    if family_check:
+        from .decision.family import add_family_check
+
+        ds = add_family_check(plan, ds, progress=Progress("family check", enabled=not quiet))
     write_results(ds, out)
     if not quiet:
         click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
+        if family_check:
+            from .decision.text import family_text
+
+            click.echo(family_text(ds))
 
 
 @main.command()
@@ -161,3 +174,8 @@ def inputs(book):
     b = load_book(book)
     plan_run(b, samples=16, resamples=0)  # check the book against its model too
     click.echo(inputs_table(b))
+
+
+from .decision.cli import explain  # noqa: E402  (last: it imports _friendly from here)
+
+main.add_command(explain)
