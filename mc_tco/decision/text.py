@@ -335,6 +335,8 @@ def _report_points(ds: xr.Dataset, da: xr.DataArray, skip=("family_variant", "ci
 
     report = json.loads(ds.attrs.get("report", "{}"))
     dims = [d for d in da.dims if d not in skip]
+    # label dims (strategy) first, so rows read strategy by strategy
+    dims.sort(key=lambda d: 0 if not np.issubdtype(da[d].dtype, np.number) else 1)
     choices = []
     for d in dims:
         if d in report:
@@ -424,6 +426,23 @@ def _breakeven_rows(ds: xr.Dataset) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+def _unmoved(ds: xr.Dataset, rows: list[dict]) -> str:
+    """'rent 0% at 100B, 300B, 500B, 1T, 3T; buy 0% at 100B' for rows no variant moves."""
+    groups: dict[tuple, list[str]] = {}
+    for r in rows:
+        if r["min"] != r["max"]:
+            continue
+        rest = {k: v for k, v in r["point"].items() if isinstance(v, str)}
+        nums = {k: v for k, v in r["point"].items() if not isinstance(v, str)}
+        key = (_point_label(ds, rest), fmt_pct(r["book"]))
+        groups.setdefault(key, []).append(_point_label(ds, nums))
+    parts = []
+    for (who, p), where in groups.items():
+        at = f" at {', '.join(w for w in where if w)}" if any(where) else ""
+        parts.append(f"{who + ' ' if who else ''}{p}{at}")
+    return "; ".join(parts)
+
+
 def _variant_name(label: str) -> str:
     if label == "book":
         return "as written"
@@ -450,18 +469,31 @@ def family_text(ds: xr.Dataset) -> str:
     rows = family_summary(ds)
     label = a.get("indicator_label", "> 0")
     what = "strategy beats the API" if label == "beats the API" else "target > 0"
-    out.append(f"P({what}) as written, with every bounded input uniform / triangular / PERT, "
-               "and the one input whose shape moves it most")
+    out += _wrap(f"P({what}) as written, with every bounded input uniform / triangular / PERT, "
+                 "and the one input whose shape alone moves it most:", indent="")
     header = ["", "as written", "all uniform", "all triangular", "all PERT", "most moved by"]
     body = []
     for r in rows:
+        if r["min"] == r["max"]:
+            continue
         mm = r["most_moving"]
         body.append([
             _point_label(ds, r["point"]), fmt_pct(r["book"]),
             *(fmt_pct(r["all"].get(f, float("nan"))) for f in ("uniform", "triangular", "pert")),
-            f"{_variant_name(mm[0])} {fmt_pct(mm[2])}" if mm else "-",
+            f"{_variant_name(mm[0])} {fmt_pct(mm[2])}" if mm and mm[2] != r["book"] else "-",
         ])
-    out += _table(header, body)
+    if body:
+        out += _table(header, body)
+    still = _unmoved(ds, rows)
+    if still:
+        out += _wrap(f"The same under every variant: {still}.", indent="")
+    big = max(rows, key=lambda r: r["max"] - r["min"]) if rows else None
+    if big and big["max"] > big["min"]:
+        out += _wrap(f"Largest spread: {_point_label(ds, big['point'])}, from "
+                     f"{fmt_pct(big['min'])} ({_variant_name(big['argmin'])}) to "
+                     f"{fmt_pct(big['max'])} ({_variant_name(big['argmax'])}); "
+                     f"{len(big['beyond_mc_error'])} of {len(ds['family_variant']) - 1} "
+                     "variants move it beyond its Monte Carlo interval.", indent="")
     flips = [r for r in rows if r["flips"]]
     if flips:
         for r in flips:
@@ -470,8 +502,8 @@ def family_text(ds: xr.Dataset) -> str:
                        f"{', '.join(_variant_name(v) for v in r['flips'][:3])}"
                        f"{' and more' if len(r['flips']) > 3 else ''}.")
     else:
-        out.append("No answer flips: under every variant each strategy stays on the same "
-                   "side of 50% at every reported demand.")
+        out += _wrap("No answer flips: under every variant each strategy stays on the same "
+                     "side of 50% at every reported demand.", indent="")
     be = _breakeven_rows(ds)
     if be:
         out.append("")
@@ -491,7 +523,7 @@ def scenario_section(ds: xr.Dataset, *, strategy: str | None = None,
     """Markdown: under which conditions does ``strategy`` beat the API (PRIM)?
 
     At ``demand`` (default: the file's focus point); when there are too few winners there,
-    the section says so and explains the nearest demand with enough winners instead.
+    the section says so and describes the nearest demand with enough winners instead.
     """
     from .prim import discover
 
@@ -499,34 +531,37 @@ def scenario_section(ds: xr.Dataset, *, strategy: str | None = None,
     disc = discover(ds, strategy=strategy, at=at, min_cases=min_cases)
     who, verb = _who(disc)
     out = [f"{heading} Under which conditions does {who} pay off?", ""]
-    lines = []
+    paras = []
     if disc.status.startswith("too few"):
-        lines.append(too_few_sentence(disc, ds, None))
+        paras.append(f"At {point_text(disc.data.point, ds)}, " + too_few_sentence(disc, ds, None))
         if disc.suggestion and disc.suggestion["dim"] == "demand":
             disc = discover(ds, strategy=strategy, at={"demand": disc.suggestion["value"]},
                             min_cases=min_cases)
-            lines.append(f"At {point_text(disc.data.point, ds)}:")
     if not disc.status.startswith("too few"):
         lo, hi = disc.p_win_ci()
+        where = point_text(disc.data.point, ds)
+        overall = (f"against {fmt_prob_ci(disc.p_win, lo, hi)} of all {disc.n:,} scenarios "
+                   f"at {where}")
         if disc.boxes:
-            lines.append(
-                f"Scenario discovery (PRIM; Friedman & Fisher 1999) finds where {who} "
-                f"{verb}: overall it does in {fmt_prob_ci(disc.p_win, lo, hi)} of the "
-                f"{disc.n:,} scenarios at {point_text(disc.data.point, ds)}, but")
-            for k, box in enumerate(disc.boxes, 1):
-                lines.append(f"{'- ' if len(disc.boxes) > 1 else ''}{box_sentence(disc, box)}"
-                             f"{';' if k < len(disc.boxes) else '.'}")
+            intro = (f"Scenario discovery (PRIM; Friedman & Fisher 1999) at {where} finds the "
+                     f"conditions under which {who} {verb}:")
+            items = [f"{box_sentence(disc, box)}" for box in disc.boxes]
             b = disc.boxes[0]
-            lines.append(
-                f"The first box restricts {b.n_restricted} of {len(disc.data.inputs)} inputs "
-                f"and covers {fmt_pct(b.mass)} of all scenarios; its density is measured "
-                "on the scenarios that chose it, so it is slightly optimistic. "
-                "(Share in %, 95% Monte Carlo interval in brackets.)")
+            if len(items) == 1:
+                paras.append(f"{intro} {items[0]}, {overall}.")
+            else:
+                paras.append(intro + "\n\n" + "\n".join(f"- {t};" for t in items)
+                             + f"\n\n{overall[0].upper() + overall[1:]}.")
+            paras.append(
+                f"The first box restricts {b.n_restricted} of the {len(disc.data.inputs)} "
+                f"uncertain inputs and holds {fmt_pct(b.mass)} of all scenarios; its share of "
+                "winners is measured on the scenarios that chose the box, so it is slightly "
+                "optimistic. Shares in %, with their 95% Monte Carlo interval in brackets.")
         else:
-            lines.append(f"{who} {verb} in {fmt_prob_ci(disc.p_win, lo, hi)} of the "
-                         "scenarios, spread over the whole input space: no box of inputs "
-                         "raises that share significantly.")
-    out.append("\n".join(lines))
+            paras.append(f"{who} {verb} in {fmt_prob_ci(disc.p_win, lo, hi)} of the "
+                         f"scenarios at {where}, spread over the whole input space: no box "
+                         "of inputs raises that share significantly.")
+    out.append("\n\n".join(paras))
     return "\n".join(out) + "\n"
 
 
@@ -653,10 +688,11 @@ def family_section(ds: xr.Dataset, *, heading: str = "##") -> str:
     if big and big["max"] > big["min"]:
         mm = big["most_moving"]
         lines.append(
-            f"The largest spread is at {_point_label(ds, big['point'])}: P from "
-            f"{fmt_pct(big['min'])} ({_variant_name(big['argmin'])}) to "
-            f"{fmt_pct(big['max'])} ({_variant_name(big['argmax'])}), "
-            f"{fmt_pct(big['book'])} as written"
+            f"The largest spread is at {_point_label(ds, big['point'])}: P(beats the API) "
+            f"from {fmt_pct(big['min'])} ({_variant_name(big['argmin'])}) to "
+            f"{fmt_pct(big['max'])} ({_variant_name(big['argmax'])})"
+            + ("" if big["book"] in (big["min"], big["max"])
+               else f", {fmt_pct(big['book'])} as written")
             + (f"; of the single inputs, {mm[1]}'s shape moves it most "
                f"({_variant_name(mm[0])}: {fmt_pct(mm[2])})." if mm else "."))
     out.append(" ".join(lines))
@@ -664,6 +700,8 @@ def family_section(ds: xr.Dataset, *, heading: str = "##") -> str:
               "one at a time: range"]
     body = []
     for r in rows:
+        if r["min"] == r["max"]:
+            continue
         singles = [v for _, _, v in r["singles"]]
         body.append([
             _point_label(ds, r["point"]),
@@ -672,7 +710,11 @@ def family_section(ds: xr.Dataset, *, heading: str = "##") -> str:
             f"{fmt_pct(min(singles))} - {fmt_pct(max(singles))}" if singles else "-",
         ])
     out.append("")
-    out += _md_table(header, body)
+    if body:
+        out += _md_table(header, body)
+    still = _unmoved(ds, rows)
+    if still:
+        out += ["", f"The same under every variant: {still}."]
     be = _breakeven_rows(ds)
     if be:
         out.append("")
