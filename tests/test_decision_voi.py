@@ -43,7 +43,7 @@ def test_evppi_linear_gaussian_closed_form(a, b, c):
 
 @pytest.mark.parametrize("a", [0.0, -0.3])
 def test_evppi_of_an_irrelevant_input_is_zero_within_its_error(a):
-    x, y, z, nb = linear_case(a, 1.0, 2.0, 4096, seed=12)
+    _, _, z, nb = linear_case(a, 1.0, 2.0, 4096, seed=12)
     v, se, _ = evppi(z, nb, rng=0)
     exact_x = gauss_gain(a, 1.0) - max(0.0, a)
     assert v <= 3 * se + 1e-12
@@ -95,7 +95,7 @@ def test_evppi_error_is_calibrated():
 
 def test_evppi_ignores_a_common_per_sample_shift():
     """Net benefit -cost and saving = cost[api] - cost give the same EVPI and EVPPI."""
-    x, y, z, nb = linear_case(0.1, 1.0, 1.0, 2048, seed=15)
+    x, _, _, nb = linear_case(0.1, 1.0, 1.0, 2048, seed=15)
     nb3 = np.column_stack([nb, 0.2 * x - 0.3])
     shift = np.random.default_rng(1).normal(0, 5, size=len(x))
     shifted = nb3 + shift[:, None]
@@ -112,7 +112,7 @@ def test_discrete_input_uses_the_exact_level_means():
     assert "one mean per value" in fit.method
     for k in range(3):
         assert np.allclose(fit.fitted[level == k], nb[level == k, 1].mean())
-    v, se, _ = evppi(level, nb, rng=0)
+    v, _, _ = evppi(level, nb, rng=0)
     means = np.array([nb[level == k, 1].mean() for k in range(3)])
     shares = np.array([(level == k).mean() for k in range(3)])
     expected = shares @ np.maximum(means, 0) - max(0.0, nb[:, 1].mean())
@@ -132,7 +132,8 @@ def test_nothing_to_learn_when_one_option_always_wins():
 
 def test_value_of_information_on_results(default_run):
     ds = default_run
-    voi = value_of_information(ds, at={"demand": 3e12}, among=["api", "buy", "rent", "owned"])
+    voi = value_of_information(ds, at={"demand": 3e12}, among=["api", "buy", "rent", "owned"],
+                               draws=50)
     assert voi.unit == "USD/month"
     assert voi.data.options == ["api", "buy", "rent", "owned"]
     assert set(voi.evppi) == set(ds.input.values)

@@ -63,6 +63,17 @@ def fmt_pm(value: float, se: float) -> str:
     return f"{fmt_money(value)} ± {fmt_money(Z95 * se)}"
 
 
+def _u(unit: str) -> str:
+    """' USD/month' after a number, or nothing for a unitless target."""
+    return f" {unit}" if unit and unit != "1" else ""
+
+
+def _at(point: dict, ds) -> str:
+    """' at demand 500B tokens/month', or nothing when the target has no grid dims."""
+    where = point_text(point, ds)
+    return f" at {where}" if where else ""
+
+
 def fmt_bound(x: float, unit: str = "") -> str:
     """A box bound with 3 significant digits and its unit: ``476,000 USD``, ``0.417``."""
     v = float(f"{x:.3g}")
@@ -181,8 +192,7 @@ def prim_text(disc: Discovery, ds: xr.Dataset | None = None, command: str | None
               trajectory: bool = True) -> list[str]:
     who, verb = _who(disc)
     data = disc.data
-    where = point_text(data.point, ds)
-    out = _wrap(f"Where does {who} win? PRIM scenario discovery at {where} "
+    out = _wrap(f"Where does {who} win? PRIM scenario discovery{_at(data.point, ds)} "
                 f"(case: {data.target}{'[' + who + ']' if data.has_strategy else ''} > 0)",
                 indent="")
     if disc.status.startswith("too few"):
@@ -226,20 +236,20 @@ def _decision_line(voi: VoiResult) -> str:
     if data.has_strategy:
         others = [f"{k} {fmt_money(v)}" for k, v in voi.expected.items()]
         return (f"  Deciding among {', '.join(data.options)}. Best on average: {voi.best} "
-                f"(expected {data.target}: {', '.join(others)} {voi.unit}).")
+                f"(expected {data.target}: {', '.join(others)}{_u(voi.unit)}).")
     mean = voi.expected["act"]
-    return (f"  Act if the expected {data.target} is positive: it is {fmt_money(mean)} "
-            f"{voi.unit}, so {'act' if mean > 0 else 'do not act'}.")
+    return (f"  Act if the expected {data.target} is positive: it is {fmt_money(mean)}"
+            f"{_u(voi.unit)}, so {'act' if mean > 0 else 'do not act'}.")
 
 
 def voi_text(voi: VoiResult, ds: xr.Dataset | None = None, top: int = 10) -> list[str]:
     data = voi.data
     unit = voi.unit
-    out = _wrap(f"What is it worth to know more? Value of information at "
-                f"{point_text(data.point, ds)} (net benefit: {data.target}, {unit}; ± = 95% "
+    out = _wrap(f"What is it worth to know more? Value of information{_at(data.point, ds)} "
+                f"(net benefit: {data.target}{',' + _u(unit) if _u(unit) else ''}; ± = 95% "
                 "Monte Carlo error)", indent="")
     out += _wrap(_decision_line(voi).strip())
-    out += _wrap(f"EVPI {fmt_pm(voi.evpi, voi.evpi_se)} {unit}: what knowing every input "
+    out += _wrap(f"EVPI {fmt_pm(voi.evpi, voi.evpi_se)}{_u(unit)}: what knowing every input "
                  "before deciding is worth here, the ceiling on any measurement.")
     singles, groups = voi.ranked(), voi.ranked(groups=True)
     if not any(v > 0 for _, v, _ in singles + groups):
@@ -253,7 +263,7 @@ def voi_text(voi: VoiResult, ds: xr.Dataset | None = None, top: int = 10) -> lis
     elif singles:
         shown = [r for r in singles[:top] if r[1] > 0]
         rest = len(singles) - len(shown)
-        out.append(f"  EVPPI by input ({unit}), ranked:")
+        out.append(f"  EVPPI by input{' (' + unit + ')' if _u(unit) else ''}, ranked:")
         rows = [[f"{i}. {name}", fmt_pm(v, s), _share(v, voi.evpi)]
                 for i, (name, v, s) in enumerate(shown, 1)]
         out += ["    " + r for r in _table(["input", "EVPPI", "of EVPI"], rows)]
@@ -264,7 +274,7 @@ def voi_text(voi: VoiResult, ds: xr.Dataset | None = None, top: int = 10) -> lis
                        + ")")
     if groups:
         shown = [r for r in groups if r[1] > 0]
-        out.append(f"  EVPPI by group ({unit}), ranked:")
+        out.append(f"  EVPPI by group{' (' + unit + ')' if _u(unit) else ''}, ranked:")
         rows = [[f"{i}. {name}", str(len(voi.group_members[name])), fmt_pm(v, s),
                  _share(v, voi.evpi)]
                 for i, (name, v, s) in enumerate(shown, 1)]
@@ -533,17 +543,17 @@ def scenario_section(ds: xr.Dataset, *, strategy: str | None = None,
     out = [f"{heading} Under which conditions does {who} pay off?", ""]
     paras = []
     if disc.status.startswith("too few"):
-        paras.append(f"At {point_text(disc.data.point, ds)}, " + too_few_sentence(disc, ds, None))
+        where = point_text(disc.data.point, ds)
+        paras.append((f"At {where}, " if where else "") + too_few_sentence(disc, ds, None))
         if disc.suggestion and disc.suggestion["dim"] == "demand":
             disc = discover(ds, strategy=strategy, at={"demand": disc.suggestion["value"]},
                             min_cases=min_cases)
     if not disc.status.startswith("too few"):
         lo, hi = disc.p_win_ci()
-        where = point_text(disc.data.point, ds)
-        overall = (f"against {fmt_prob_ci(disc.p_win, lo, hi)} of all {disc.n:,} scenarios "
-                   f"at {where}")
+        at = _at(disc.data.point, ds)
+        overall = f"against {fmt_prob_ci(disc.p_win, lo, hi)} of all {disc.n:,} scenarios{at}"
         if disc.boxes:
-            intro = (f"Scenario discovery (PRIM; Friedman & Fisher 1999) at {where} finds the "
+            intro = (f"Scenario discovery (PRIM; Friedman & Fisher 1999){at} finds the "
                      f"conditions under which {who} {verb}:")
             items = [f"{box_sentence(disc, box)}" for box in disc.boxes]
             b = disc.boxes[0]
@@ -559,7 +569,7 @@ def scenario_section(ds: xr.Dataset, *, strategy: str | None = None,
                 "optimistic. Shares in %, with their 95% Monte Carlo interval in brackets.")
         else:
             paras.append(f"{who} {verb} in {fmt_prob_ci(disc.p_win, lo, hi)} of the "
-                         f"scenarios at {where}, spread over the whole input space: no box "
+                         f"scenarios{at}, spread over the whole input space: no box "
                          "of inputs raises that share significantly.")
     out.append("\n\n".join(paras))
     return "\n".join(out) + "\n"
@@ -620,11 +630,11 @@ def voi_section(ds: xr.Dataset, *, demand: float | None = None, among=None,
 
 
 def _voi_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
-    where = point_text(voi.data.point, ds)
+    at = _at(voi.data.point, ds)
     unit = voi.unit
     singles, groups = voi.ranked(), voi.ranked(True)
-    lines = [f"At {where}, {voi.best} is best on average and EVPI is "
-             f"{fmt_pm(voi.evpi, voi.evpi_se)} {unit} (± 95% Monte Carlo error)."]
+    lines = [f"{at.strip().capitalize() + ', ' if at else ''}{voi.best} is best on average and "
+             f"EVPI is {fmt_pm(voi.evpi, voi.evpi_se)}{_u(unit)} (± 95% Monte Carlo error)."]
     if not any(v > 0 for _, v, _ in singles + groups):
         lines.append("The partial EVPI (EVPPI) of every input and every group is 0: no "
                      "assumption, learnt alone, changes the decision in expectation. "
@@ -635,10 +645,10 @@ def _voi_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
     if top_g and top_g[1] > 0:
         members = ", ".join(voi.group_members[top_g[0]])
         lines.append(f"Measure this first: the {top_g[0]} group ({members}), worth "
-                     f"{fmt_pm(top_g[1], top_g[2])} {unit} to know before deciding.")
+                     f"{fmt_pm(top_g[1], top_g[2])}{_u(unit)} to know before deciding.")
     if top_i and top_i[1] > 0:
         lines.append(f"The single input worth most is {top_i[0]} "
-                     f"({fmt_pm(top_i[1], top_i[2])} {unit}).")
+                     f"({fmt_pm(top_i[1], top_i[2])}{_u(unit)}).")
     else:
         lines.append("No single input, learnt alone, is worth anything: only learning "
                      "several together can change the decision.")
