@@ -396,7 +396,9 @@ def family_summary(ds: xr.Dataset) -> list[dict]:
             "most_moving": moved,
             "beyond_mc_error": [labels[i] for i in range(1, len(vals))
                                 if cv[i, 0] > 0 or cv[i, 1] < 0],
-            "flips": [labels[i] for i in range(1, len(vals)) if (vals[i] > 0.5) != (book > 0.5)],
+            # the majority answer changes, by more than the Monte Carlo error of the change
+            "flips": [labels[i] for i in range(1, len(vals))
+                      if (vals[i] > 0.5) != (book > 0.5) and (cv[i, 0] > 0 or cv[i, 1] < 0)],
         })
     return rows
 
@@ -469,13 +471,11 @@ def family_text(ds: xr.Dataset) -> str:
     swapped = json.loads(a.get("family_check_swapped", "[]"))
     unchanged = json.loads(a.get("family_check_unchanged", "[]"))
     n_var = ds.sizes["family_variant"]
-    out = [
-        "",
-        f"Family check: {n_var - 1} variants of the base sample, {len(swapped)} bounded "
-        f"inputs swapped among uniform, triangular and PERT over the same range "
-        f"({float(a.get('family_check_seconds', float('nan'))):.1f} s)"
-        + (f"; unchanged (unbounded): {', '.join(unchanged)}" if unchanged else ""),
-    ]
+    head = (f"Family check: {n_var - 1} variants of the base sample, {len(swapped)} bounded "
+            "inputs swapped among uniform, triangular and PERT over the same range "
+            f"({float(a.get('family_check_seconds', float('nan'))):.1f} s)"
+            + (f"; unchanged (unbounded): {', '.join(unchanged)}" if unchanged else ""))
+    out = ["", *_wrap(head, indent="")]
     rows = family_summary(ds)
     label = a.get("indicator_label", "> 0")
     what = "strategy beats the API" if label == "beats the API" else "target > 0"
@@ -507,10 +507,11 @@ def family_text(ds: xr.Dataset) -> str:
     flips = [r for r in rows if r["flips"]]
     if flips:
         for r in flips:
-            out.append(f"The answer flips with the shape at {_point_label(ds, r['point'])}: "
-                       f"P is {fmt_pct(r['book'])} as written, on the other side of 50% under "
-                       f"{', '.join(_variant_name(v) for v in r['flips'][:3])}"
-                       f"{' and more' if len(r['flips']) > 3 else ''}.")
+            names = ", ".join(_variant_name(v) for v in r["flips"][:3])
+            more = f" and {len(r['flips']) - 3} more" if len(r["flips"]) > 3 else ""
+            out += _wrap(f"The answer flips with the shape at {_point_label(ds, r['point'])}: "
+                         f"P is {fmt_pct(r['book'])} as written, on the other side of 50% "
+                         f"(beyond its Monte Carlo error) under {names}{more}.", indent="")
     else:
         out += _wrap("No answer flips: under every variant each strategy stays on the same "
                      "side of 50% at every reported demand.", indent="")
