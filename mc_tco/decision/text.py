@@ -634,7 +634,8 @@ def _voi_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
     at = _at(voi.data.point, ds)
     unit = voi.unit
     singles, groups = voi.ranked(), voi.ranked(True)
-    lines = [f"{at.strip().capitalize() + ', ' if at else ''}{voi.best} is best on average and "
+    lead = at.strip()
+    lines = [f"{lead[:1].upper() + lead[1:] + ', ' if at else ''}{voi.best} is best on average and "
              f"EVPI is {fmt_pm(voi.evpi, voi.evpi_se)}{_u(unit)} (± 95% Monte Carlo error)."]
     if not any(v > 0 for _, v, _ in singles + groups):
         lines.append("The partial EVPI (EVPPI) of every input and every group is 0: no "
@@ -645,11 +646,17 @@ def _voi_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
     top_i = singles[0] if singles else None
     if top_g and top_g[1] > 0:
         members = ", ".join(voi.group_members[top_g[0]])
-        lines.append(f"Measure this first: the {top_g[0]} group ({members}), worth "
-                     f"{fmt_pm(top_g[1], top_g[2])}{_u(unit)} to know before deciding.")
+        if top_g[1] > Z95 * top_g[2]:
+            lines.append(f"Measure this first: the {top_g[0]} group ({members}), worth "
+                         f"{fmt_pm(top_g[1], top_g[2])}{_u(unit)} to know before deciding.")
+        else:
+            lines.append(f"The largest group value, {top_g[0]} ({members}: "
+                         f"{fmt_pm(top_g[1], top_g[2])}{_u(unit)}), is within its Monte Carlo "
+                         "error of 0: no group is clearly worth measuring first.")
     if top_i and top_i[1] > 0:
+        sure = "" if top_i[1] > Z95 * top_i[2] else ", within its Monte Carlo error of 0"
         lines.append(f"The single input worth most is {top_i[0]} "
-                     f"({fmt_pm(top_i[1], top_i[2])}{_u(unit)}).")
+                     f"({fmt_pm(top_i[1], top_i[2])}{_u(unit)}{sure}).")
     else:
         lines.append("No single input, learnt alone, is worth anything: only learning "
                      "several together can change the decision.")
