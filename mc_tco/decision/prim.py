@@ -36,8 +36,8 @@ threshold of 0 (``if threshold:``), which is exactly "saving > 0" and then rejec
 its ``Prim.limits`` raises a TypeError with pandas 3, and it imports matplotlib, mplcursors
 and pandas to find a box. On the same synthetic sample (4,000 points, x1 > 0.7 and x2 < 0.4
 true) both restrict exactly x1 and x2, at x1 > 0.716, x2 < 0.389 (coverage 93%) there and
-x1 > 0.710, x2 < 0.400 (coverage 96%) here, both with density 1. This module is about 300
-lines of numpy, tested against the known region.
+x1 > 0.710, x2 < 0.400 (coverage 96%) here, both with density 1. The kernel here (peel,
+paste, prune, prim) is about 300 lines of numpy, tested against the known region.
 
 References
 ----------
