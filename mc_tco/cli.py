@@ -134,10 +134,14 @@ _book_argument = click.argument(
               show_default=True,
               help="Per-sample outputs kept in the file: all (what the memo needs), or only "
                    "the targets and break-even (about 5x smaller; for very large --samples).")
+@click.option("--family-check", is_flag=True,
+              help="Also rerun the base sample with each bounded input's family swapped "
+                   "(uniform, triangular, PERT over the same range); store and print how far "
+                   "P(beats the API) and the break-even move.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @_friendly
 def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, by,
-        target_halfwidth, max_samples, scheduler, keep_samples, quiet):
+        target_halfwidth, max_samples, scheduler, keep_samples, family_check, quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -169,6 +173,12 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
     _check_disk(plan, out, max_samples if target_halfwidth is not None else None)
     start = time.monotonic()
     progress = Progress("sampling", enabled=not quiet)
+    extra = None
+    if family_check:
+        from .decision.family import family_check as run_family_check
+
+        extra = run_family_check(plan, progress=Progress("family check", enabled=not quiet))
+
     def on_step(step):
         if not quiet:
             top = next(iter(step["rankings"].values()), [])
@@ -182,13 +192,17 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
 
     with execute(plan, progress=progress, scheduler=scheduler, out=out,
                  target_halfwidth=target_halfwidth, max_samples=max_samples,
-                 on_step=on_step) as ds:
+                 on_step=on_step, extra=extra) as ds:
         if not quiet:
             click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
             if ds.attrs.get("converged") == 0:
                 last = json.loads(ds.attrs["convergence_path"])[-1]
                 click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
                            f"({last['why']}).")
+            if family_check:
+                from .decision.text import family_text
+
+                click.echo(family_text(ds))
 
 
 def _check_disk(plan, out: Path, max_samples: int | None) -> None:
@@ -223,7 +237,9 @@ def inputs(book):
 
 
 # commands in their own modules, registered here (imported last: they use _friendly)
+from .decision.cli import explain  # noqa: E402
 from .memo import commands as _memo_commands  # noqa: E402
 
 main.add_command(_memo_commands.memo)
 main.add_command(_memo_commands.report)
+main.add_command(explain)

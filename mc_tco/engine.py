@@ -536,6 +536,7 @@ def execute(
     target_halfwidth: float | None = None,
     max_samples: int | None = None,
     on_step: Callable[[dict], None] | None = None,
+    extra: xr.Dataset | None = None,
 ) -> xr.Dataset:
     """Evaluate a checked :class:`Plan` chunk by chunk and summarise.
 
@@ -558,6 +559,8 @@ def execute(
         The largest base sample of a ``target_halfwidth`` run (default 64 x the start).
     on_step : callable, optional
         Called with each doubling's record (a dict) of a ``target_halfwidth`` run.
+    extra : xr.Dataset, optional
+        Further results computed beside the run (e.g. the family check), stored with it.
     """
     check_scheduler(scheduler)
     stages = [plan.samples]
@@ -605,13 +608,14 @@ def execute(
                 bases, dim="sample", data_vars="all", coords="minimal", compat="override"
             )
             summary = _with_path(summarize(plan, base, total, scheduler), path, target_halfwidth)
+            summary = _with_extra(summary, extra)
             return base.merge(summary, join="exact", compat="override").assign_attrs(
                 summary.attrs
             )
         store.close()
         with store.open() as lazy:
             summary = _with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
-        store.add(summary)
+        store.add(_with_extra(summary, extra))
     return xr.open_dataset(out, engine="h5netcdf")
 
 
@@ -715,6 +719,15 @@ def _report_cells(plan: Plan, layout: dict) -> list[tuple[int, ...]]:
                 idx.append(int(np.argmin(np.abs(np.asarray(values, dtype=float) - w))))
         axes.append(idx)
     return list(product(*axes))
+
+
+def _with_extra(summary: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
+    if extra is None:
+        return summary
+    merged = summary.merge(extra.drop_attrs(deep=False), join="exact")
+    merged.attrs.update(summary.attrs)
+    merged.attrs.update(extra.attrs)
+    return merged
 
 
 def _with_path(summary: xr.Dataset, path: list[dict], target: float | None) -> xr.Dataset:

@@ -1,0 +1,166 @@
+"""``mc-tco explain``: scenario discovery and value of information on a results file.
+
+Registered in :mod:`mc_tco.cli` with one ``main.add_command(explain)``. Like every command
+it parses, calls the library (:func:`mc_tco.decision.prim.discover`,
+:func:`mc_tco.decision.voi.value_of_information`) and writes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import click
+
+from ..cli import _friendly
+from ..errors import OptionError
+
+DEFAULT_RESULTS = "results/deepseek-v4.1-flash.nc"
+_SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def parse_amount(text: str, flag: str) -> float:
+    """``5e11``, ``500B``, ``1.26T`` -> float (k, M, B/G, T suffixes)."""
+    m = re.fullmatch(r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*",
+                     str(text))
+    if not m:
+        raise OptionError(f"{flag} {text}: not a number; write e.g. 5e11 or 500B")
+    return float(m.group(1)) * _SUFFIX[m.group(2).lower()]
+
+
+def _names(text: str | None, flag: str) -> list[str] | None:
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise OptionError(f"{flag}: give a comma-separated list of names, e.g. api,buy,rent")
+    return names
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if hasattr(obj, "item"):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+@click.command()
+@click.argument("results", required=False, default=DEFAULT_RESULTS, metavar="[RESULTS]",
+                type=click.Path(dir_okay=False, path_type=str))
+@click.option("-s", "--strategy", default=None, show_default="the file's focus, buy",
+              help="The strategy whose wins PRIM explains (its target > 0).")
+@click.option("-d", "--demand", default=None, show_default="the file's focus, 500B",
+              help="Demand in tokens/month, a point of the grid: 5e11, 500B, 1.26T.")
+@click.option("--at", "at_items", multiple=True, metavar="DIM=VALUE",
+              help="A point of another grid dim (a user's model); repeatable.")
+@click.option("--among", default=None, show_default="every strategy but owned",
+              help="Options to decide among for the value of information, e.g. "
+                   "api,buy,rent,owned.")
+@click.option("--target", default=None, show_default="the file's first target, saving",
+              help="Output holding the incremental net benefit: saving (USD/month) or npv "
+                   "(USD); for a user's model, the value of acting.")
+@click.option("--inputs", "inputs_text", default=None, metavar="NAMES",
+              help="Only these inputs (comma-separated) in the boxes and the EVPPI table.")
+@click.option("--group", "group_items", multiple=True, metavar="NAME=IN1,IN2",
+              help="An extra group of inputs for EVPPI; repeatable.")
+@click.option("--only", type=click.Choice(["boxes", "voi"]), default=None,
+              help="Only scenario discovery (boxes) or only the value of information.")
+@click.option("--boxes", "max_boxes", type=int, default=3, show_default=True,
+              help="Most PRIM boxes (each next one on the scenarios outside the earlier).")
+@click.option("--min-coverage", type=float, default=0.5, show_default=True,
+              help="A box must hold at least this share of the winning scenarios.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="PRIM peeling share: the part of the box removed per step.")
+@click.option("--min-cases", type=int, default=50, show_default=True,
+              help="PRIM runs only with at least this many winning and losing scenarios.")
+@click.option("--draws", type=int, default=200, show_default=True,
+              help="Draws of the regression fits for the Monte Carlo error of EVPPI.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of those draws.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=str),
+              default=None, help="Also write what is printed as JSON to this file.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@_friendly
+def explain(results, strategy, demand, at_items, among, target, inputs_text, group_items,
+            only, max_boxes, min_coverage, alpha, min_cases, draws, seed, json_path, quiet):
+    """Under which conditions does a strategy win, and what is it worth to know more?
+
+    Reads RESULTS (a file of 'mc-tco run'; default results/deepseek-v4.1-flash.nc) and, at
+    one demand, prints (1) PRIM boxes of the inputs where the strategy beats the API, as
+    rules with coverage (share of all winning scenarios inside) and density (share of the
+    box's scenarios that win), and the peeling trajectory; (2) the value of information:
+    EVPI and, per input and per group, EVPPI in USD/month with its Monte Carlo error.
+    Nothing is rerun: both use the stored samples.
+
+    \b
+    Examples:
+      mc-tco explain results/deepseek-v4.1-flash.nc --strategy buy --demand 5e11
+      mc-tco explain results/article.nc --demand 3T --among api,buy,rent,owned
+      mc-tco explain results/x.nc --demand 1.26T --json explain.json
+    """
+    from ..io import atomic_path, check_writable, open_results
+    from .prim import discover
+    from .text import explain_dict, explain_text
+    from .voi import value_of_information
+
+    if not 0 < alpha < 0.5:
+        raise OptionError(f"--alpha must lie in (0, 0.5), got {alpha}; 0.05 is usual")
+    if not 0 < min_coverage <= 1:
+        raise OptionError(f"--min-coverage must lie in (0, 1], got {min_coverage}")
+    if max_boxes < 1:
+        raise OptionError(f"--boxes must be at least 1, got {max_boxes}")
+    if min_cases < 1:
+        raise OptionError(f"--min-cases must be at least 1, got {min_cases}")
+    if draws < 0 or draws == 1:
+        raise OptionError(f"--draws must be 0 (no fit error) or at least 2, got {draws}")
+    at = {}
+    for item in at_items:
+        dim, sep, value = item.partition("=")
+        if not sep or not dim.strip():
+            raise OptionError(f"--at {item}: write DIM=VALUE, e.g. --at volume=100")
+        try:
+            at[dim.strip()] = parse_amount(value, f"--at {dim.strip()}=")
+        except OptionError:
+            at[dim.strip()] = value.strip()
+    if demand is not None:
+        at["demand"] = parse_amount(demand, "--demand")
+    groups = {}
+    for item in group_items:
+        name, sep, members = item.partition("=")
+        if not sep or not name.strip():
+            raise OptionError(f"--group {item}: write NAME=INPUT1,INPUT2")
+        groups[name.strip()] = _names(members, f"--group {name.strip()}")
+    if json_path:
+        check_writable(json_path)
+    ds = open_results(results)
+    inputs = _names(inputs_text, "--inputs")
+    disc = voi = None
+    if only != "voi":
+        disc = discover(ds, strategy=strategy, at=at or None, target=target, inputs=inputs,
+                        alpha=alpha, min_coverage=min_coverage, max_boxes=max_boxes,
+                        min_cases=min_cases, path=results)
+    if only != "boxes":
+        book_groups = None
+        if groups:
+            from .data import decision_data
+
+            book_groups = decision_data(ds, at=at or None, target=target, path=results,
+                                        among=_names(among, "--among")).groups()
+            book_groups.update(groups)
+        voi = value_of_information(ds, at=at or None, among=_names(among, "--among"),
+                                   target=target, inputs=inputs, groups=book_groups,
+                                   draws=draws, seed=seed, path=results)
+    command = f"mc-tco explain {results}" + (f" --strategy {strategy}" if strategy else "")
+    if json_path:
+        payload = _jsonable(explain_dict(disc, voi, path=results))
+        with atomic_path(json_path) as tmp:
+            tmp.write_text(json.dumps(payload, indent=2, allow_nan=False) + "\n")
+    if not quiet:
+        click.echo(explain_text(disc, voi, ds, path=results, command=command))
+        if json_path:
+            click.echo(f"\nwrote {json_path}")

@@ -1,0 +1,263 @@
+"""How much does the *shape* of the distributions matter?
+
+The article gives ranges, not shapes: "400-550k USD", "10-20x". A book must still pick a
+family, and the answer could hang on that pick. :func:`family_check` reruns the base sample
+of a run (:func:`mc_tco.engine.evaluate_base`, no Saltelli rows) with the families of the
+bounded inputs swapped among uniform, triangular and PERT over the same support, and
+summarises P(target > 0) and the break-even distribution under each variant:
+
+* **all at once** — every bounded input uniform, then triangular, then PERT: the total
+  effect of the shape choice;
+* **one at a time** — one input swapped to each other family, the rest as written: which
+  input's shape matters.
+
+The swapped distribution keeps the input's support ``[min, max]``; its mode is the book's
+mode for a triangular or PERT input and the median of the book's distribution otherwise
+(the midpoint of a uniform), PERT with the book's shape (4 unless the book says otherwise).
+Inputs without a bounded support (normal, lognormal) and discrete inputs keep their book
+distribution; they are listed in the ``family_check_unchanged`` attribute.
+
+Every variant reuses the same scrambled Sobol' points (same seed, same design columns), so
+the difference between two variants is the effect of the shape alone, evaluated on common
+random numbers; its Monte Carlo interval is Newcombe's (1998, method 10) interval for a
+difference of paired proportions.
+
+References
+----------
+Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial
+proportions based on paired data. Statistics in Medicine 17(22), 2635-2650.
+Vose, D. (2008). Risk Analysis: A Quantitative Guide, 3rd ed., ch. 9 (PERT, triangular).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+import xarray as xr
+
+from ..book import Book, Input
+from ..distributions import build_distribution
+from ..summary import QUANTILES, quantiles_with_never, stack_targets, wilson_interval
+
+__all__ = [
+    "SHAPES",
+    "family_check",
+    "family_variants",
+    "paired_difference_interval",
+    "swap_family",
+]
+
+#: the families swapped in, all over the input's support
+SHAPES = ("uniform", "triangular", "pert")
+
+
+def _bounded(inp: Input) -> bool:
+    if inp.is_constant or inp.family == "discrete":
+        return False
+    lo, hi = inp.support()
+    return math.isfinite(lo) and math.isfinite(hi)
+
+
+def swap_family(inp: Input, family: str) -> Input:
+    """``inp`` with the same support and a new family (uniform, triangular or pert).
+
+    The mode is the book's mode (triangular, pert) or the median of the book's
+    distribution; PERT keeps the book's shape parameter (default 4).
+    """
+    lo, hi = inp.support()
+    if inp.family in ("triangular", "pert"):
+        mode = float(inp.params["mode"])
+    else:
+        mode = float(inp.dist.median())
+    if family == "uniform":
+        params = {"low": lo, "high": hi}
+    elif family == "triangular":
+        params = {"min": lo, "mode": mode, "max": hi}
+    elif family == "pert":
+        shape = float(inp.params.get("shape", 4.0)) if inp.family == "pert" else 4.0
+        params = {"min": lo, "mode": mode, "max": hi, "shape": shape}
+    else:
+        raise ValueError(f"family must be one of {', '.join(SHAPES)}, got {family!r}")
+    return dataclasses.replace(
+        inp, family=family, params=params, dist=build_distribution(family, params)
+    )
+
+
+def family_variants(book: Book) -> list[tuple[str, str, str, Book]]:
+    """The book and its variants: ``(label, input or "all" or "", family, book)``.
+
+    The first is the book as written (label ``book``); then every bounded input at once
+    as each of :data:`SHAPES` (``all:uniform`` ...); then each bounded input alone as each
+    family it does not already have (``node_price:pert`` ...).
+    """
+    bounded = [i for i in book.uncertain if _bounded(i)]
+    out = [("book", "", "book", book)]
+    for fam in SHAPES:
+        inputs = dict(book.inputs)
+        for inp in bounded:
+            inputs[inp.name] = swap_family(inp, fam)
+        out.append((f"all:{fam}", "all", fam, dataclasses.replace(book, inputs=inputs)))
+    for inp in bounded:
+        for fam in SHAPES:
+            if fam == inp.family:
+                continue
+            inputs = dict(book.inputs)
+            inputs[inp.name] = swap_family(inp, fam)
+            out.append((f"{inp.name}:{fam}", inp.name, fam,
+                        dataclasses.replace(book, inputs=inputs)))
+    return out
+
+
+def paired_difference_interval(b, c, n, conf_level: float = 0.95, a=None, d=None):
+    """Newcombe's (1998) method-10 interval for ``p1 - p2`` of paired binary outcomes.
+
+    Parameters
+    ----------
+    b, c : array_like
+        Counts of pairs (1, 0) and (0, 1): the variant wins where the book loses, and the
+        reverse.
+    n : int
+        Pairs.
+    a, d : array_like
+        Counts of (1, 1) and (0, 0); ``a + b + c + d = n``.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Lower and upper bounds of ``(b - c) / n``.
+    """
+    a, b, c, d = (np.asarray(v, dtype=float) for v in (a, b, c, d))
+    p1, p2 = (a + b) / n, (a + c) / n
+    l1, u1 = wilson_interval(a + b, n, conf_level)
+    l2, u2 = wilson_interval(a + c, n, conf_level)
+    denom = (a + b) * (c + d) * (a + c) * (b + d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        phi = np.where(denom > 0, (a * d - b * c) / np.sqrt(np.where(denom > 0, denom, 1)), 0.0)
+    delta = p1 - p2
+    lower = delta - np.sqrt(np.clip(
+        (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0, None))
+    upper = delta + np.sqrt(np.clip(
+        (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0, None))
+    return np.clip(lower, -1, 1), np.clip(upper, -1, 1)
+
+
+def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
+    """Rerun the base sample of ``plan`` under every family variant and summarise.
+
+    Parameters
+    ----------
+    plan : mc_tco.engine.Plan
+        The plan of the run (same book, samples, seed and grid).
+    progress : callable, optional
+        Called as ``progress(done, total)`` in variants.
+
+    Returns
+    -------
+    xr.Dataset
+        Dim ``family_variant`` (labels ``book``, ``all:uniform``, ..., ``node_price:pert``;
+        coords ``family_variant_input`` and ``family_variant_family``) and:
+
+        * ``family_check_p_positive`` (family_variant, target, ...): P(target > 0);
+        * ``family_check_p_positive_ci`` (..., ci_bound): its Wilson interval;
+        * ``family_check_p_positive_change_ci`` (..., ci_bound): Newcombe's interval of the
+          change from the book, on common random numbers;
+        * ``family_check_<name>_quantile`` (family_variant, quantile, ...) and
+          ``family_check_<name>_p_never`` for each per-sample distribution of the run
+          (``breakeven_demand``).
+
+        Attrs: ``family_check_seconds``, ``family_check_swapped`` and
+        ``family_check_unchanged`` (JSON lists of inputs).
+    """
+    from ..engine import evaluate_base, plan_run
+
+    start = time.monotonic()
+    variants = family_variants(plan.book)
+    conf = plan.conf_level
+    # the same rows per model call as the run (a run evaluates chunk_size base samples with
+    # all their design rows at once); 256 base rows per call would be overhead-bound
+    chunk = plan.chunk_size * plan.design.rows_per_sample
+    book_wins = None
+    probs, cis, changes, dists = [], [], [], {name: [] for name in plan.distributions}
+    units: dict[str, str] = {}
+    for i, (_, _, _, book) in enumerate(variants):
+        vplan = plan_run(book, samples=plan.samples, seed=plan.seed, resamples=0,
+                         conf_level=conf, chunk_size=chunk, second_order=plan.second_order)
+        base = evaluate_base(vplan)
+        wins = stack_targets(base, plan.targets) > 0  # (target, sample, ...)
+        wins = wins.transpose("target", "sample", ...)
+        n = wins.sizes["sample"]
+        k = wins.sum("sample")
+        lo, hi = wilson_interval(k.values, n, conf)
+        probs.append(k / n)
+        cis.append(_with_bounds(k, lo, hi))
+        if book_wins is None:
+            book_wins = wins
+        both = (wins & book_wins).sum("sample").values
+        only_v = (wins & ~book_wins).sum("sample").values
+        only_b = (~wins & book_wins).sum("sample").values
+        neither = n - both - only_v - only_b
+        clo, chi = paired_difference_interval(only_v, only_b, n, conf, a=both, d=neither)
+        changes.append(_with_bounds(k, clo, chi))
+        for name in plan.distributions:
+            units.setdefault(name, str(base[name].attrs.get("units", "")))
+            dists[name].append(quantiles_with_never(base[name], quantiles=QUANTILES,
+                                                    conf_level=conf))
+        if progress is not None:
+            progress(i + 1, len(variants))
+    labels = [v[0] for v in variants]
+    coords = {
+        "family_variant": labels,
+        "family_variant_input": ("family_variant", [v[1] for v in variants]),
+        "family_variant_family": ("family_variant", [v[2] for v in variants]),
+    }
+    dim = xr.DataArray(labels, dims="family_variant", name="family_variant")
+    out = xr.Dataset(coords=coords)
+    note = ("rerun of the base sample with the family swapped (same support, same Sobol' "
+            "points); see mc_tco.decision.family")
+    out["family_check_p_positive"] = xr.concat(probs, dim=dim).assign_attrs(
+        units="1", long_name="P(target > 0) under each family variant", note=note)
+    out["family_check_p_positive_ci"] = xr.concat(cis, dim=dim).assign_attrs(
+        units="1", ci_prob=conf, method="Wilson score",
+        long_name="Monte Carlo interval of family_check_p_positive")
+    out["family_check_p_positive_change_ci"] = xr.concat(changes, dim=dim).assign_attrs(
+        units="1", ci_prob=conf, method="Newcombe 1998 method 10 (paired)",
+        long_name="interval of the change of P(target > 0) from the book as written")
+    for name, parts in dists.items():
+        q = xr.concat([p["quantiles"] for p in parts], dim=dim)
+        out[f"family_check_{name}_quantile"] = q.assign_attrs(
+            units=units.get(name, ""), method="inverted_cdf (an order statistic; inf = never)")
+        out[f"family_check_{name}_p_never"] = xr.concat(
+            [p["p_never"] for p in parts], dim=dim).assign_attrs(
+            units="1", long_name=f"share of samples where {name} is infinite (never)")
+    bounded = [i.name for i in plan.book.uncertain if _bounded(i)]
+    unchanged = [i.name for i in plan.book.uncertain if not _bounded(i)]
+    out.attrs.update(
+        family_check_seconds=round(time.monotonic() - start, 3),
+        family_check_swapped=json.dumps(bounded),
+        family_check_unchanged=json.dumps(unchanged),
+        family_check_shapes=json.dumps(list(SHAPES)),
+        family_check_mode_rule="book's mode (triangular, pert), else the book distribution's "
+                               "median; same support; PERT shape from the book or 4",
+    )
+    return out
+
+
+def _with_bounds(like: xr.DataArray, lo, hi) -> xr.DataArray:
+    return xr.DataArray(
+        np.stack([lo, hi], axis=-1), dims=(*like.dims, "ci_bound"),
+        coords={**{k: v for k, v in like.coords.items()}, "ci_bound": ["lower", "upper"]},
+    )
+
+
+def add_family_check(plan, ds: xr.Dataset, progress=None) -> xr.Dataset:
+    """``ds`` with the variables and attrs of :func:`family_check` merged in."""
+    fc = family_check(plan, progress=progress)
+    merged = ds.merge(fc.drop_attrs(deep=False), join="exact")
+    merged.attrs.update(ds.attrs)
+    merged.attrs.update(fc.attrs)
+    return merged

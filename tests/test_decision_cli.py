@@ -1,0 +1,216 @@
+"""``mc-tco explain`` and ``mc-tco run --family-check`` through click's CliRunner, and the
+memo sections and figure on small runs of the shipped books."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from mc_tco.cli import main
+from mc_tco.io import open_results, write_results
+
+from .conftest import ARTICLE_BOOK
+
+
+@pytest.fixture(scope="module")
+def results_files(tmp_path_factory, default_run, article_run):
+    folder = tmp_path_factory.mktemp("decision")
+    paths = {}
+    for name, ds in [("default", default_run), ("article", article_run)]:
+        paths[name] = str(write_results(ds, folder / f"{name}.nc"))
+    no_inputs = default_run.drop_vars("input_value")
+    paths["no_inputs"] = str(write_results(no_inputs, folder / "no_inputs.nc"))
+    return paths
+
+
+def invoke(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result
+
+
+def test_explain_prints_boxes_and_value_of_information(results_files, tmp_path):
+    out = tmp_path / "explain.json"
+    r = invoke("explain", results_files["article"], "--demand", "3T", "--json", out,
+               "--draws", "50")
+    assert r.exit_code == 0, r.output
+    text = r.output
+    assert "Where does buy win? PRIM scenario discovery at demand 3T tokens/month" in text
+    assert "Box 1: buy wins in" in text and "of all winning scenarios" in text
+    assert "Peeling trajectory of box 1" in text and "\n    box " in text
+    assert "EVPI" in text and "EVPPI by group (USD/month), ranked:" in text
+    payload = json.loads(out.read_text())
+    assert {"evpi", "evpi_se", "evppi", "evppi_se", "evppi_groups", "evppi_groups_se",
+            "boxes"} <= set(payload)
+    assert set(payload["evppi"]) == {
+        "throughput_multiple", "node_price", "kv_kb_per_token", "kv_ttl_days",
+        "ssd_price_per_tb", "staff_fte", "staff_cost_per_fte", "regulatory_premium"}
+    box = payload["boxes"][0]
+    assert 0 < box["coverage"] <= 1 and 0 < box["density"] <= 1
+    assert box["density_ci"][0] <= box["density"] <= box["density_ci"][1]
+    # every restriction is [low, high] with null for an open side, e.g. throughput < 14
+    for low, high in box["rules"].values():
+        assert low is not None or high is not None
+    assert box["rules"]["throughput_multiple"][0] is None
+    assert payload["unit"] == "USD/month" and payload["point"] == {"demand": 3e12}
+    # the printed EVPI is the JSON's
+    evpi = payload["evpi"]
+    assert f"EVPI {evpi:,.0f}" in text
+
+
+def test_explain_too_few_winners_suggests_a_demand(results_files):
+    r = invoke("explain", results_files["article"], "--strategy", "buy", "--demand", "5e11",
+               "--only", "boxes")
+    assert r.exit_code == 0, r.output
+    flat = " ".join(r.output.split())
+    assert "too few winning scenarios to say where" in flat
+    assert "at least 50 winning and 50 losing scenarios" in flat
+    assert "The nearest demand with enough is" in flat
+    assert "Box 1" not in r.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--strategy", "bye"], "unknown strategy 'bye'; the results have api, buy, rent, owned"),
+    (["--inputs", "node_prise"], "unknown input 'node_prise'; did you mean 'node_price'?"),
+    (["--demand", "2e13"], "--demand 2e+13 is outside the grid"),
+    (["--demand", "4.5e11"], "--demand 4.5e+11 is not a grid point; the nearest are"),
+    (["--demand", "lots"], "--demand lots: not a number"),
+    (["--among", "api,lease"], "unknown strategy 'lease'"),
+    (["--target", "savings"], "--target savings: no such per-sample output"),
+    (["--alpha", "0.7"], "--alpha must lie in (0, 0.5)"),
+    (["--group", "bad"], "--group bad: write NAME=INPUT1,INPUT2"),
+])
+def test_explain_errors_are_one_line(results_files, args, message):
+    r = invoke("explain", results_files["default"], *args)
+    assert r.exit_code == 2, r.output
+    assert message in r.output
+    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+def test_explain_missing_or_wrong_file(results_files, tmp_path):
+    r = invoke("explain", tmp_path / "nope.nc")
+    assert r.exit_code == 2 and "no such results file; make one with 'mc-tco run'" in r.output
+    r = invoke("explain", results_files["no_inputs"])
+    assert r.exit_code == 2 and "no 'input_value'" in r.output
+
+
+def test_explain_custom_group_and_owned(results_files):
+    r = invoke("explain", results_files["default"], "--demand", "1T", "--only", "voi",
+               "--among", "api,buy,rent,owned", "--group", "price and speed=api_price_level,"
+               "valley_price_factor", "--draws", "20")
+    assert r.exit_code == 0, r.output
+    assert "Deciding among api, buy, rent, owned" in r.output
+    assert "price and speed" in r.output or "0 for" in r.output
+
+
+USER_MODEL = '''
+import numpy as np
+import xarray as xr
+
+
+def run(inputs):
+    """Acting pays 1 where a > 0.7 and b < 0.4, else costs 1; c plays no part."""
+    win = (inputs.a > 0.7) & (inputs.b < 0.4)
+    return xr.Dataset({"margin": xr.where(win, 1.0, -1.0) + 0 * inputs.c})
+'''
+
+USER_BOOK = '''
+[book]
+name = "a user's model"
+model = "decision_user_model:run"
+
+[analysis]
+targets = ["margin"]
+
+[inputs.a]
+dist = "uniform"
+low = 0
+high = 1
+
+[inputs.b]
+dist = "uniform"
+low = 0
+high = 1
+
+[inputs.c]
+dist = "uniform"
+low = 0
+high = 1
+'''
+
+
+def test_explain_a_users_own_model_with_target(tmp_path):
+    (tmp_path / "decision_user_model.py").write_text(textwrap.dedent(USER_MODEL))
+    book = tmp_path / "user.toml"
+    book.write_text(USER_BOOK)
+    nc = tmp_path / "user.nc"
+    r = invoke("run", book, "--samples", "1024", "--out", nc, "--quiet")
+    assert r.exit_code == 0, r.output
+    js = tmp_path / "user.json"
+    r = invoke("explain", nc, "--target", "margin", "--json", js, "--draws", "20",
+               "--group", "ab=a,b")
+    assert r.exit_code == 0, r.output
+    assert "Act if the expected margin is positive" in r.output
+    payload = json.loads(js.read_text())
+    rules = payload["boxes"][0]["rules"]
+    assert set(rules) == {"a", "b"}
+    assert abs(rules["a"][0] - 0.7) < 0.05 and rules["a"][1] is None
+    assert rules["b"][0] is None and abs(rules["b"][1] - 0.4) < 0.05
+    # E[margin] = 2 * 0.12 - 1 < 0: do not act. Learning a alone never changes that
+    # (E[margin | a > 0.7] = 2 * 0.4 - 1 < 0), nor b alone: EVPPI 0. Learning a and b
+    # tells whether acting wins: EVPPI = EVPI = P(win), which the polynomial smoother,
+    # blurring the step at the box's edges, underestimates somewhat.
+    assert payload["best_option"] == "don't act"
+    assert payload["evppi"] == {"a": 0.0, "b": 0.0, "c": 0.0}
+    evpi = payload["evpi"]
+    wins = (open_results(nc)["margin"] > 0).mean().item()
+    assert evpi == pytest.approx(wins)
+    assert 0.6 * evpi < payload["evppi_groups"]["ab"] <= evpi + 2 * payload["evppi_groups_se"][
+        "ab"]
+    assert "Value of information (net benefit: margin; ±" in " ".join(r.output.split())
+    # a strategy flag makes no sense without a strategy dim
+    r = invoke("explain", nc, "--target", "margin", "--strategy", "buy")
+    assert r.exit_code == 2 and "has no strategy dim" in r.output
+
+
+def test_run_family_check_stores_and_prints(tmp_path):
+    out = tmp_path / "article.nc"
+    r = invoke("run", ARTICLE_BOOK, "--samples", "256", "--bootstrap", "0", "--out", out,
+               "--family-check")
+    assert r.exit_code == 0, r.output
+    assert "Family check: 19 variants of the base sample, 8 bounded inputs" in r.output
+    assert "answer flips" in r.output
+    ds = open_results(out)
+    assert ds["family_check_p_positive"].dims == ("family_variant", "target", "demand",
+                                                 "strategy")
+    assert "family_check_breakeven_demand_quantile" in ds
+    assert list(ds["family_variant"].values[:4]) == ["book", "all:uniform", "all:triangular",
+                                                     "all:pert"]
+
+
+def test_memo_sections_and_figure(article_run, default_run):
+    from mc_tco.decision.figures import evpi_figure
+    from mc_tco.decision.text import (
+        family_section,
+        family_text,
+        scenario_section,
+        voi_section,
+    )
+    from mc_tco.decision.voi import evpi_by_demand
+
+    md = scenario_section(article_run, demand=3e12)
+    assert md.startswith("## Under which conditions does buy pay off?")
+    assert "buy wins in" in md and "of all winning scenarios" in md
+    md = voi_section(article_run, demand=3e12)
+    assert "EVPI" in md and "| group | inputs | EVPPI (USD/month) | share of EVPI |" in md
+    md = family_section(default_run)
+    assert "family check was not run" in md
+    assert family_text(default_run) == ""
+    fig = evpi_figure(default_run)
+    line = fig.axes[0].lines[0]
+    e = evpi_by_demand(default_run)
+    np.testing.assert_allclose(line.get_ydata(), e.values)
+    assert fig.axes[0].get_xscale() == "log"
