@@ -13,8 +13,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Bullets", "Document", "Figure", "Paragraph", "Section", "Table", "to_html",
-           "to_markdown"]
+__all__ = ["Bullets", "Document", "Figure", "Paragraph", "Section", "Table",
+           "markdown_section", "to_html", "to_markdown"]
 
 
 @dataclass
@@ -65,6 +65,34 @@ class Document:
     def figures(self) -> dict[str, bytes]:
         return {b.name: b.png for s in self.sections for b in s.blocks
                 if isinstance(b, Figure)}
+
+
+def markdown_section(md: str, anchor: str, extra_blocks: list | None = None) -> Section:
+    """A :class:`Section` from Markdown text: a ``## title`` line, then paragraphs,
+    ``- `` bullet lists and pipe tables separated by blank lines (what
+    :mod:`mc_tco.decision.text` writes)."""
+    lines = md.strip().splitlines()
+    title = lines[0].lstrip("#").strip() if lines and lines[0].startswith("#") else anchor
+    body = lines[1:] if lines and lines[0].startswith("#") else lines
+    blocks, chunk = [], []
+    for line in [*body, ""]:
+        if line.strip():
+            chunk.append(line.strip())
+            continue
+        if not chunk:
+            continue
+        if all(c.startswith("|") for c in chunk):
+            cells = [[x.strip() for x in c.strip("|").split("|")] for c in chunk]
+            rows = [r for r in cells[1:] if not all(set(x) <= set("-:") for x in r)]
+            align = "".join("r" if x.endswith(":") else "l" for x in cells[1]) \
+                if len(cells) > 1 else ""
+            blocks.append(Table(cells[0], rows, align))
+        elif all(c.startswith("- ") for c in chunk):
+            blocks.append(Bullets([c[2:] for c in chunk]))
+        else:
+            blocks.append(Paragraph(" ".join(chunk)))
+        chunk = []
+    return Section(title, blocks + list(extra_blocks or []), anchor)
 
 
 def _anchor(title: str) -> str:

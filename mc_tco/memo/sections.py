@@ -27,7 +27,7 @@ from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
 from .fmt import pct, pct_ci, pct_range, tokens, usd, users
-from .render import Figure, Paragraph, Section, Table
+from .render import Figure, Paragraph, Section, Table, markdown_section
 
 __all__ = ["SECTIONS", "MemoContext"]
 
@@ -657,11 +657,47 @@ def section_provenance(ctx: MemoContext) -> Section:
 
 
 #: The memo, in order. Insert a new section with one line, e.g. ``section_decision``.
+def section_scenarios(ctx: MemoContext) -> Section | None:
+    """Under which conditions does buying pay off? (PRIM, issue 7)"""
+    from ..decision.text import scenario_section
+
+    return markdown_section(
+        scenario_section(ctx.ds, strategy=ctx.strategy, demand=ctx.demand), "scenarios"
+    )
+
+
+def section_value_of_information(ctx: MemoContext) -> Section | None:
+    """What is it worth to know more before deciding? (EVPI, EVPPI, issue 7)"""
+    from ..decision.figures import evpi_figure
+    from ..decision.text import voi_section
+
+    figure = Figure(
+        "evpi", F.to_png(evpi_figure(ctx.ds, among_sets=[None, ["api", *A.STRATEGIES]])),
+        "What perfect information is worth, by demand",
+        "Expected value of perfect information (EVPI) in USD/month, with its 95% Monte Carlo "
+        "band, for the choice among the API, buying and renting, and with already-owned GPUs "
+        "as a fourth option. It peaks where the decision is hardest: where a memo should "
+        "say 'measure this first'.",
+    )
+    return markdown_section(voi_section(ctx.ds, demand=ctx.demand), "value-of-information",
+                            [figure])
+
+
+def section_family(ctx: MemoContext) -> Section | None:
+    """Does the answer depend on the shape of the distributions? (issue 7)"""
+    from ..decision.text import family_section
+
+    return markdown_section(family_section(ctx.ds), "family-check")
+
+
 SECTIONS: list[Callable[[MemoContext], Section | None]] = [
     section_answer,
     section_outlook,
     section_drivers,
     section_claims,
+    section_scenarios,
+    section_value_of_information,
+    section_family,
     section_assumptions,
     section_compare,
     section_provenance,
