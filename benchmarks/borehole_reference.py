@@ -3,7 +3,7 @@
 16 independent scrambles (seeds ``rqmc_seeds(2024, 16)``) of a Saltelli design of
 ``2^21`` base samples each, ``saltelli`` estimator, pooled, with the randomized-QMC 95%
 half-width of every index. The printed arrays are what ``mc_tco.testfunctions.
-BOREHOLE_REFERENCE`` holds. About 2 minutes on 2 cores.
+BOREHOLE_REFERENCE`` holds. About 3 minutes on 2 cores.
 
     python benchmarks/borehole_reference.py [log2_base_samples] [replicates]
 """

@@ -9,7 +9,7 @@ over the function's inputs (all inputs, then only those with S1 below 0.01). The
 nested designs (the first 2^m points of one scrambled sequence) are used for every m, so
 the rows of one column share their samples.
 
-    python benchmarks/estimators.py            # about 4 minutes on 2 cores
+    python benchmarks/estimators.py            # about 1 minute on 2 cores
 """
 
 import time

@@ -536,17 +536,22 @@ def _higher_moments(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> dict:
     """Sums over base samples of the monomials ``a^p b^q d^r`` of degree 3 and 4."""
     pw_a = [np.ones_like(a), a, a * a, a * a * a, a * a * a * a]
     pw_b = [np.ones_like(b), b, b * b, b * b * b, b * b * b * b]
-    pw_d = [None, d, d * d]
-    pw_d += [pw_d[2] * d, pw_d[2] * pw_d[2]]
+    dt = np.ascontiguousarray(d.transpose(2, 0, 1))  # (C, n, K): one matmul per power
+    pw_d = [None, dt, dt * dt]
+    pw_d += [pw_d[2] * dt, pw_d[2] * pw_d[2]]
     out = {}
-    for p, q, r in _HIGHER:
-        ab = pw_a[p] * pw_b[q]
+    for r in range(5):
+        keys = [t for t in _HIGHER if t[2] == r]
         if r == 0:
-            out[(p, q, r)] = ab.sum(axis=0)
-        elif p + q == 0:
-            out[(p, q, r)] = pw_d[r].sum(axis=0)
-        else:
-            out[(p, q, r)] = np.einsum("nc,nkc->kc", ab, pw_d[r])
+            out.update({(p, q, 0): (pw_a[p] * pw_b[q]).sum(axis=0) for p, q, _ in keys})
+            continue
+        mixed = [t for t in keys if t[0] + t[1] > 0]
+        if len(mixed) < len(keys):  # d^r alone
+            out[(0, 0, r)] = pw_d[r].sum(axis=1).T
+        if mixed:
+            left = np.stack([(pw_a[p] * pw_b[q]).T for p, q, _ in mixed], axis=1)  # (C, P, n)
+            prod = left @ pw_d[r]  # (C, P, K)
+            out.update({t: prod[:, i, :].T for i, t in enumerate(mixed)})
     return out
 
 
