@@ -379,7 +379,8 @@ class SobolSums:
                 "cannot merge SobolSums of different settings (num_factors, second_order, "
                 f"resamples, estimator, moments): {mine} and {theirs}"
             )
-        if self.point and other.point and not np.array_equal(self.shift, other.shift):
+        same_shift = np.array_equal(self.shift, other.shift, equal_nan=True)
+        if self.point and other.point and not same_shift:
             raise ValueError(
                 "cannot merge SobolSums with different shifts: give every chunk and every "
                 "replicate the same shift"

@@ -251,6 +251,16 @@ def test_rqmc_seeds_are_reproducible_distinct_and_prefix_stable():
     assert rqmc_seeds(6, 8) != s8
 
 
+def test_sums_with_a_nan_shift_still_merge():
+    """A cell whose first output is NaN: the merge must not mistake NaN != NaN for a
+    different shift."""
+    shift = np.array([np.nan, 1.0])
+    a, b = SobolSums(1, False, shift), SobolSums(1, False, shift.copy())
+    a.add(np.ones((4, 3, 2)))
+    b.add(np.ones((4, 3, 2)))
+    assert (a + b).n == 8
+
+
 def test_rqmc_result_needs_one_shift():
     f = tf.linear()
     a = sums_of(qmc_outputs(f, 64, 1))
