@@ -106,8 +106,21 @@ _book_argument = click.argument(
               help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Results file (netCDF).  [default: results/<book name>.nc]")
+@click.option("--ci", type=click.Choice(["rqmc", "asymptotic", "bootstrap"]), default="rqmc",
+              show_default=True,
+              help="How the Sobol' half-widths are made. rqmc: the spread of R independent "
+                   "scrambles of the design (sound on a Sobol' design; covers at its nominal "
+                   "rate). asymptotic, bootstrap: assume independent rows and overstate the "
+                   "error 3-200x on a Sobol' design (docs/estimators.md); bootstrap gives "
+                   "SALib's design and intervals.")
+@click.option("--replicates", type=int, default=8, show_default=True,
+              help="Scrambles for --ci rqmc (a power of two); each has N / R base samples.")
 @click.option("--bootstrap", "resamples", type=int, default=100, show_default=True,
-              help="Bootstrap resamples for the Sobol' confidence half-widths (0: none).")
+              help="Resamples for --ci bootstrap.")
+@click.option("--estimator", type=click.Choice(["saltelli", "janon", "sobol2007", "martinez"]),
+              default="saltelli", show_default=True,
+              help="Sobol' estimators: saltelli = Saltelli 2010 S1 and Jansen ST, as SALib "
+                   "(the most accurate overall: docs/estimators.md).")
 @click.option("--conf-level", type=float, default=0.95, show_default=True,
               help="Level of every interval printed and stored.")
 @click.option("--chunk-size", type=int, default=None, show_default="256",
@@ -140,8 +153,9 @@ _book_argument = click.argument(
                    "P(beats the API) and the break-even move.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @_friendly
-def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_order, by,
-        target_halfwidth, max_samples, scheduler, keep_samples, family_check, quiet):
+def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_level, chunk_size,
+        second_order, by, target_halfwidth, max_samples, scheduler, keep_samples, family_check,
+        quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -165,7 +179,8 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
     plan = plan_run(
         b, samples=start_samples, seed=seed, resamples=resamples,
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
-        keep_samples=keep_samples, by_group=by == "group",
+        keep_samples=keep_samples, by_group=by == "group", ci=ci, replicates=replicates,
+        estimator=estimator,
     )
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import math
+import operator
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +27,16 @@ from .book import Book, Grid
 from .design import SaltelliDesign
 from .errors import BookError, ModelError, OptionError
 from .models import ModelSpec, check_book, resolve_model, spec_of
-from .sobol import BLOCK, SobolSums, poisson_weights
+from .sobol import (
+    BLOCK,
+    CI_METHODS,
+    ESTIMATORS,
+    SobolSums,
+    ci_method_text,
+    poisson_weights,
+    rqmc_result,
+    rqmc_seeds,
+)
 from .summary import QUANTILES, quantiles_with_never, stack_targets, summarize_targets
 
 __all__ = ["DEFAULT_SAMPLES", "Plan", "evaluate_base", "evaluate_chunk", "plan_run", "run"]
@@ -33,8 +44,31 @@ __all__ = ["DEFAULT_SAMPLES", "Plan", "evaluate_base", "evaluate_chunk", "plan_r
 DEFAULT_SAMPLES = 8192
 MIN_SAMPLES = 16
 DEFAULT_RESAMPLES = 100
+#: independent scrambles of the design behind the default (randomized-QMC) intervals
+DEFAULT_REPLICATES = 8
 
 Progress = Callable[[int, int], None]
+
+
+@dataclass
+class RunSums:
+    """The Sobol' sums of a run: one :class:`SobolSums` per scramble, merged chunk by chunk."""
+
+    reps: list[SobolSums]
+    ci: str
+
+    def __add__(self, other: RunSums) -> RunSums:
+        return RunSums([a + b for a, b in zip(self.reps, other.reps, strict=True)], self.ci)
+
+    def pooled(self) -> SobolSums:
+        """All scrambles' sums merged (the pooled estimate's sums)."""
+        return functools.reduce(operator.add, self.reps)
+
+    def result(self, conf_level: float) -> dict:
+        """Estimates and half-widths by the run's interval method (see :mod:`mc_tco.sobol`)."""
+        if self.ci == "rqmc":
+            return rqmc_result(self.reps, conf_level)
+        return self.reps[0].result(conf_level, ci=self.ci)
 
 
 @dataclass
@@ -57,7 +91,11 @@ class Plan:
     second_order: bool
     keep_samples: str = "all"
     by_group: bool = False
+    ci: str = "rqmc"
+    replicates: int = DEFAULT_REPLICATES
+    estimator: str = "saltelli"
     design: SaltelliDesign = field(init=False)
+    designs: list[SaltelliDesign] = field(init=False)
 
     def __getstate__(self):
         # the model is re-imported where the plan is unpickled (a dask worker), from the
@@ -73,10 +111,46 @@ class Plan:
 
     def __post_init__(self):
         members = tuple(self.group_members.values()) if self.by_group else ()
-        self.design = SaltelliDesign(
-            len(self.book.uncertain), self.seed, second_order=self.second_order,
-            extra_factors=members,
-        )
+        # one scramble seeded by --seed (SALib's design), or R independent scrambles
+        seeds = rqmc_seeds(self.seed, self.replicates) if self.ci == "rqmc" else [self.seed]
+        self.designs = [
+            SaltelliDesign(
+                len(self.book.uncertain), s, second_order=self.second_order,
+                extra_factors=members,
+            )
+            for s in seeds
+        ]
+        self.design = self.designs[0]
+
+    @property
+    def n_replicates(self) -> int:
+        """Independent scrambles of the design (1 unless ``ci == "rqmc"``)."""
+        return len(self.designs)
+
+    def base_points(self, start: int, stop: int) -> np.ndarray:
+        """Unit-cube points (A | B) of base samples ``start .. stop-1``, shape (n, 2D).
+
+        With R scrambles, base sample ``g`` is point ``g // R`` of scramble ``g % R``
+        (interleaved), so any prefix of the samples holds every scramble equally and a run
+        grown by doubling equals a run made at the final size. ``start`` and ``stop`` must
+        then be multiples of R.
+        """
+        r = self.n_replicates
+        if r == 1:
+            return self.design.base(start, stop)
+        if start % r or stop % r:
+            raise ValueError(f"chunk [{start}, {stop}) must align with {r} replicates")
+        parts = [d.base(start // r, stop // r) for d in self.designs]
+        return np.stack(parts, axis=1).reshape(stop - start, -1)
+
+    def new_sums(self, shift: np.ndarray) -> RunSums:
+        """Empty Sobol' sums (one per scramble) for this plan's estimator and interval."""
+        resamples = self.resamples if self.ci == "bootstrap" else 0
+        return RunSums([
+            SobolSums(self.design.num_factors, self.second_order, shift, resamples,
+                      estimator=self.estimator, moments=self.ci == "asymptotic")
+            for _ in range(self.n_replicates)
+        ], self.ci)
 
     @property
     def factors(self) -> list[str]:
@@ -101,6 +175,11 @@ class Plan:
     def model_runs(self) -> int:
         return self.samples * self.design.rows_per_sample
 
+    @property
+    def first(self) -> tuple[int, int]:
+        """The smallest chunk that starts the run (one sample of each scramble)."""
+        return 0, self.n_replicates
+
     def chunks(self, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
         """Ranges of base samples evaluated at once, from ``start`` to ``stop`` (or N)."""
         stop = self.samples if stop is None else stop
@@ -118,6 +197,9 @@ def plan_run(
     second_order: bool = False,
     keep_samples: str = "all",
     by_group: bool = False,
+    ci: str = "rqmc",
+    replicates: int = DEFAULT_REPLICATES,
+    estimator: str = "saltelli",
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
 
@@ -139,6 +221,24 @@ def plan_run(
         raise OptionError(
             f"--chunk-size must be a multiple of {BLOCK} base samples, got {chunk_size}"
         )
+    if ci not in CI_METHODS:
+        raise OptionError(f"--ci must be one of {', '.join(CI_METHODS)}, got {ci!r}")
+    if estimator not in ESTIMATORS:
+        raise OptionError(
+            f"--estimator must be one of {', '.join(ESTIMATORS)}, got {estimator!r}"
+        )
+    if ci == "rqmc":
+        if not 2 <= replicates <= 64 or replicates & (replicates - 1):
+            raise OptionError(
+                f"--replicates must be a power of two from 2 to 64, got {replicates}"
+            )
+        if samples < 2 * replicates:
+            raise OptionError(
+                f"--samples ({samples}) must be at least 2 x --replicates ({replicates}): "
+                "each scramble needs two base samples, and hundreds for useful intervals"
+            )
+    else:
+        replicates = 1
     if keep_samples not in KEEP_SAMPLES:
         raise OptionError(
             f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
@@ -189,6 +289,9 @@ def plan_run(
         second_order=second_order,
         keep_samples=keep_samples,
         by_group=by_group,
+        ci=ci,
+        replicates=int(replicates),
+        estimator=estimator,
     )
 
 
@@ -218,7 +321,7 @@ def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
     column); the design rows mix those values.
     """
     d = plan.design.num_inputs
-    base = plan.design.base(start, stop)
+    base = plan.base_points(start, stop)
     values = np.empty_like(base)
     for j, inp in enumerate(plan.book.uncertain):
         values[:, [j, j + d]] = inp.ppf(base[:, [j, j + d]])
@@ -299,8 +402,9 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     base : xr.Dataset
         The model outputs with a ``sample`` dim at the base rows (``A``) of the chunk, and
         ``input_value`` (sample, input).
-    sums : SobolSums or None
-        The chunk's Sobol' sums of the targets (None when ``shift`` is None).
+    sums : RunSums or None
+        The chunk's Sobol' sums of the targets, one per scramble (None when ``shift`` is
+        None).
     y_first : ndarray
         The target values of the chunk's first base row (used as the shift).
     """
@@ -313,8 +417,15 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     y = stacked.values.reshape(n, per, -1)
     sums = None
     if shift is not None:
-        sums = SobolSums(plan.design.num_factors, plan.second_order, shift, plan.resamples)
-        sums.add(y, poisson_weights(plan.seed, start, stop, plan.resamples))
+        sums = plan.new_sums(shift)
+        r = plan.n_replicates
+        if r == 1:
+            resamples = sums.reps[0].resamples
+            weights = poisson_weights(plan.seed, start, stop, resamples) if resamples else None
+            sums.reps[0].add(y, weights)
+        else:  # sample g belongs to scramble g % R
+            for i, rep in enumerate(sums.reps):
+                rep.add(y[i::r])
     a_rows = slice(0, None, per)
     keep = set(plan.targets) | set(plan.distributions)
     base_vars = {
@@ -334,8 +445,8 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
 
 def estimate_base_bytes(plan: Plan, samples: int | None = None) -> int:
     """Bytes the base rows of a run will take uncompressed (an upper bound on the file)."""
-    base, _, _ = evaluate_chunk(plan, 0, 1)
-    return int(base.nbytes * (samples or plan.samples))
+    base, _, _ = evaluate_chunk(plan, *plan.first)
+    return int(base.nbytes / plan.first[1] * (samples or plan.samples))
 
 
 def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dataset:
@@ -352,7 +463,7 @@ def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dat
         s, e = max(s, start), min(e, stop)
         if s >= e:
             continue
-        base = plan.design.base(s, e)[:, :d]
+        base = plan.base_points(s, e)[:, :d]
         values = np.empty_like(base)
         for j, inp in enumerate(plan.book.uncertain):
             values[:, j] = inp.ppf(base[:, j])
@@ -366,17 +477,10 @@ def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dat
 def run(
     book: Book,
     *,
-    samples: int = DEFAULT_SAMPLES,
-    seed: int = 0,
-    resamples: int = DEFAULT_RESAMPLES,
-    conf_level: float = 0.95,
-    chunk_size: int | None = None,
-    second_order: bool = False,
-    keep_samples: str = "all",
-    by_group: bool = False,
     progress: Progress | None = None,
     scheduler: Any = None,
     out: str | Path | None = None,
+    **options: Any,
 ) -> xr.Dataset:
     """Run the Monte Carlo and Sobol' analysis of ``book``.
 
@@ -384,24 +488,6 @@ def run(
     ----------
     book : Book
         A loaded book (:func:`mc_tco.book.load_book`).
-    samples : int
-        Base sample size ``N``, a power of two; the model runs ``N (D + 2)`` rows.
-    seed : int
-        Seed of the design's scrambling and of the bootstrap weights.
-    resamples : int
-        Poisson bootstrap resamples for the confidence half-widths (0: none).
-    conf_level : float
-        Level of every interval (Sobol' half-widths and Monte Carlo intervals).
-    chunk_size : int, optional
-        Base samples evaluated at once (a multiple of 256); the numbers do not depend on it.
-    second_order : bool
-        Also estimate S2 (doubles the model runs).
-    keep_samples : {"all", "targets"}
-        Keep every output on the base rows, or only the targets, the ``distributions``
-        outputs and ``input_value`` (a smaller file at large ``N``).
-    by_group : bool
-        Also estimate the indices of the book's groups of inputs as blocks (``S1_group``,
-        ``ST_group`` over dim ``group``); adds one design row per group.
     progress : callable, optional
         Called as ``progress(done, total)`` in base samples after every chunk.
     scheduler : str or distributed.Client, optional
@@ -409,6 +495,12 @@ def run(
     out : path, optional
         Stream the results into this netCDF file (bounded memory at any ``N``) and return
         it opened lazily; without it everything stays in memory.
+    **options
+        The options of :func:`plan_run`: ``samples`` (base sample size N, a power of
+        two; the model runs N (K + 2) rows), ``seed``, ``ci`` ("rqmc", "asymptotic" or
+        "bootstrap"), ``replicates``, ``resamples``, ``estimator``, ``conf_level``,
+        ``chunk_size`` (never changes the numbers), ``second_order``, ``by_group``,
+        ``keep_samples``.
 
     Returns
     -------
@@ -416,19 +508,14 @@ def run(
         Model outputs over the base rows (dim ``sample``), Sobol' indices (``S1``,
         ``ST``, ``S1_conf``, ``ST_conf``), summaries and provenance (see
         :func:`summarize`).
+
+    Examples
+    --------
+    >>> from mc_tco.book import load_book
+    >>> ds = run(load_book("distributions/article.toml"), samples=1024)  # doctest: +SKIP
+    >>> ds.p_positive.sel(target="saving>0", strategy="buy").to_series()  # doctest: +SKIP
     """
-    plan = plan_run(
-        book,
-        samples=samples,
-        seed=seed,
-        resamples=resamples,
-        conf_level=conf_level,
-        chunk_size=chunk_size,
-        second_order=second_order,
-        keep_samples=keep_samples,
-        by_group=by_group,
-    )
-    return execute(plan, progress=progress, scheduler=scheduler, out=out)
+    return execute(plan_run(book, **options), progress=progress, scheduler=scheduler, out=out)
 
 
 # ----------------------------------------------------------------------------- scheduling
@@ -577,7 +664,7 @@ def execute(
             )
         while stages[-1] < max_samples:
             stages.append(stages[-1] * 2)
-    _, _, shift = evaluate_chunk(plan, 0, 1)
+    _, _, shift = evaluate_chunk(plan, *plan.first)
     from .io import atomic_path
     from .store import BaseStore
 
@@ -624,7 +711,7 @@ def execute(
 SETTLED = 0.01
 
 
-def convergence_step(plan: Plan, sums: SobolSums, target: float, previous: dict | None) -> dict:
+def convergence_step(plan: Plan, sums: RunSums, target: float, previous: dict | None) -> dict:
     """One doubling's record: is every decision indicator ranked to ``target``?
 
     The decision indicators are ``t>0`` for each target ``t``, at the report points (every
@@ -641,10 +728,10 @@ def convergence_step(plan: Plan, sums: SobolSums, target: float, previous: dict 
         ``settled``, ``rankings`` ({cell: [top five]}), ``converged``, ``why``.
     """
     res = sums.result(plan.conf_level)
-    k, n = plan.design.num_factors, sums.n
+    pooled = sums.pooled()
+    k, n = plan.design.num_factors, pooled.n
     d = len(plan.factors)
-    # P(indicator) on the A rows: the sum of (a - shift) over n samples, plus the shift
-    mean_a = sums.point["a"] / n + sums.shift
+    mean_a = pooled.mean_a()  # P(indicator > 0) on the A rows
     layout = _layout(plan)
     t = len(layout["target"])
     shape = (t, *(len(v) for v in layout["values"]))
@@ -691,7 +778,7 @@ def _show_point(v) -> str:
 
 def _layout(plan: Plan) -> dict:
     """Target names and cell dims/values of the flattened Sobol' cells (from one row)."""
-    base, _, _ = evaluate_chunk(plan, 0, 1)
+    base, _, _ = evaluate_chunk(plan, *plan.first)
     stacked, cells = _targets_array(plan, base)
     return {
         "target": [str(v) for v in stacked["target"].values],
@@ -762,7 +849,7 @@ def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[str, ...], budget: float 
     return dim, [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def summarize(plan: Plan, base: xr.Dataset, sums: SobolSums, scheduler: Any = None) -> xr.Dataset:
+def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None) -> xr.Dataset:
     """The Sobol' indices, summaries and provenance of a run (everything but the base rows).
 
     ``base`` holds the base rows (in memory, or lazily from a file: it is read block by
@@ -823,7 +910,10 @@ def summarize(plan: Plan, base: xr.Dataset, sums: SobolSums, scheduler: Any = No
         res["constant"].reshape((t, *cell_shape)).astype(np.int8),
         {"long_name": "1 where the target does not vary: its Sobol' indices are NaN"},
     )
-    ci_text = f"{plan.conf_level:.0%} Poisson bootstrap, {plan.resamples} resamples"
+    ci_text = ci_method_text(
+        plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
+        estimator=plan.estimator, seed=plan.seed,
+    )
     for name in ("S1_conf", "ST_conf", "S1_group_conf", "ST_group_conf", "S2_conf"):
         if name in ds:
             ds[name].attrs.update(ci_prob=plan.conf_level, method=ci_text)
@@ -867,6 +957,17 @@ def summarize(plan: Plan, base: xr.Dataset, sums: SobolSums, scheduler: Any = No
     return ds
 
 
+def run_options(plan: Plan) -> dict[str, Any]:
+    """The :func:`plan_run` options that reproduce ``plan`` (stored with the results)."""
+    return {
+        "samples": plan.samples, "seed": plan.seed, "ci": plan.ci,
+        "replicates": plan.replicates, "resamples": plan.resamples,
+        "estimator": plan.estimator, "conf_level": plan.conf_level,
+        "chunk_size": plan.chunk_size, "second_order": plan.second_order,
+        "by_group": plan.by_group, "keep_samples": plan.keep_samples,
+    }
+
+
 def provenance(plan: Plan) -> dict[str, Any]:
     """The file attrs that make a run reproducible (everything but the creation time)."""
     from importlib.metadata import version
@@ -893,13 +994,20 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "chunk_size": plan.chunk_size,
         "keep_samples": plan.keep_samples,
         "by_group": int(plan.by_group),
+        "run_options": json.dumps(run_options(plan)),
         "targets": json.dumps(plan.targets),
         "report": json.dumps(plan.report),
         "focus": json.dumps(plan.focus),
         "distributions": json.dumps(plan.distributions),
         "indicator_label": plan.spec.indicator_label,
         "sobol_estimators": "S1: Saltelli et al. 2010; ST: Jansen 1999; S2: Saltelli 2002",
-        "ci_method": "Poisson bootstrap (Sobol' indices); Wilson score (probabilities)",
+        "ci": plan.ci,
+        "replicates": plan.n_replicates,
+        "estimator": plan.estimator,
+        "ci_method": ci_method_text(
+            plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
+            estimator=plan.estimator, seed=plan.seed,
+        ) + " (Sobol' indices); Wilson score (probabilities)",
         "design": "Saltelli design on a scrambled Sobol' sequence (scipy.stats.qmc.Sobol)",
         "summaries_from": "the N independent base rows (A) of the design",
         "constants": json.dumps({i.name: i.value for i in book.constants}),

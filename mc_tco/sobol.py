@@ -396,6 +396,10 @@ class SobolSums:
 
     # ------------------------------------------------------------------ estimates
 
+    def mean_a(self) -> np.ndarray:
+        """Mean of the output over the ``A`` rows (C,): for an indicator, P(output > 0)."""
+        return self.point[_A] / self.n + self.shift
+
     def _means(self, s: dict, n) -> dict:
         """Means of the sums ``s`` over ``n`` samples; shared ones get a factor axis."""
         out = {}

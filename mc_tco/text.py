@@ -204,12 +204,17 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 if f"ST{suffix}" not in ds:
                     continue
                 out.append(f"Top {noun} by total Sobol' index ST for {what} at {where} "
-                           f"(± {conf} half-width)")
+                           f"(± {conf} {_ci_label(ds)} half-width)")
                 out.append(_ranking(ds, suffix, dim, target, focus))
             if "S2" in ds:
                 out.append(f"Largest second-order indices S2 for {what} at {where}")
                 out.append(_pairs(ds, target, focus))
     return "\n".join(out)
+
+
+def _ci_label(ds: xr.Dataset) -> str:
+    ci = ds.attrs.get("ci", "bootstrap")
+    return f"RQMC, {int(ds.attrs.get('replicates', 0))} scrambles," if ci == "rqmc" else ci
 
 
 #: fewer winning (or losing) samples than this and an indicator's indices are not ranked

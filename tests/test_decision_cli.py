@@ -37,10 +37,10 @@ def test_explain_prints_boxes_and_value_of_information(results_files, tmp_path):
     r = invoke("explain", results_files["article"], "--demand", "3T", "--json", out,
                "--draws", "50")
     assert r.exit_code == 0, r.output
-    text = r.output
+    text = " ".join(r.output.split())  # the terminal width decides where lines wrap
     assert "Where does buy win? PRIM scenario discovery at demand 3T tokens/month" in text
     assert "Box 1: buy wins in" in text and "of all winning scenarios" in text
-    assert "Peeling trajectory of box 1" in text and "\n    box " in text
+    assert "Peeling trajectory of box 1" in text and "\n    box " in r.output
     assert "EVPI" in text and "EVPPI by group (USD/month), ranked:" in text
     payload = json.loads(out.read_text())
     assert {"evpi", "evpi_se", "evppi", "evppi_se", "evppi_groups", "evppi_groups_se",
@@ -164,7 +164,8 @@ def test_explain_a_users_own_model_with_target(tmp_path):
     # tells whether acting wins: EVPPI = EVPI = P(win), which the polynomial smoother,
     # blurring the step at the box's edges, underestimates somewhat.
     assert payload["best_option"] == "don't act"
-    assert payload["evppi"] == {"a": 0.0, "b": 0.0, "c": 0.0}
+    for name in ("a", "b", "c"):  # 0, up to the regression's noise
+        assert payload["evppi"][name] <= 2 * payload["evppi_se"][name] + 1e-3, name
     evpi = payload["evpi"]
     wins = (open_results(nc)["margin"] > 0).mean().item()
     assert evpi == pytest.approx(wins)

@@ -615,6 +615,14 @@ def section_compare(ctx: MemoContext) -> Section | None:
     return Section("Compared with another book", blocks, "compare")
 
 
+def _ci_words(ds: xr.Dataset) -> str:
+    """How the Sobol' half-widths were made, in a few words."""
+    ci = ds.attrs.get("ci", "bootstrap")
+    if ci == "rqmc":
+        return f"randomized-QMC ({int(ds.attrs.get('replicates', 0))} independent scrambles)"
+    return {"asymptotic": "asymptotic (delta-method)"}.get(ci, "bootstrap")
+
+
 def section_provenance(ctx: MemoContext) -> Section:
     import matplotlib
 
@@ -626,8 +634,7 @@ def section_provenance(ctx: MemoContext) -> Section:
         ["samples", f"{int(a.get('samples', ctx.n)):,} base samples, "
                     f"{int(a.get('model_runs', 0)):,} model runs (Saltelli design)"],
         ["seed", str(a.get("seed", ""))],
-        ["intervals", f"{ctx.conf:.0%}; {a.get('ci_method', '')}; "
-                      f"{a.get('bootstrap_resamples', '')} bootstrap resamples"],
+        ["intervals", f"{ctx.conf:.0%}; {a.get('ci_method', '')}"],
         ["Sobol' estimators", str(a.get("sobol_estimators", ""))],
         ["versions", ", ".join(
             f"{k.removesuffix('_version')} {a[k]}" for k in
@@ -649,7 +656,8 @@ def section_provenance(ctx: MemoContext) -> Section:
         Paragraph(
             "Every number above is read from the results file(s): the memo never re-runs the "
             "model. Probabilities come with Wilson score intervals, Sobol' indices with "
-            "bootstrap half-widths; quantile bands are the spread of the assumptions. The "
+            f"{_ci_words(ctx.ds)} half-widths; quantile bands are the spread of the "
+            "assumptions. The "
             "tables are also in the CSV files next to this memo."
         ),
     ]
