@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .distributions import FAMILIES, LIST_FIELDS, FieldProblem, build_distribution
+from .distributions import FAMILIES, LIST_FIELDS, U_MIN, FieldProblem, build_distribution
 from .errors import BookError
 
 __all__ = ["Book", "Grid", "Input", "load_book", "loads_book"]
@@ -38,6 +38,8 @@ _GRID_FIELDS = {"start", "stop", "num", "spacing", "unit", "include", "values", 
 _ANALYSIS_FIELDS = {"targets", "report", "focus", "distributions"}
 _INPUT_META = {"dist", "unit", "source", "group", "description"}
 _MAX_GRID = 100_000
+#: dims of the results file that the engine makes; a grid dim or an input cannot take them
+RESERVED = ("sample", "input", "input_2", "target", "quantile", "ci_bound")
 
 
 @dataclass(frozen=True)
@@ -68,14 +70,24 @@ class Input:
         return float(self.params["value"])
 
     def ppf(self, u: np.ndarray) -> np.ndarray:
-        """Map unit-cube coordinates ``u`` to values of this input."""
+        """Map unit-cube coordinates ``u`` to values of this input.
+
+        ``u`` is clipped to ``[U_MIN, 1 - U_MIN]`` (below the resolution of the Sobol'
+        points), so a design point at exactly 0 maps to a finite value; the values are
+        clipped to the support (scipy's truncnorm can overshoot it by rounding).
+        """
         if self.is_constant:
             return np.full(np.shape(u), self.value)
-        return np.asarray(self.dist.ppf(u), dtype=float)
+        u = np.clip(np.asarray(u, dtype=float), U_MIN, 1 - U_MIN)
+        lo, hi = self.support()
+        return np.clip(np.asarray(self.dist.ppf(u), dtype=float), lo, hi)
 
     def quantiles(self, q) -> np.ndarray:
         """Quantiles of the input's distribution at probabilities ``q``."""
-        return self.ppf(np.asarray(q, dtype=float))
+        q = np.asarray(q, dtype=float)
+        if self.is_constant:
+            return np.full(np.shape(q), self.value)
+        return np.asarray(self.dist.ppf(q), dtype=float)
 
     def support(self) -> tuple[float, float]:
         """The smallest and largest value the input can take (may be infinite)."""
@@ -256,6 +268,11 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
     inputs = {}
     for name, spec in raw_inputs.items():
         inputs[name] = _input(name, spec, text, err)
+        if name in grids:
+            raise err(
+                f"inputs.{name}",
+                f"'{name}' is both an input and a grid dimension ([grid.{name}]); rename one",
+            )
     return Book(
         path=path,
         text=text,
@@ -308,6 +325,8 @@ def _show(value) -> str:
         return "a table"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, int) and abs(value) >= 10**20:
+        return f"a {len(str(abs(value)))}-digit integer"
     return repr(value)
 
 
@@ -320,7 +339,10 @@ def _number(value, where: str, key: str, err) -> float:
             with contextlib.suppress(ValueError):
                 hint = f"; write {key} = {float(cleaned):g} (no quotes)"
         raise err(f"{where}.{key}", f"{key} must be a number, got {_show(value)}{hint}", key)
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # a TOML integer beyond the float range
+        value = math.inf if value > 0 else -math.inf
     if not math.isfinite(value):
         raise err(f"{where}.{key}", f"{key} must be a finite number, got {value}", key)
     return value
@@ -332,6 +354,12 @@ def _grid(dim: str, spec, err) -> Grid:
         raise err(where, f"[grid.{dim}] must be a table with start, stop, num, spacing")
     if not dim.isidentifier():
         raise err(where, f"grid dimension '{dim}' must be a plain name (letters, digits, _)")
+    if dim in RESERVED:
+        raise err(
+            where,
+            f"'{dim}' is a dimension of the results file; name the grid otherwise "
+            f"(reserved: {', '.join(RESERVED)})",
+        )
     _no_unknown(spec, _GRID_FIELDS, where, err)
     unit = _string(spec, "unit", where, err, default="")
     description = _string(spec, "description", where, err, default="")
@@ -369,7 +397,7 @@ def _grid(dim: str, spec, err) -> Grid:
                 f"spacing must be \"log\" or \"linear\", got '{spacing}'",
                 "spacing",
             )
-        if start >= stop and num > 1:
+        if start >= stop:
             raise err(
                 f"{where}.start",
                 f"start ({start:g}) must be below stop ({stop:g}); swap them",
@@ -451,6 +479,12 @@ def _input(name: str, spec, text: str, err) -> Input:
     where = f"inputs.{name}"
     if not name.isidentifier():
         raise err(where, f"input name '{name}' must be a plain name (letters, digits, _)")
+    if name in RESERVED:
+        raise err(
+            where,
+            f"'{name}' is a dimension of the results file; rename the input "
+            f"(reserved: {', '.join(RESERVED)})",
+        )
     if not isinstance(spec, dict):
         raise err(
             where,

@@ -34,7 +34,15 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-__all__ = ["FAMILIES", "Family", "build_distribution"]
+__all__ = ["FAMILIES", "U_MIN", "Family", "build_distribution"]
+
+#: smallest unit-cube coordinate mapped through a ``ppf`` (and ``1 - U_MIN`` the largest):
+#: half the resolution of scipy's scrambled Sobol' points (multiples of 2**-30), so that a
+#: design point at exactly 0 gives a finite value for an unbounded family, not ``-inf``.
+U_MIN = 2.0**-31
+
+#: unit-cube coordinates at which every distribution must give finite, ordered values
+PROBES = (U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - U_MIN)
 
 
 class FieldProblem(ValueError):
@@ -126,7 +134,10 @@ def _check_discrete(p: dict) -> None:
     )
     _need(len(set(values)) == len(values), "values", "values must not repeat")
     _need(min(weights) >= 0, "weights", "weights must not be negative")
-    total = math.fsum(weights)
+    try:
+        total = math.fsum(weights)
+    except OverflowError:
+        total = math.inf
     _need(
         abs(total - 1) <= 1e-9,
         "weights",
@@ -255,4 +266,17 @@ def build_distribution(family: str, params: dict[str, Any]):
         fam.check(params)
     if fam.build is None:
         return None
-    return fam.build(params)
+    with np.errstate(all="ignore"):
+        dist = fam.build(params)
+        values = np.asarray(dist.ppf(np.array(PROBES)), dtype=float)
+    # Extreme parameters (1e300-wide ranges, a subnormal sd, ...) pass the checks above but
+    # overflow inside scipy: the model would be fed inf or NaN.
+    if not (np.all(np.isfinite(values)) and np.all(np.diff(values) >= 0)):
+        bad = next((v for v in values if not math.isfinite(v)), values[0])
+        raise FieldProblem(
+            None,
+            f"the {family} distribution with these fields gives non-finite or disordered "
+            f"values (e.g. {bad:g}) at its tails; its numbers are too extreme for floating "
+            "point, use a range of sensible size",
+        )
+    return dist

@@ -19,7 +19,7 @@ import xarray as xr
 
 from .book import Book, Grid
 from .design import SaltelliDesign
-from .errors import BookError, ModelError, OptionError
+from .errors import BookError, McTcoError, ModelError, OptionError
 from .models import ModelSpec, check_book, resolve_model, spec_of
 from .sobol import BLOCK, SobolSums, poisson_weights
 from .summary import QUANTILES, quantiles_with_never, stack_targets, summarize_targets
@@ -29,6 +29,8 @@ __all__ = ["DEFAULT_SAMPLES", "Plan", "evaluate_base", "evaluate_chunk", "plan_r
 DEFAULT_SAMPLES = 8192
 MIN_SAMPLES = 16
 DEFAULT_RESAMPLES = 100
+#: largest magnitude of a target: the Sobol' sums of squares of 2**40 of them stay finite
+TARGET_MAX = 1e140
 
 Progress = Callable[[int, int], None]
 
@@ -192,6 +194,8 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
         # floating-point trouble is caught below, with the inputs that caused it
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = plan.model(inputs)
+    except McTcoError as exc:  # the model's own check of its inputs or outputs
+        raise ModelError(f"{plan.book.path}: {exc}") from exc
     except Exception as exc:
         raise ModelError(
             f"{plan.book.path}: model '{plan.book.model or 'mc_tco.models.tco:model'}' raised "
@@ -217,7 +221,9 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
                 f"{plan.book.path}: model output '{t}' must have dim 'sample' of length {n} "
                 f"(one value per input row), got dims {dict(da.sizes)}"
             )
-        bad = ~np.isfinite(da.values)
+        with np.errstate(invalid="ignore"):
+            # beyond TARGET_MAX the Sobol' sums of squares would overflow
+            bad = ~(np.abs(da.values) <= TARGET_MAX)
         if bad.any():
             first = tuple(np.argwhere(bad)[0])
             row = int(first[da.dims.index("sample")])
@@ -226,7 +232,8 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
             )
             raise ModelError(
                 f"{plan.book.path}: model output '{t}' is {da.values[first]} "
-                f"for the inputs {values}; the model must return finite targets"
+                f"for the inputs {values}; the model must return finite targets "
+                f"(of magnitude below {TARGET_MAX:g}: rescale the output otherwise)"
             )
     return out
 
