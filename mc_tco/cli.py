@@ -104,7 +104,8 @@ _book_argument = click.argument(
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Results file (netCDF).  [default: results/<book name>.nc]")
+              help="Results file (netCDF). An existing file is kept as FILE.bak (one "
+                   "generation), so reruns need no flag.  [default: results/<book name>.nc]")
 @click.option("--bootstrap", "resamples", type=int, default=100, show_default=True,
               help="Bootstrap resamples for the Sobol' confidence half-widths (0: none).")
 @click.option("--conf-level", type=float, default=0.95, show_default=True,

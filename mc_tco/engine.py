@@ -20,7 +20,7 @@ import xarray as xr
 from .book import Book, Grid
 from .design import SaltelliDesign
 from .errors import BookError, McTcoError, ModelError, OptionError
-from .models import ModelSpec, check_book, resolve_model, spec_of
+from .models import ModelSpec, check_analysis, check_book, resolve_model, spec_of
 from .sobol import BLOCK, SobolSums, poisson_weights
 from .summary import QUANTILES, quantiles_with_never, stack_targets, summarize_targets
 
@@ -235,6 +235,7 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
                 f"for the inputs {values}; the model must return finite targets "
                 f"(of magnitude below {TARGET_MAX:g}: rescale the output otherwise)"
             )
+    check_analysis(plan.book, out, plan.targets, plan.report, plan.focus, plan.distributions)
     return out
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "InputRule",
     "ModelSpec",
+    "check_analysis",
     "check_book",
     "check_outputs",
     "check_samples",
@@ -172,6 +173,16 @@ def check_book(book: Book, spec: ModelSpec) -> None:
     if missing:
         rule = spec.inputs[missing[0]]
         more = f" (and {len(missing) - 1} more: {', '.join(missing[1:])})" if missing[1:] else ""
+        import difflib
+
+        unknown = [n for n in book.inputs if n not in spec.inputs]
+        close = difflib.get_close_matches(missing[0], unknown, n=1)
+        if close:  # a typo: point at the misspelt table, whose line is known
+            raise book.error(
+                f"inputs.{close[0]}",
+                f"the model needs input '{missing[0]}' and the book has '{close[0]}' instead; "
+                f"rename [inputs.{close[0]}] to [inputs.{missing[0]}]{more}",
+            )
         raise BookError(
             book.path,
             f"inputs.{missing[0]}",
@@ -319,3 +330,66 @@ def check_outputs(
                 f"inputs {_row_values(inputs, da, index)}; these inputs are outside what the "
                 "model can compute: narrow their distributions"
             )
+
+
+def check_analysis(
+    book: Book,
+    out: xr.Dataset,
+    targets: list[str],
+    report: dict[str, list],
+    focus: dict[str, Any],
+    distributions: list[str],
+) -> None:
+    """Check the book's ``[analysis]`` against what the model returned (before the run).
+
+    Every target and distribution must be an output; every dim of ``report`` and ``focus``
+    a dim of the targets, with labels of the right kind that exist (numeric points are
+    matched to the nearest grid point, text labels exactly).
+
+    Raises
+    ------
+    BookError
+        Naming the ``[analysis]`` field, the name or label, and what exists.
+    """
+    outputs = ", ".join(map(str, out.data_vars)) or "none"
+    for key, names in (("targets", targets), ("distributions", distributions)):
+        for name in names:
+            if name not in out.data_vars:
+                raise book.error(
+                    f"analysis.{key}",
+                    f"the model returned no output '{name}'; its outputs are {outputs}",
+                    key,
+                )
+    dims: dict[str, Any] = {}
+    for t in targets:
+        for d in out[t].dims:
+            if d != "sample":
+                dims[d] = out[t][d].values if d in out[t].coords else None
+    for key, table in (("report", report), ("focus", focus)):
+        for dim, points in table.items():
+            if dim not in dims:
+                raise book.error(
+                    f"analysis.{key}",
+                    f"{key} names '{dim}', which is not a dimension of the targets "
+                    f"({', '.join(targets)}); their dimensions: {', '.join(dims) or 'none'}",
+                    key,
+                )
+            coords = dims[dim]
+            if coords is None:
+                continue
+            textual = coords.dtype.kind in "USO"
+            for p in points if isinstance(points, list) else [points]:
+                if isinstance(p, str) != textual:
+                    kind = "names (in quotes)" if textual else "numbers"
+                    raise book.error(
+                        f"analysis.{key}",
+                        f"{key}.{dim} = {p!r}: the points of '{dim}' are {kind}, e.g. "
+                        + (f"'{coords[0]}'" if textual else f"{float(coords[0]):g}"),
+                        key,
+                    )
+                if textual and p not in coords:
+                    raise book.error(
+                        f"analysis.{key}",
+                        f"{key}.{dim} = '{p}' is not one of {', '.join(map(str, coords))}",
+                        key,
+                    )
