@@ -619,6 +619,19 @@ def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
                 if inside and re.match(rf"^\s*{key}\s*=", line):
                     return i + 1
     if header is None:
+        # a table given only through sub-tables ([input.x] for "input"), or a top-level
+        # "key = value" before the first table
+        name = r"\s*\.\s*".join(_key(p) for p in parts)
+        sub = re.compile(rf"^\s*\[\s*{name}\s*\.")
+        key = re.compile(rf"^\s*{name}\s*=") if len(parts) == 1 else None
+        before_tables = True
+        for i, line in enumerate(lines):
+            if sub.match(line):
+                return i + 1
+            if line.lstrip().startswith("["):
+                before_tables = False
+            elif before_tables and key is not None and key.match(line):
+                return i + 1
         return None
     if field_name:
         pat = re.compile(rf"^\s*{re.escape(field_name)}\s*=")

@@ -103,7 +103,7 @@ _book_argument = click.argument(
               help="Base sample size N, a power of two. The model runs N x (inputs + 2) times.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers.")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Results file (netCDF). An existing file is kept as FILE.bak (one "
                    "generation), so reruns need no flag.  [default: results/<book name>.nc]")
 @click.option("--bootstrap", "resamples", type=int, default=100, show_default=True,
@@ -138,7 +138,7 @@ def run(book, samples, seed, out, resamples, conf_level, chunk_size, second_orde
 
     b = load_book(book)
     plan = plan_run(
-        b, samples=samples or DEFAULT_SAMPLES, seed=seed, resamples=resamples,
+        b, samples=DEFAULT_SAMPLES if samples is None else samples, seed=seed, resamples=resamples,
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
     )
     out = out or Path("results") / f"{b.stem}.nc"
