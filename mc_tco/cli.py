@@ -88,6 +88,7 @@ def main():
       mc-tco inputs                      the default book as a table
       mc-tco run                         run it; print P(break-even) and the top inputs
       mc-tco run BOOK --samples 16384    a larger run of another book
+      mc-tco rerun results/BOOK.nc       redo a run from its file; do the numbers match?
     """
 
 
@@ -162,3 +163,8 @@ def inputs(book):
     b = load_book(book)
     plan_run(b, samples=16, resamples=0)  # check the book against its model too
     click.echo(inputs_table(b))
+
+
+from .cli_rerun import rerun  # noqa: E402  (the command imports _friendly from here)
+
+main.add_command(rerun)

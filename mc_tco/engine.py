@@ -451,6 +451,18 @@ def assemble(plan: Plan, base: xr.Dataset, sums: SobolSums) -> xr.Dataset:
     return ds
 
 
+def run_options(plan: Plan) -> dict[str, Any]:
+    """The keyword arguments of :func:`run` behind ``plan``: ``run(book, **options)`` redoes it.
+
+    Every parameter of :func:`run` but ``book`` and ``progress`` that the plan carries
+    under the same name (so a new option of ``run`` is stored once ``Plan`` keeps it).
+    """
+    import inspect
+
+    names = [n for n in inspect.signature(run).parameters if n not in ("book", "progress")]
+    return {n: getattr(plan, n) for n in names if hasattr(plan, n)}
+
+
 def provenance(plan: Plan) -> dict[str, Any]:
     """The file attrs that make a run reproducible (everything but the creation time)."""
     from importlib.metadata import version
@@ -475,6 +487,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "conf_level": plan.conf_level,
         "second_order": int(plan.second_order),
         "chunk_size": plan.chunk_size,
+        "run_options": json.dumps(run_options(plan), default=str),
         "targets": json.dumps(plan.targets),
         "report": json.dumps(plan.report),
         "focus": json.dumps(plan.focus),
