@@ -27,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from .distributions import FAMILIES, LIST_FIELDS, U_MIN, FieldProblem, build_distribution
+from .distributions import (
+    FAMILIES,
+    LIST_FIELDS,
+    U_MIN,
+    FieldProblem,
+    build_distribution,
+    ppf,
+)
 from .errors import BookError
 
 __all__ = ["Book", "Grid", "Input", "load_book", "loads_book"]
@@ -80,14 +87,14 @@ class Input:
             return np.full(np.shape(u), self.value)
         u = np.clip(np.asarray(u, dtype=float), U_MIN, 1 - U_MIN)
         lo, hi = self.support()
-        return np.clip(np.asarray(self.dist.ppf(u), dtype=float), lo, hi)
+        return np.clip(ppf(self.dist, u), lo, hi)
 
     def quantiles(self, q) -> np.ndarray:
         """Quantiles of the input's distribution at probabilities ``q``."""
         q = np.asarray(q, dtype=float)
         if self.is_constant:
             return np.full(np.shape(q), self.value)
-        return np.asarray(self.dist.ppf(q), dtype=float)
+        return ppf(self.dist, q)
 
     def support(self) -> tuple[float, float]:
         """The smallest and largest value the input can take (may be infinite)."""

@@ -27,6 +27,7 @@ The beta-PERT of cost estimation (Malcolm et al. 1959; Vose 2008, ch. 9) with
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,11 @@ __all__ = ["FAMILIES", "U_MIN", "Family", "build_distribution"]
 U_MIN = 2.0**-31
 
 #: unit-cube coordinates at which every distribution must give finite, ordered values
-PROBES = (U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - U_MIN)
+#: (and at the 1e-12 tails where the model checks a book's unbounded distributions)
+PROBES = (1e-12, U_MIN, 2 * U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - 2 * U_MIN, 1 - U_MIN, 1 - 1e-12)
+#: largest shape parameter (beta's a and b, pert's shape): beyond it the family is a
+#: constant in disguise and scipy's ppf loses its order (beta(1e13, 1e14) is not monotone)
+MAX_SHAPE = 1e6
 
 
 class FieldProblem(ValueError):
@@ -97,6 +102,12 @@ def _check_three_point(p: dict) -> None:
 def _check_pert(p: dict) -> None:
     _check_three_point(p)
     _need(p["shape"] > 0, "shape", f"shape ({p['shape']:g}) must be positive; 4 is the usual")
+    _need(
+        p["shape"] <= MAX_SHAPE,
+        "shape",
+        f"shape ({p['shape']:g}) above {MAX_SHAPE:g} makes the pert a constant in disguise; "
+        "4 is the usual, or use dist = \"constant\"",
+    )
 
 
 def _check_normal(p: dict) -> None:
@@ -119,8 +130,14 @@ def _check_lognormal(p: dict) -> None:
 
 
 def _check_beta(p: dict) -> None:
-    _need(p["a"] > 0, "a", f"a ({p['a']:g}) must be positive")
-    _need(p["b"] > 0, "b", f"b ({p['b']:g}) must be positive")
+    for k in ("a", "b"):
+        _need(p[k] > 0, k, f"{k} ({p[k]:g}) must be positive")
+        _need(
+            p[k] <= MAX_SHAPE,
+            k,
+            f"{k} ({p[k]:g}) above {MAX_SHAPE:g} makes the beta a constant in disguise; "
+            "use dist = \"constant\" or smaller a and b",
+        )
     _check_interval(p, "low", "high")
 
 
@@ -254,6 +271,18 @@ FAMILIES: dict[str, Family] = {
 LIST_FIELDS = frozenset({"values", "weights"})
 
 
+def ppf(dist, u) -> np.ndarray:
+    """``dist.ppf(u)`` as floats, without boost's warning that its root finding gave up.
+
+    scipy's beta ppf warns (``RuntimeWarning: Error in function boost::math::ibeta``) for
+    ``u`` within 1e-8 of 1 with ``b < 1`` (e.g. beta(2, 0.5)) while returning the right
+    value, the upper bound; the Sobol' design reaches such ``u``.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+        return np.asarray(dist.ppf(u), dtype=float)
+
+
 def build_distribution(family: str, params: dict[str, Any]):
     """Check ``params`` for ``family`` and return the frozen ``scipy.stats`` distribution.
 
@@ -268,7 +297,10 @@ def build_distribution(family: str, params: dict[str, Any]):
         return None
     with np.errstate(all="ignore"):
         dist = fam.build(params)
-        values = np.asarray(dist.ppf(np.array(PROBES)), dtype=float)
+        try:
+            values = ppf(dist, np.array(PROBES))
+        except (ArithmeticError, ValueError):  # boost's OverflowError for beta(6, 5e-324)
+            values = np.array([np.nan])
     # Extreme parameters (1e300-wide ranges, a subnormal sd, ...) pass the checks above but
     # overflow inside scipy: the model would be fed inf or NaN.
     if not (np.all(np.isfinite(values)) and np.all(np.diff(values) >= 0)):

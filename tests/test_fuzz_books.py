@@ -8,7 +8,8 @@ NaN / inf, huge and subnormal numbers, swapped bounds, missing and extra keys, u
 names, nested tables, other families) and character-level damage of the book text.
 
 Derandomized (the same examples on every run) so CI is stable; sized to run in well under
-a minute on 2 cores.
+a minute on 2 cores. ``MC_TCO_FUZZ_SCALE=20 pytest tests/test_fuzz_books.py`` tries 20
+times as many fresh (random) examples, for a longer hunt outside CI.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import os
 import re
 import tomllib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, event, given, settings
+from hypothesis import HealthCheck, Phase, currently_in_test_context, given, settings
+from hypothesis import event as _event
 from hypothesis import strategies as st
 
 from mc_tco.book import Book, loads_book
@@ -36,8 +39,10 @@ BAD_BOOKS = ROOT / "tests" / "bad_books"
 #: the path given to the loader: its folder holds book_models.py (a harmless model)
 PATH = str(BAD_BOOKS / "fuzz.toml")
 
+#: > 1: that many times the examples, drawn afresh (not derandomized)
+SCALE = int(os.environ.get("MC_TCO_FUZZ_SCALE", "1"))
 FUZZ = settings(
-    derandomize=True,
+    derandomize=SCALE == 1,
     database=None,
     deadline=None,
     phases=[Phase.explicit, Phase.generate, Phase.shrink],  # no slow "explain" phase
@@ -488,6 +493,12 @@ def check_error(exc: McTcoError, path: str = PATH) -> None:
     assert msg.startswith(path), msg
 
 
+def event(text: str) -> None:
+    """Count ``text`` in hypothesis' statistics (when running under hypothesis)."""
+    if currently_in_test_context():
+        _event(text)
+
+
 def _kind(msg: str) -> str:
     """The kind of an error message, for hypothesis' statistics (no numbers or names)."""
     words = msg.split(": ", 2)[-1]
@@ -523,7 +534,7 @@ def run_small(plan) -> None:
     event("ran")
 
 
-@settings(FUZZ, max_examples=250)
+@settings(FUZZ, max_examples=250 * SCALE)
 @given(random_books.map(to_toml))
 def test_random_toml_loads_or_raises_our_error(text):
     plan = load_and_plan(text)
@@ -531,13 +542,13 @@ def test_random_toml_loads_or_raises_our_error(text):
         run_small(plan)
 
 
-@settings(FUZZ, max_examples=300)
+@settings(FUZZ, max_examples=300 * SCALE)
 @given(mutated_books())
 def test_edited_shipped_books_load_or_raise_our_error(text):
     load_and_plan(text)
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=40 * SCALE)
 @given(mutated_books())
 def test_edited_shipped_books_run_or_raise_our_error(text):
     plan = load_and_plan(text)
@@ -545,7 +556,7 @@ def test_edited_shipped_books_run_or_raise_our_error(text):
         run_small(plan)
 
 
-@settings(FUZZ, max_examples=400)
+@settings(FUZZ, max_examples=400 * SCALE)
 @given(family_books())
 def test_fuzzed_distributions_and_grids_run_or_raise_our_error(text):
     plan = load_and_plan(text)
@@ -553,7 +564,7 @@ def test_fuzzed_distributions_and_grids_run_or_raise_our_error(text):
         run_small(plan)
 
 
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=30 * SCALE)
 @given(edge_books())
 def test_tco_model_at_the_edges_of_its_rules_runs_or_raises_our_error(text):
     """Values the rules allow, however extreme: the run works or names the sample."""
@@ -562,7 +573,7 @@ def test_tco_model_at_the_edges_of_its_rules_runs_or_raises_our_error(text):
         run_small(plan)
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=150 * SCALE)
 @given(damaged_text())
 def test_damaged_book_text_loads_or_raises_our_error(text):
     load_and_plan(text)
@@ -574,3 +585,67 @@ def test_the_writer_round_trips_the_shipped_books(path):
     assert tomllib.loads(to_toml(data)) == data
     book = loads_book(to_toml(data), PATH)
     assert set(book.inputs) == set(data["inputs"])
+
+
+# ------------------------------------------------------------------ what the fuzz found
+
+MODEL = '[book]\nmodel = "book_models:total"\n[analysis]\ntargets = ["total"]\n'
+
+
+def _x(body: str) -> str:
+    return MODEL + f"[inputs.x]\n{body}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        # crashed with OverflowError (a TOML integer beyond the float range, fsum overflow)
+        (_x('dist = "uniform"\nlow = 0\nhigh = 1' + "0" * 400), "high must be a finite number"),
+        (_x('dist = "discrete"\nvalues = [1, 2]\nweights = [1e308, 1e308]'), "weights sum to"),
+        # loaded, then fed inf / NaN to the model
+        (_x('dist = "uniform"\nlow = -1e308\nhigh = 1e308'), "too extreme for floating point"),
+        (_x('dist = "normal"\nmean = 1e308\nsd = 1e308'), "too extreme for floating point"),
+        (_x('dist = "lognormal"\nlow = 1e-300\nhigh = 1e300'), "too extreme for floating point"),
+        (_x('dist = "truncnormal"\nmean = 0\nsd = 1e-300\nlow = 1\nhigh = 2'), "too extreme"),
+        (_x('dist = "beta"\na = 6\nb = 5e-324'), "too extreme for floating point"),
+        # scipy's ppf loses its order
+        (_x('dist = "beta"\na = 1e13\nb = 1e14'), "a (1e+13) above 1e+06 makes the beta a"),
+        (_x('dist = "pert"\nmin = 0\nmode = 0.5\nmax = 1\nshape = 1e15'), "constant in disguise"),
+        # a key with a newline broke the one-line message
+        (MODEL + '[inputs."a\\nb"]\ndist = "constant"\nvalue = 1\n', "input name 'a\\nb'"),
+        # crashed numpy.geomspace / xarray
+        ('[grid.d]\nstart = 1\nstop = 0\nnum = 1\n' + _x('dist = "uniform"\nlow = 0\nhigh = 1'),
+         "start (1) must be below stop (0)"),
+        ("[grid.sample]\nvalues = [1]\n" + _x('dist = "uniform"\nlow = 0\nhigh = 1'),
+         "'sample' is a dimension of the results file"),
+        ("[grid.x]\nvalues = [1]\n" + _x('dist = "uniform"\nlow = 0\nhigh = 1'),
+         "'x' is both an input and a grid dimension"),
+    ],
+)
+def test_regressions_found_by_the_fuzz(text, fragment):
+    with pytest.raises(McTcoError) as info:
+        plan_run(loads_book(text, PATH), samples=16, resamples=0)
+    check_error(info.value)
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'dist = "truncnormal"\nmean = 0\nsd = 1e9\nlow = 0\nhigh = 1',  # ppf overshot high
+        'dist = "beta"\na = 2\nb = 0.5',  # boost warned near u = 1
+        'dist = "normal"\nmean = 0\nsd = 1',  # u = 0 gave -inf
+    ],
+)
+def test_regressions_that_now_load(body):
+    inp = loads_book(_x(body), PATH).inputs["x"]
+    check_loaded(loads_book(_x(body), PATH))
+    x = inp.ppf(np.array([0.0, 2.0**-30, 0.5, 1 - 2.0**-30]))
+    lo, hi = inp.support()
+    assert np.all(np.isfinite(x)) and lo <= x.min() and x.max() <= hi
+
+
+def test_regression_targets_whose_squares_overflow():
+    plan = plan_run(loads_book(_x('dist = "uniform"\nlow = 0\nhigh = 1e154'), PATH), samples=16)
+    with pytest.raises(McTcoError, match=r"magnitude below 1e\+140"):
+        execute(plan)
