@@ -211,7 +211,14 @@ def load_book(path: str | Path) -> Book:
             hint = "; books here: " + ", ".join(str(s) for s in shipped)
         raise BookError(str(path), None, "no such file" + hint) from None
     except UnicodeDecodeError as exc:
-        raise BookError(str(path), None, f"is not UTF-8 text ({exc.reason})") from None
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise BookError(
+            str(path),
+            None,
+            f"is not UTF-8 text (byte {exc.object[exc.start]:#04x}: {exc.reason}); save the "
+            "file as UTF-8 in your editor",
+            line,
+        ) from None
     except OSError as exc:
         raise BookError(str(path), None, f"cannot be read ({exc.strerror})") from None
     return loads_book(text, str(path))
@@ -508,7 +515,7 @@ def _input(name: str, spec, text: str, err) -> Input:
     if not isinstance(family, str) or family not in FAMILIES:
         shown = family if isinstance(family, str) else _show(family)
         close = _closest(str(family), FAMILIES)
-        hint = f"; did you mean '{close}'?" if close else ""
+        hint = f"; did you mean '{close}'?" if close else "."
         raise err(
             f"{where}.dist",
             f"unknown family '{shown}'{hint} Families: {', '.join(FAMILIES)}",

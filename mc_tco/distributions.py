@@ -147,7 +147,8 @@ def _check_discrete(p: dict) -> None:
     _need(
         len(values) == len(weights),
         "weights",
-        f"weights has {len(weights)} entries but values has {len(values)}; give one weight a value",
+        f"weights has {len(weights)} entries but values has {len(values)}; "
+        "give one weight per value",
     )
     _need(len(set(values)) == len(values), "values", "values must not repeat")
     _need(min(weights) >= 0, "weights", "weights must not be negative")

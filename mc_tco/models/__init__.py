@@ -145,11 +145,15 @@ def resolve_model(book: Book) -> Callable:
     if not callable(func):
         raise book.error(
             "book.model",
-            f"'{path}' is a {type(func).__name__}, not a function; "
+            f"'{path}' is {_article(type(func).__name__)} {type(func).__name__}, not a function; "
             "name a function model(inputs) -> xr.Dataset",
             "model",
         )
     return func
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def spec_of(model: Callable) -> ModelSpec:
