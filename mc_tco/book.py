@@ -27,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from .distributions import FAMILIES, LIST_FIELDS, FieldProblem, build_distribution
+from .distributions import (
+    FAMILIES,
+    LIST_FIELDS,
+    U_MIN,
+    FieldProblem,
+    build_distribution,
+    ppf,
+)
 from .errors import BookError
 
 __all__ = ["Book", "Grid", "Input", "load_book", "loads_book"]
@@ -38,6 +45,8 @@ _GRID_FIELDS = {"start", "stop", "num", "spacing", "unit", "include", "values", 
 _ANALYSIS_FIELDS = {"targets", "report", "focus", "distributions"}
 _INPUT_META = {"dist", "unit", "source", "group", "description"}
 _MAX_GRID = 100_000
+#: dims of the results file that the engine makes; a grid dim or an input cannot take them
+RESERVED = ("sample", "input", "input_2", "target", "quantile", "ci_bound")
 
 
 @dataclass(frozen=True)
@@ -68,14 +77,24 @@ class Input:
         return float(self.params["value"])
 
     def ppf(self, u: np.ndarray) -> np.ndarray:
-        """Map unit-cube coordinates ``u`` to values of this input."""
+        """Map unit-cube coordinates ``u`` to values of this input.
+
+        ``u`` is clipped to ``[U_MIN, 1 - U_MIN]`` (below the resolution of the Sobol'
+        points), so a design point at exactly 0 maps to a finite value; the values are
+        clipped to the support (scipy's truncnorm can overshoot it by rounding).
+        """
         if self.is_constant:
             return np.full(np.shape(u), self.value)
-        return np.asarray(self.dist.ppf(u), dtype=float)
+        u = np.clip(np.asarray(u, dtype=float), U_MIN, 1 - U_MIN)
+        lo, hi = self.support()
+        return np.clip(ppf(self.dist, u), lo, hi)
 
     def quantiles(self, q) -> np.ndarray:
         """Quantiles of the input's distribution at probabilities ``q``."""
-        return self.ppf(np.asarray(q, dtype=float))
+        q = np.asarray(q, dtype=float)
+        if self.is_constant:
+            return np.full(np.shape(q), self.value)
+        return ppf(self.dist, q)
 
     def support(self) -> tuple[float, float]:
         """The smallest and largest value the input can take (may be infinite)."""
@@ -192,7 +211,14 @@ def load_book(path: str | Path) -> Book:
             hint = "; books here: " + ", ".join(str(s) for s in shipped)
         raise BookError(str(path), None, "no such file" + hint) from None
     except UnicodeDecodeError as exc:
-        raise BookError(str(path), None, f"is not UTF-8 text ({exc.reason})") from None
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise BookError(
+            str(path),
+            None,
+            f"is not UTF-8 text (byte {exc.object[exc.start]:#04x}: {exc.reason}); save the "
+            "file as UTF-8 in your editor",
+            line,
+        ) from None
     except OSError as exc:
         raise BookError(str(path), None, f"cannot be read ({exc.strerror})") from None
     return loads_book(text, str(path))
@@ -256,6 +282,11 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
     inputs = {}
     for name, spec in raw_inputs.items():
         inputs[name] = _input(name, spec, text, err)
+        if name in grids:
+            raise err(
+                f"inputs.{name}",
+                f"'{name}' is both an input and a grid dimension ([grid.{name}]); rename one",
+            )
     return Book(
         path=path,
         text=text,
@@ -308,6 +339,8 @@ def _show(value) -> str:
         return "a table"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, int) and abs(value) >= 10**20:
+        return f"a {len(str(abs(value)))}-digit integer"
     return repr(value)
 
 
@@ -320,7 +353,10 @@ def _number(value, where: str, key: str, err) -> float:
             with contextlib.suppress(ValueError):
                 hint = f"; write {key} = {float(cleaned):g} (no quotes)"
         raise err(f"{where}.{key}", f"{key} must be a number, got {_show(value)}{hint}", key)
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # a TOML integer beyond the float range
+        value = math.inf if value > 0 else -math.inf
     if not math.isfinite(value):
         raise err(f"{where}.{key}", f"{key} must be a finite number, got {value}", key)
     return value
@@ -332,6 +368,12 @@ def _grid(dim: str, spec, err) -> Grid:
         raise err(where, f"[grid.{dim}] must be a table with start, stop, num, spacing")
     if not dim.isidentifier():
         raise err(where, f"grid dimension '{dim}' must be a plain name (letters, digits, _)")
+    if dim in RESERVED:
+        raise err(
+            where,
+            f"'{dim}' is a dimension of the results file; name the grid otherwise "
+            f"(reserved: {', '.join(RESERVED)})",
+        )
     _no_unknown(spec, _GRID_FIELDS, where, err)
     unit = _string(spec, "unit", where, err, default="")
     description = _string(spec, "description", where, err, default="")
@@ -369,7 +411,7 @@ def _grid(dim: str, spec, err) -> Grid:
                 f"spacing must be \"log\" or \"linear\", got '{spacing}'",
                 "spacing",
             )
-        if start >= stop and num > 1:
+        if start >= stop:
             raise err(
                 f"{where}.start",
                 f"start ({start:g}) must be below stop ({stop:g}); swap them",
@@ -451,6 +493,12 @@ def _input(name: str, spec, text: str, err) -> Input:
     where = f"inputs.{name}"
     if not name.isidentifier():
         raise err(where, f"input name '{name}' must be a plain name (letters, digits, _)")
+    if name in RESERVED:
+        raise err(
+            where,
+            f"'{name}' is a dimension of the results file; rename the input "
+            f"(reserved: {', '.join(RESERVED)})",
+        )
     if not isinstance(spec, dict):
         raise err(
             where,
@@ -467,7 +515,7 @@ def _input(name: str, spec, text: str, err) -> Input:
     if not isinstance(family, str) or family not in FAMILIES:
         shown = family if isinstance(family, str) else _show(family)
         close = _closest(str(family), FAMILIES)
-        hint = f"; did you mean '{close}'?" if close else ""
+        hint = f"; did you mean '{close}'?" if close else "."
         raise err(
             f"{where}.dist",
             f"unknown family '{shown}'{hint} Families: {', '.join(FAMILIES)}",
@@ -585,6 +633,19 @@ def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
                 if inside and re.match(rf"^\s*{key}\s*=", line):
                     return i + 1
     if header is None:
+        # a table given only through sub-tables ([input.x] for "input"), or a top-level
+        # "key = value" before the first table
+        name = r"\s*\.\s*".join(_key(p) for p in parts)
+        sub = re.compile(rf"^\s*\[\s*{name}\s*\.")
+        key = re.compile(rf"^\s*{name}\s*=") if len(parts) == 1 else None
+        before_tables = True
+        for i, line in enumerate(lines):
+            if sub.match(line):
+                return i + 1
+            if line.lstrip().startswith("["):
+                before_tables = False
+            elif before_tables and key is not None and key.match(line):
+                return i + 1
         return None
     if field_name:
         pat = re.compile(rf"^\s*{re.escape(field_name)}\s*=")

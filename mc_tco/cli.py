@@ -89,6 +89,7 @@ def main():
       mc-tco inputs                      the default book as a table
       mc-tco run                         run it; print P(break-even) and the top inputs
       mc-tco run BOOK --samples 16384    a larger run of another book
+      mc-tco rerun results/BOOK.nc       redo a run from its file; do the numbers match?
     """
 
 
@@ -104,8 +105,9 @@ _book_argument = click.argument(
               help="Base sample size N, a power of two. The model runs N x (inputs + 2) times.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers.")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Results file (netCDF).  [default: results/<book name>.nc]")
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Results file (netCDF). An existing file is kept as FILE.bak (one "
+                   "generation), so reruns need no flag.  [default: results/<book name>.nc]")
 @click.option("--ci", type=click.Choice(["rqmc", "asymptotic", "bootstrap"]), default="rqmc",
               show_default=True,
               help="How the Sobol' half-widths are made. rqmc: the spread of R independent "
@@ -175,7 +177,9 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     from .text import run_summary
 
     b = load_book(book)
-    start_samples = samples or (1024 if target_halfwidth is not None else DEFAULT_SAMPLES)
+    if samples is None:
+        samples = 1024 if target_halfwidth is not None else DEFAULT_SAMPLES
+    start_samples = samples
     plan = plan_run(
         b, samples=start_samples, seed=seed, resamples=resamples,
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
@@ -228,7 +232,10 @@ def _check_disk(plan, out: Path, max_samples: int | None) -> None:
     from .errors import OptionError
 
     need = estimate_base_bytes(plan, max_samples or plan.samples)
-    free = shutil.disk_usage(out.parent if str(out.parent) else ".").free
+    folder = out.resolve().parent
+    while not folder.exists() and folder != folder.parent:  # created at write time
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
     if need > 0.9 * free:
         raise OptionError(
             f"--out {out}: the base rows need up to {need / 1e9:.1f} GB and "
@@ -252,9 +259,11 @@ def inputs(book):
 
 
 # commands in their own modules, registered here (imported last: they use _friendly)
+from .cli_rerun import rerun  # noqa: E402
 from .decision.cli import explain  # noqa: E402
 from .memo import commands as _memo_commands  # noqa: E402
 
 main.add_command(_memo_commands.memo)
 main.add_command(_memo_commands.report)
 main.add_command(explain)
+main.add_command(rerun)

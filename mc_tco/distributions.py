@@ -27,6 +27,7 @@ The beta-PERT of cost estimation (Malcolm et al. 1959; Vose 2008, ch. 9) with
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,19 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-__all__ = ["FAMILIES", "Family", "build_distribution"]
+__all__ = ["FAMILIES", "U_MIN", "Family", "build_distribution"]
+
+#: smallest unit-cube coordinate mapped through a ``ppf`` (and ``1 - U_MIN`` the largest):
+#: half the resolution of scipy's scrambled Sobol' points (multiples of 2**-30), so that a
+#: design point at exactly 0 gives a finite value for an unbounded family, not ``-inf``.
+U_MIN = 2.0**-31
+
+#: unit-cube coordinates at which every distribution must give finite, ordered values
+#: (and at the 1e-12 tails where the model checks a book's unbounded distributions)
+PROBES = (1e-12, U_MIN, 2 * U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - 2 * U_MIN, 1 - U_MIN, 1 - 1e-12)
+#: largest shape parameter (beta's a and b, pert's shape): beyond it the family is a
+#: constant in disguise and scipy's ppf loses its order (beta(1e13, 1e14) is not monotone)
+MAX_SHAPE = 1e6
 
 
 class FieldProblem(ValueError):
@@ -89,6 +102,12 @@ def _check_three_point(p: dict) -> None:
 def _check_pert(p: dict) -> None:
     _check_three_point(p)
     _need(p["shape"] > 0, "shape", f"shape ({p['shape']:g}) must be positive; 4 is the usual")
+    _need(
+        p["shape"] <= MAX_SHAPE,
+        "shape",
+        f"shape ({p['shape']:g}) above {MAX_SHAPE:g} makes the pert a constant in disguise; "
+        "4 is the usual, or use dist = \"constant\"",
+    )
 
 
 def _check_normal(p: dict) -> None:
@@ -111,8 +130,14 @@ def _check_lognormal(p: dict) -> None:
 
 
 def _check_beta(p: dict) -> None:
-    _need(p["a"] > 0, "a", f"a ({p['a']:g}) must be positive")
-    _need(p["b"] > 0, "b", f"b ({p['b']:g}) must be positive")
+    for k in ("a", "b"):
+        _need(p[k] > 0, k, f"{k} ({p[k]:g}) must be positive")
+        _need(
+            p[k] <= MAX_SHAPE,
+            k,
+            f"{k} ({p[k]:g}) above {MAX_SHAPE:g} makes the beta a constant in disguise; "
+            "use dist = \"constant\" or smaller a and b",
+        )
     _check_interval(p, "low", "high")
 
 
@@ -122,11 +147,15 @@ def _check_discrete(p: dict) -> None:
     _need(
         len(values) == len(weights),
         "weights",
-        f"weights has {len(weights)} entries but values has {len(values)}; give one weight a value",
+        f"weights has {len(weights)} entries but values has {len(values)}; "
+        "give one weight per value",
     )
     _need(len(set(values)) == len(values), "values", "values must not repeat")
     _need(min(weights) >= 0, "weights", "weights must not be negative")
-    total = math.fsum(weights)
+    try:
+        total = math.fsum(weights)
+    except OverflowError:
+        total = math.inf
     _need(
         abs(total - 1) <= 1e-9,
         "weights",
@@ -243,6 +272,18 @@ FAMILIES: dict[str, Family] = {
 LIST_FIELDS = frozenset({"values", "weights"})
 
 
+def ppf(dist, u) -> np.ndarray:
+    """``dist.ppf(u)`` as floats, without boost's warning that its root finding gave up.
+
+    scipy's beta ppf warns (``RuntimeWarning: Error in function boost::math::ibeta``) for
+    ``u`` within 1e-8 of 1 with ``b < 1`` (e.g. beta(2, 0.5)) while returning the right
+    value, the upper bound; the Sobol' design reaches such ``u``.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+        return np.asarray(dist.ppf(u), dtype=float)
+
+
 def build_distribution(family: str, params: dict[str, Any]):
     """Check ``params`` for ``family`` and return the frozen ``scipy.stats`` distribution.
 
@@ -255,4 +296,20 @@ def build_distribution(family: str, params: dict[str, Any]):
         fam.check(params)
     if fam.build is None:
         return None
-    return fam.build(params)
+    with np.errstate(all="ignore"):
+        dist = fam.build(params)
+        try:
+            values = ppf(dist, np.array(PROBES))
+        except (ArithmeticError, ValueError):  # boost's OverflowError for beta(6, 5e-324)
+            values = np.array([np.nan])
+    # Extreme parameters (1e300-wide ranges, a subnormal sd, ...) pass the checks above but
+    # overflow inside scipy: the model would be fed inf or NaN.
+    if not (np.all(np.isfinite(values)) and np.all(np.diff(values) >= 0)):
+        bad = next((v for v in values if not math.isfinite(v)), values[0])
+        raise FieldProblem(
+            None,
+            f"the {family} distribution with these fields gives non-finite or disordered "
+            f"values (e.g. {bad:g}) at its tails; its numbers are too extreme for floating "
+            "point, use a range of sensible size",
+        )
+    return dist

@@ -17,6 +17,7 @@ import operator
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,8 @@ import xarray as xr
 
 from .book import Book, Grid
 from .design import SaltelliDesign
-from .errors import BookError, ModelError, OptionError
-from .models import ModelSpec, check_book, resolve_model, spec_of
+from .errors import BookError, McTcoError, ModelError, OptionError
+from .models import ModelSpec, check_analysis, check_book, resolve_model, spec_of
 from .sobol import (
     BLOCK,
     CI_METHODS,
@@ -46,6 +47,8 @@ MIN_SAMPLES = 16
 DEFAULT_RESAMPLES = 100
 #: independent scrambles of the design behind the default (randomized-QMC) intervals
 DEFAULT_REPLICATES = 8
+#: largest magnitude of a target: the Sobol' sums of squares of 2**40 of them stay finite
+TARGET_MAX = 1e140
 
 Progress = Callable[[int, int], None]
 
@@ -345,6 +348,8 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
         # floating-point trouble is caught below, with the inputs that caused it
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = plan.model(inputs)
+    except McTcoError as exc:  # the model's own check of its inputs or outputs
+        raise ModelError(f"{plan.book.path}: {exc}") from exc
     except Exception as exc:
         raise ModelError(
             f"{plan.book.path}: model '{plan.book.model or 'mc_tco.models.tco:model'}' raised "
@@ -370,7 +375,9 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
                 f"{plan.book.path}: model output '{t}' must have dim 'sample' of length {n} "
                 f"(one value per input row), got dims {dict(da.sizes)}"
             )
-        bad = ~np.isfinite(da.values)
+        with np.errstate(invalid="ignore"):
+            # beyond TARGET_MAX the Sobol' sums of squares would overflow
+            bad = ~(np.abs(da.values) <= TARGET_MAX)
         if bad.any():
             first = tuple(np.argwhere(bad)[0])
             row = int(first[da.dims.index("sample")])
@@ -379,8 +386,10 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
             )
             raise ModelError(
                 f"{plan.book.path}: model output '{t}' is {da.values[first]} "
-                f"for the inputs {values}; the model must return finite targets"
+                f"for the inputs {values}; the model must return finite targets "
+                f"(of magnitude below {TARGET_MAX:g}: rescale the output otherwise)"
             )
+    check_analysis(plan.book, out, plan.targets, plan.report, plan.focus, plan.distributions)
     return out
 
 
@@ -669,7 +678,8 @@ def execute(
     from .store import BaseStore
 
     with contextlib.ExitStack() as stack:
-        tmp = stack.enter_context(atomic_path(out)) if out is not None else None
+        # an existing results file is kept as <out>.bak (one generation), as write_results
+        tmp = stack.enter_context(atomic_path(out, backup=True)) if out is not None else None
         store, bases, total, path, done = None, [], None, [], 0
         for stage in stages:
             for base, sums in _evaluate_all(plan, shift, scheduler, progress, done, stage):
@@ -954,6 +964,8 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
             ds[dim_name].attrs.update(units=g.unit, long_name=g.description or dim_name)
     ds.attrs.update(provenance(plan))
     ds.attrs["scheduler"] = _scheduler_text(scheduler)
+    # the one attr that differs between two runs of the same book, seed and options
+    ds.attrs["created"] = datetime.now(UTC).isoformat(timespec="seconds")
     return ds
 
 
@@ -994,7 +1006,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "chunk_size": plan.chunk_size,
         "keep_samples": plan.keep_samples,
         "by_group": int(plan.by_group),
-        "run_options": json.dumps(run_options(plan)),
+        "run_options": json.dumps(run_options(plan), default=str),
         "targets": json.dumps(plan.targets),
         "report": json.dumps(plan.report),
         "focus": json.dumps(plan.focus),

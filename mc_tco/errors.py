@@ -8,10 +8,24 @@ says how to fix it. The CLI prints it without a traceback and exits with code 2.
 from __future__ import annotations
 
 
+def one_line(text: str) -> str:
+    """``text`` with every non-printable character (newline, tab, NUL, U+2028, ...) escaped.
+
+    Names in messages come from the user's file; a key with a newline in it must not break
+    the one-line error.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
+
+
 class McTcoError(ValueError):
-    """An error caused by the user's input; the message says what to fix."""
+    """An error caused by the user's input; the message says what to fix (one line)."""
 
     exit_code = 2
+
+    def __init__(self, message: str = ""):
+        super().__init__(one_line(str(message)))
 
 
 class BookError(McTcoError):

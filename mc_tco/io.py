@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import os
+import re
+import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -12,45 +16,141 @@ import xarray as xr
 
 from .errors import OptionError
 
-__all__ = ["atomic_path", "check_writable", "open_results", "write_results"]
+__all__ = [
+    "atomic_path",
+    "check_writable",
+    "open_results",
+    "remove_stale_temp",
+    "write_results",
+]
 
 ENGINE = "h5netcdf"
 
 
-def check_writable(path: str | Path) -> Path:
-    """Fail early, with the fix, if ``path`` cannot be written (creates missing folders)."""
+def check_writable(path: str | Path, create: bool = False) -> Path:
+    """Fail early, with the fix, if ``path`` cannot be written.
+
+    Checks the nearest existing folder on the way to ``path``; missing folders are created
+    only with ``create=True`` (at write time), so a run that fails leaves nothing behind.
+    """
     path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
+    parent = path.parent
     if path.is_dir():
         raise OptionError(f"--out {path}: is a folder; give a file name ending in .nc")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
+    existing = parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
         raise OptionError(
-            f"--out {path}: cannot create folder {parent} ({exc.strerror}); choose another --out"
-        ) from None
-    if not os.access(parent, os.W_OK):
-        raise OptionError(f"--out {path}: folder {parent} is not writable; choose another --out")
+            f"--out {path}: cannot create folder {parent} ({existing} is a file); "
+            "choose another --out"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OptionError(
+            f"--out {path}: folder {existing} is not writable; choose another --out"
+        )
     if path.exists() and not os.access(path, os.W_OK):
         raise OptionError(f"--out {path}: the file is read-only; choose another --out")
+    if create:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OptionError(
+                f"--out {path}: cannot create folder {parent} ({exc.strerror}); "
+                "choose another --out"
+            ) from None
     return path
 
 
+# ------------------------------------------------------------------ temporary files
+
+_HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+#: ``.<target name>.<host>.<pid>.<random>.tmp``: the temporary files of :func:`atomic_path`
+_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.\w+\.tmp$")
+
+
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}.{_HOST}.{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (a zombie counts as dead)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's process
+        return True
+    with contextlib.suppress(OSError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def remove_stale_temp(folder: str | Path) -> list[Path]:
+    """Remove the temporary files that killed writers left in ``folder``.
+
+    A process killed while writing (SIGKILL, a power cut) cannot remove its temporary
+    file. Its name carries the host and the process id; a file of this host whose process
+    is gone is removed. Files of live processes and of other hosts (a shared disk) stay.
+
+    Returns
+    -------
+    list of Path
+        The files removed.
+    """
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            m = _TEMP.match(entry.name)
+            if m and m["host"] == _HOST and not _alive(int(m["pid"])):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed
+
+
+def _keep_backup(path: Path) -> None:
+    """Make ``<path>.bak`` the current ``path`` (a hard link, or a copy), atomically."""
+    bak = path.with_name(path.name + ".bak")
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(bak), suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+        try:
+            os.link(path, tmp)
+        except OSError:  # no hard links here (some network and FUSE file systems)
+            shutil.copy2(path, tmp)
+        os.replace(tmp, bak)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 @contextlib.contextmanager
-def atomic_path(path: str | Path):
+def atomic_path(path: str | Path, backup: bool = False):
     """Yield a temporary path next to ``path``; on success rename it over ``path``.
 
     On any error (or KeyboardInterrupt) the temporary file is removed and ``path`` is left
-    as it was: a reader never sees a half-written file.
+    as it was: a reader never sees a half-written file. The temporary file's name carries
+    the host and process id, so the temporary files of killed writers are removed by the
+    next write into the same folder (:func:`remove_stale_temp`). With ``backup``, an
+    existing ``path`` is kept as ``<path>.bak`` (one generation) before it is replaced.
     """
-    path = check_writable(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    path = check_writable(path, create=True)
+    remove_stale_temp(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
     try:
         yield Path(tmp)
         os.chmod(tmp, 0o666 & ~umask)
+        if backup and path.is_file():
+            _keep_backup(path)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -66,10 +166,29 @@ def _encoding(ds: xr.Dataset) -> dict:
     return enc
 
 
-def write_results(ds: xr.Dataset, path: str | Path) -> Path:
-    """Write ``ds`` to ``path`` atomically (temporary file, then rename)."""
-    with atomic_path(path) as tmp:
-        ds.to_netcdf(tmp, engine=ENGINE, encoding=_encoding(ds))
+def write_results(ds: xr.Dataset, path: str | Path, backup: bool = True) -> Path:
+    """Write ``ds`` to ``path`` atomically (temporary file, then rename).
+
+    An existing ``path`` is kept as ``<path>.bak`` (one generation; ``backup=False``: not
+    kept). The file gets a ``created`` attr (UTC, ISO 8601) unless ``ds`` has one: the
+    only attr in which two runs of the same book, seed and options differ.
+
+    Raises
+    ------
+    OptionError
+        When the file cannot be written (folder not writable, disk full, ...); ``path``
+        and its backup are then as they were.
+    """
+    if "created" not in ds.attrs:
+        created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        ds = ds.assign_attrs(created=created)
+    try:
+        with atomic_path(path, backup=backup) as tmp:
+            ds.to_netcdf(tmp, engine=ENGINE, encoding=_encoding(ds))
+    except OSError as exc:
+        raise OptionError(
+            f"--out {path}: cannot write the file ({exc.strerror or exc}); nothing was written"
+        ) from None
     return Path(path)
 
 

@@ -21,12 +21,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import xarray as xr
+
 from ..book import Book, Grid
-from ..errors import BookError
+from ..errors import BookError, ModelError
 
 DEFAULT_MODEL = "mc_tco.models.tco:model"
 
-__all__ = ["DEFAULT_MODEL", "InputRule", "ModelSpec", "check_book", "resolve_model"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "InputRule",
+    "ModelSpec",
+    "check_analysis",
+    "check_book",
+    "check_outputs",
+    "check_samples",
+    "resolve_model",
+]
 
 
 @dataclass(frozen=True)
@@ -56,6 +68,15 @@ class InputRule:
         left = "(" if self.low_open else "["
         right = ")" if self.high_open else "]"
         return f"in {left}{self.low:g}, {self.high:g}{right}"
+
+    def contains(self, values) -> np.ndarray:
+        """Whether each sampled value is allowed: finite and within the bounds (an open
+        bound excludes the bound itself), elementwise."""
+        v = np.asarray(values, dtype=float)
+        with np.errstate(invalid="ignore"):
+            low_ok = v > self.low if self.low_open else v >= self.low
+            high_ok = v < self.high if self.high_open else v <= self.high
+        return np.isfinite(v) & low_ok & high_ok
 
     def admits(self, lo: float, hi: float, continuous: bool) -> bool:
         """Whether values from ``lo`` to ``hi`` are allowed (endpoints of a continuous
@@ -124,11 +145,15 @@ def resolve_model(book: Book) -> Callable:
     if not callable(func):
         raise book.error(
             "book.model",
-            f"'{path}' is a {type(func).__name__}, not a function; "
+            f"'{path}' is {_article(type(func).__name__)} {type(func).__name__}, not a function; "
             "name a function model(inputs) -> xr.Dataset",
             "model",
         )
     return func
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def spec_of(model: Callable) -> ModelSpec:
@@ -152,6 +177,16 @@ def check_book(book: Book, spec: ModelSpec) -> None:
     if missing:
         rule = spec.inputs[missing[0]]
         more = f" (and {len(missing) - 1} more: {', '.join(missing[1:])})" if missing[1:] else ""
+        import difflib
+
+        unknown = [n for n in book.inputs if n not in spec.inputs]
+        close = difflib.get_close_matches(missing[0], unknown, n=1)
+        if close:  # a typo: point at the misspelt table, whose line is known
+            raise book.error(
+                f"inputs.{close[0]}",
+                f"the model needs input '{missing[0]}' and the book has '{close[0]}' instead; "
+                f"rename [inputs.{close[0]}] to [inputs.{missing[0]}]{more}",
+            )
         raise BookError(
             book.path,
             f"inputs.{missing[0]}",
@@ -192,3 +227,173 @@ def check_book(book: Book, spec: ModelSpec) -> None:
                 f"{what} reaches outside what the model allows: {name} must be "
                 f"{rule.range_text()} ({rule.unit}); {fix}",
             )
+
+
+def _sample_label(da: xr.DataArray, index: tuple) -> str:
+    """``sample 3`` (the sample coordinate when there is one) and the other coordinates."""
+    parts = []
+    for dim, i in zip(da.dims, index, strict=True):
+        label = da[dim].values[i] if dim in da.coords else i
+        if isinstance(label, np.generic):
+            label = label.item()
+        parts.append(f"{dim} {label:g}" if isinstance(label, float) else f"{dim} {label}")
+    return ", ".join(parts) or "the only sample"
+
+
+def _row_values(inputs: xr.Dataset, da: xr.DataArray, index: tuple) -> str:
+    """``name=value`` of every input at the sample of ``index`` in ``da``."""
+    row = dict(zip(da.dims, index, strict=True)).get("sample")
+    out = []
+    for name, var in inputs.data_vars.items():
+        v = var.isel(sample=row) if row is not None and "sample" in var.dims else var
+        if v.size == 1:
+            out.append(f"{name}={float(v.values.reshape(-1)[0]):.6g}")
+    return ", ".join(out)
+
+
+def check_samples(inputs: xr.Dataset, spec: ModelSpec, model_name: str = "the model") -> None:
+    """Reject sampled input values that the model's :class:`InputRule` s forbid.
+
+    The check of a book (:func:`check_book`) already keeps the distributions within the
+    rules; this one guards direct calls of a model (a notebook passing its own Dataset),
+    with the same rules.
+
+    Parameters
+    ----------
+    inputs : xr.Dataset
+        The model's inputs, one variable per input, along ``sample``.
+    spec : ModelSpec
+        The model's rules.
+    model_name : str
+        Shown in the message.
+
+    Raises
+    ------
+    ModelError
+        Naming the first missing input, or the first input with an impossible value, the
+        sample and the value, and the allowed range.
+    """
+    missing = [n for n in spec.inputs if n not in inputs]
+    if missing:
+        rule = spec.inputs[missing[0]]
+        raise ModelError(
+            f"{model_name}: the inputs lack '{missing[0]}' ({rule.description}, {rule.unit})"
+            + (f" and {len(missing) - 1} more ({', '.join(missing[1:])})" if missing[1:] else "")
+            + "; give one variable per model input"
+        )
+    for name, rule in spec.inputs.items():
+        da = inputs[name]
+        ok = rule.contains(da.values)
+        if not ok.all():
+            index = tuple(int(i) for i in np.argwhere(~ok)[0])
+            value = float(da.values[index])
+            raise ModelError(
+                f"{model_name}: input '{name}' is {value:g} at {_sample_label(da, index)}; "
+                f"{name} must be {rule.range_text()} ({rule.unit}, {rule.description}): "
+                "fix the value or the distribution it was drawn from"
+            )
+
+
+def check_outputs(
+    out: xr.Dataset,
+    inputs: xr.Dataset,
+    model_name: str = "the model",
+    nan_allowed: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """Reject a NaN in any output, naming the output, the sample and its input values.
+
+    Parameters
+    ----------
+    out, inputs : xr.Dataset
+        What the model returned, and its inputs (along ``sample``).
+    model_name : str
+        Shown in the message.
+    nan_allowed : dict, optional
+        Output name -> coordinates where NaN is meaningful, e.g.
+        ``{"breakeven_demand": {"strategy": "api"}}``.
+
+    Raises
+    ------
+    ModelError
+    """
+    nan_allowed = nan_allowed or {}
+    for name, da in out.data_vars.items():
+        if da.dtype.kind not in "fc":
+            continue
+        if da.size == 0 or not np.isnan(np.max(np.ravel(da.values, order="K"))):
+            continue  # the fast test: a NaN anywhere makes the max NaN
+        bad = np.isnan(da.values)
+        for dim, label in nan_allowed.get(name, {}).items():
+            shape = [1] * da.ndim
+            shape[da.dims.index(dim)] = -1
+            bad &= np.asarray(da[dim].values != label).reshape(shape)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ModelError(
+                f"{model_name}: output '{name}' is NaN at {_sample_label(da, index)} for the "
+                f"inputs {_row_values(inputs, da, index)}; these inputs are outside what the "
+                "model can compute: narrow their distributions"
+            )
+
+
+def check_analysis(
+    book: Book,
+    out: xr.Dataset,
+    targets: list[str],
+    report: dict[str, list],
+    focus: dict[str, Any],
+    distributions: list[str],
+) -> None:
+    """Check the book's ``[analysis]`` against what the model returned (before the run).
+
+    Every target and distribution must be an output; every dim of ``report`` and ``focus``
+    a dim of the targets, with labels of the right kind that exist (numeric points are
+    matched to the nearest grid point, text labels exactly).
+
+    Raises
+    ------
+    BookError
+        Naming the ``[analysis]`` field, the name or label, and what exists.
+    """
+    outputs = ", ".join(map(str, out.data_vars)) or "none"
+    for key, names in (("targets", targets), ("distributions", distributions)):
+        for name in names:
+            if name not in out.data_vars:
+                raise book.error(
+                    f"analysis.{key}",
+                    f"the model returned no output '{name}'; its outputs are {outputs}",
+                    key,
+                )
+    dims: dict[str, Any] = {}
+    for t in targets:
+        for d in out[t].dims:
+            if d != "sample":
+                dims[d] = out[t][d].values if d in out[t].coords else None
+    for key, table in (("report", report), ("focus", focus)):
+        for dim, points in table.items():
+            if dim not in dims:
+                raise book.error(
+                    f"analysis.{key}",
+                    f"{key} names '{dim}', which is not a dimension of the targets "
+                    f"({', '.join(targets)}); their dimensions: {', '.join(dims) or 'none'}",
+                    key,
+                )
+            coords = dims[dim]
+            if coords is None:
+                continue
+            textual = coords.dtype.kind in "USO"
+            for p in points if isinstance(points, list) else [points]:
+                if isinstance(p, str) != textual:
+                    kind = "names (in quotes)" if textual else "numbers"
+                    raise book.error(
+                        f"analysis.{key}",
+                        f"{key}.{dim} = {p!r}: the points of '{dim}' are {kind}, e.g. "
+                        + (f"'{coords[0]}'" if textual else f"{float(coords[0]):g}"),
+                        key,
+                    )
+                if textual and p not in coords:
+                    raise book.error(
+                        f"analysis.{key}",
+                        f"{key}.{dim} = '{p}' is not one of {', '.join(map(str, coords))}",
+                        key,
+                    )

@@ -44,8 +44,9 @@ import numpy as np
 import xarray as xr
 
 from ..book import Grid
-from . import InputRule, ModelSpec
+from . import InputRule, ModelSpec, check_outputs, check_samples
 
+NAME = "mc_tco.models.tco:model"
 HOURS_PER_MONTH = 730.0
 DAYS_PER_MONTH = 30.4
 STRATEGIES = ("api", "buy", "rent", "owned")
@@ -215,7 +216,16 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
         ``cost_component`` (sample, demand, component) of buy; and per sample
         ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
         ``node_api_revenue_per_hour``, ``rent_per_node_hour``. Units in attrs.
+
+    Raises
+    ------
+    ModelError
+        When an input lies outside its :data:`INPUTS` rule (e.g. ``utilization`` > 1, a
+        negative price, ``pue`` < 1), naming the input, the sample and the value; or when
+        an output is NaN, naming the sample's input values.
     """
+    # a notebook may call the model directly, bypassing the book checks: same rules here
+    check_samples(inputs, SPEC, NAME)
     x = inputs
     demand = x["demand"]
     G = _v(x, "gpus_per_node")
@@ -325,6 +335,7 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
     )
     for name, (unit, long_name) in OUTPUT_ATTRS.items():
         out[name].attrs.update(units=unit, long_name=long_name)
+    check_outputs(out, inputs, NAME, nan_allowed={"breakeven_demand": {"strategy": "api"}})
     return out
 
 

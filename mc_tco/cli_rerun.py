@@ -1,0 +1,68 @@
+"""``mc-tco rerun RESULTS``: redo a run from its results file and say if the numbers match.
+
+Registered on :data:`mc_tco.cli.main`. Exit codes: 0 when every variable of the rerun
+equals the file's exactly, 1 when something differs, 2 on an error (a file that is not a
+results file, a stored book that no longer loads, ...).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from .cli import Progress, _friendly
+
+
+@click.command()
+@click.argument("results", metavar="RESULTS", type=click.Path(path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Also keep the rerun's results in this file (an existing file is kept "
+                   "as FILE.bak). Without it nothing is written.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code says it.")
+@_friendly
+def rerun(results, out, quiet):
+    """Rerun RESULTS (a file of 'mc-tco run') from the book and options stored in it.
+
+    Rebuilds the book from the file's book_text, runs it with the stored seed and
+    options (run_options), and compares every variable with the file's, bit for bit.
+    Exit code 0: every variable matches; 1: some differ (the largest difference is
+    printed, and any package versions that changed); 2: an error.
+
+    \b
+    Example:
+      mc-tco rerun results/deepseek-v4.1-flash.nc
+    """
+    from .io import check_writable, open_results, write_results
+    from .reproduce import compare_results
+    from .reproduce import rerun as rerun_results
+
+    original = open_results(results)
+    if out is not None:
+        check_writable(out)
+    a = original.attrs
+    if not quiet:
+        click.echo(f"rerunning {results}: book {a.get('book_path')} (sha256 "
+                   f"{str(a.get('book_sha256', ''))[:12]}), seed {a.get('seed')}, "
+                   f"{a.get('samples', 0):,} samples")
+    if not quiet and hashlib.sha256(str(a.get("book_text", "")).encode()).hexdigest() != str(
+        a.get("book_sha256")
+    ):
+        click.echo("note: the stored book_text does not match its book_sha256: the file's "
+                   "book was edited after the run", err=True)
+    new = rerun_results(original, str(results), progress=Progress("rerun", enabled=not quiet))
+    # compare file with file: both through the same netCDF round trip
+    if out is not None:
+        comparison = compare_results(original, open_results(write_results(new, out)))
+    else:
+        with tempfile.TemporaryDirectory(prefix="mc-tco-rerun.") as tmp:
+            written = write_results(new, Path(tmp) / "rerun.nc")
+            comparison = compare_results(original, open_results(written))
+    if not quiet:
+        click.echo(comparison.summary(first=str(results), second="rerun"))
+        if out is not None:
+            click.echo(f"wrote {out}")
+    sys.exit(0 if comparison.equal else 1)

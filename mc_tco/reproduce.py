@@ -1,0 +1,204 @@
+"""Rerun a results file from what it stores, and compare two results files exactly.
+
+A results file carries the book's text (``book_text``), where it came from
+(``book_path``), and the keyword arguments of :func:`mc_tco.engine.run` (``run_options``,
+JSON): enough to redo the run. :func:`rerun` does it; :func:`compare_results` says
+whether every variable matches bit for bit and, if not, where the largest difference is.
+The ``created`` attr is the only one two runs of the same book and options differ in.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from .book import loads_book
+from .engine import plan_run, run
+from .errors import OptionError
+
+__all__ = ["Comparison", "compare_results", "rerun", "stored_options"]
+
+#: attrs that describe the computation's environment, shown when they differ
+VERSION_ATTRS = ("mc_tco_version", "numpy_version", "scipy_version", "SALib_version",
+                 "xarray_version")
+#: the attrs written before ``run_options`` existed, by run() keyword
+_LEGACY = {"samples": "samples", "seed": "seed", "resamples": "bootstrap_resamples",
+           "conf_level": "conf_level", "chunk_size": "chunk_size",
+           "second_order": "second_order", "ci": "ci", "replicates": "replicates",
+           "estimator": "estimator", "keep_samples": "keep_samples", "by_group": "by_group"}
+
+
+def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str, Any]:
+    """The keyword arguments of :func:`mc_tco.engine.run` stored in a results file.
+
+    Read from the ``run_options`` attr (JSON), or from the older per-option attrs. An
+    option that this version's :func:`run` does not take is an error (rerun with the
+    version that wrote the file).
+
+    Raises
+    ------
+    OptionError
+    """
+    if "run_options" in ds.attrs:
+        try:
+            options = json.loads(ds.attrs["run_options"])
+        except json.JSONDecodeError as exc:
+            raise OptionError(f"{source}: the run_options attr is not JSON ({exc})") from None
+        if not isinstance(options, dict):
+            raise OptionError(f"{source}: the run_options attr is not a JSON object")
+    else:
+        options = {k: ds.attrs[a] for k, a in _LEGACY.items() if a in ds.attrs}
+        for k, v in list(options.items()):
+            if isinstance(v, np.generic):
+                options[k] = v.item()
+        for flag in ("second_order", "by_group"):
+            if flag in options:
+                options[flag] = bool(options[flag])
+        # files from before the randomized-QMC default had one bootstrapped scramble
+        options.setdefault("ci", "bootstrap")
+    known = set(inspect.signature(plan_run).parameters) - {"book"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise OptionError(
+            f"{source}: stored option '{unknown[0]}' is not an option of this mc_tco "
+            f"({ds.attrs.get('mc_tco_version', '?')} wrote the file); rerun with that version"
+        )
+    return options
+
+
+def rerun(ds: xr.Dataset, source: str = "the results file", progress=None) -> xr.Dataset:
+    """Run the book stored in results ``ds`` again, with the stored options.
+
+    Parameters
+    ----------
+    ds : xr.Dataset
+        A results file's contents (:func:`mc_tco.io.open_results`).
+    source : str
+        The results file's name, for messages.
+    progress : callable, optional
+        Passed to :func:`mc_tco.engine.run`.
+
+    Returns
+    -------
+    xr.Dataset
+        The new results (compare them with :func:`compare_results`).
+
+    Raises
+    ------
+    McTcoError
+        When the file lacks the book, or the stored book or options no longer load (the
+        message names the book's stored path).
+    """
+    if "book_text" not in ds.attrs:
+        raise OptionError(f"{source}: no book_text attr; the file cannot be rerun")
+    book = loads_book(str(ds.attrs["book_text"]), str(ds.attrs.get("book_path", source)))
+    return run(book, **stored_options(ds, source), progress=progress)
+
+
+@dataclass
+class Difference:
+    """How one variable differs between two results."""
+
+    name: str
+    reason: str
+    max_abs: float = float("nan")
+    max_rel: float = float("nan")
+
+
+@dataclass
+class Comparison:
+    """The outcome of :func:`compare_results`."""
+
+    variables: int
+    differences: list[Difference] = field(default_factory=list)
+    #: attr -> (first, second) for the attrs that differ (``created`` excluded)
+    attrs: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    @property
+    def equal(self) -> bool:
+        """Every variable (data and coordinates) identical, NaN and inf included."""
+        return not self.differences
+
+    @property
+    def largest(self) -> Difference | None:
+        numeric = [d for d in self.differences if np.isfinite(d.max_abs)]
+        return max(numeric, key=lambda d: d.max_abs) if numeric else None
+
+    def summary(self, first: str = "file", second: str = "rerun") -> str:
+        """A few lines for the terminal."""
+        if self.equal:
+            lines = [f"every variable matches exactly ({self.variables} variables, "
+                     "data and coordinates)"]
+        else:
+            lines = [f"{len(self.differences)} of {self.variables} variables differ: "
+                     + ", ".join(d.name for d in self.differences[:12])
+                     + (", ..." if len(self.differences) > 12 else "")]
+            big = self.largest
+            if big is not None:
+                lines.append(f"largest difference: {big.name} by {big.max_abs:.3g} "
+                             f"(relative {big.max_rel:.3g})")
+            other = [d for d in self.differences if not np.isfinite(d.max_abs)]
+            lines += [f"{d.name}: {d.reason}" for d in other[:5]]
+        versions = {k: v for k, v in self.attrs.items() if k in VERSION_ATTRS}
+        if versions:
+            lines.append("versions differ: " + ", ".join(
+                f"{k.removesuffix('_version')} {a} ({first}) vs {b} ({second})"
+                for k, (a, b) in versions.items()))
+        return "\n".join(lines)
+
+
+def _differ(name: str, a: xr.Variable, b: xr.Variable) -> Difference | None:
+    if a.dims != b.dims or a.shape != b.shape:
+        return Difference(name, f"dims {dict(a.sizes)} vs {dict(b.sizes)}")
+    x, y = np.asarray(a.values), np.asarray(b.values)
+    if x.dtype.kind in "fc" or y.dtype.kind in "fc":
+        x, y = x.astype(float), y.astype(float)
+        if np.array_equal(x, y, equal_nan=True):
+            return None
+        both = np.isfinite(x) & np.isfinite(y)
+        same_special = (np.isnan(x) & np.isnan(y)) | (~both & (x == y))
+        if not (both | same_special).all():
+            return Difference(name, "NaN or inf in different places")
+        x, y = x[both], y[both]
+        diff = np.abs(x - y)
+        scale = np.maximum(np.abs(x), np.abs(y))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(scale > 0, diff / scale, 0.0)
+        return Difference(name, "values", float(diff.max()), float(rel.max()))
+    if np.array_equal(x, y):
+        return None
+    return Difference(name, "labels differ")
+
+
+def compare_results(first: xr.Dataset, second: xr.Dataset) -> Comparison:
+    """Compare two results exactly: every variable, data and coordinates.
+
+    Returns
+    -------
+    Comparison
+        ``equal`` when every variable is identical (NaN where NaN, inf where inf); else the
+        differing variables with their largest absolute and relative difference. Attrs
+        that differ (but ``created``) are listed too; they do not count as a difference.
+    """
+    names = sorted(set(first.variables) | set(second.variables), key=str)
+    out = Comparison(variables=len(names))
+    for name in names:
+        if name not in first.variables or name not in second.variables:
+            where = "the first" if name not in first.variables else "the second"
+            out.differences.append(Difference(str(name), f"missing in {where}"))
+            continue
+        d = _differ(str(name), first.variables[name], second.variables[name])
+        if d is not None:
+            out.differences.append(d)
+    for key in sorted(set(first.attrs) | set(second.attrs)):
+        if key == "created":
+            continue
+        a, b = first.attrs.get(key), second.attrs.get(key)
+        if not np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)):
+            out.attrs[key] = (a, b)
+    return out

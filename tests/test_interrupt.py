@@ -1,0 +1,203 @@
+"""Nothing lost, nothing half-written: real runs interrupted, killed, repeated.
+
+``mc-tco run`` writes a temporary file next to the results and renames it into place, so
+Ctrl-C (SIGINT) at any time leaves the previous results file with the same bytes and no
+partial file. SIGKILL cannot clean up: its temporary file (named with host and pid) is
+removed by the next write into the folder. Over an existing file, the previous results
+are kept as ``FILE.bak``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import xarray as xr
+from click.testing import CliRunner
+
+from mc_tco.cli import main
+from mc_tco.errors import OptionError
+from mc_tco.io import _HOST, remove_stale_temp, write_results
+
+from .conftest import ARTICLE_BOOK
+
+MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
+
+
+def temp_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob(".*.tmp"))
+
+
+@pytest.fixture
+def previous(tmp_path) -> tuple[Path, bytes]:
+    """A real results file from an earlier (small) run, and its bytes."""
+    out = tmp_path / "x.nc"
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--bootstrap", "0",
+                                    "-q", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out, out.read_bytes()
+
+
+def start_run(out: Path, samples: int, tty: bool = False) -> tuple[subprocess.Popen, int | None]:
+    """``mc-tco run`` as a real process; with ``tty``, stderr is a terminal (progress bar)."""
+    cmd = [MC_TCO, "run", str(ARTICLE_BOOK), "-n", str(samples), "--bootstrap", "20",
+           "--out", str(out)]
+    if not tty:
+        return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), None
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    return proc, master
+
+
+def read_until(fd: int, text: bytes, timeout: float = 90) -> bytes:
+    seen = b""
+    end = time.monotonic() + timeout
+    while text not in seen and time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:  # the process closed its terminal
+                break
+    return seen
+
+
+def read_rest(fd: int) -> bytes:
+    rest = b""
+    while select.select([fd], [], [], 0.5)[0]:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        rest += chunk
+    os.close(fd)
+    return rest
+
+
+def wait_for_temp(folder: Path, proc: subprocess.Popen, timeout: float = 120) -> Path:
+    """Poll until the writer's temporary file appears (it is writing then)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        found = temp_files(folder)
+        if found:
+            return found[0]
+        time.sleep(0.002)
+    raise AssertionError(f"no temporary file appeared (exit code {proc.poll()})")
+
+
+def test_ctrl_c_mid_run_keeps_the_previous_file(previous):
+    out, before = previous
+    proc, master = start_run(out, samples=16384, tty=True)
+    seen = read_until(master, b"sampling [")  # the progress bar: it is computing
+    assert b"sampling [" in seen, seen
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    seen += read_rest(master)
+    assert b"mc-tco: interrupted; nothing was written" in seen
+    assert b"Traceback" not in seen
+    assert out.read_bytes() == before
+    assert sorted(out.parent.iterdir()) == [out]  # no backup, no temporary file
+
+
+def test_ctrl_c_while_writing_keeps_the_previous_file(previous):
+    out, before = previous
+    proc, _ = start_run(out, samples=4096)
+    wait_for_temp(out.parent, proc)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert b"interrupted; nothing was written" in stderr and b"Traceback" not in stderr
+    assert out.read_bytes() == before
+    assert sorted(out.parent.iterdir()) == [out]
+
+
+def test_kill_while_writing_keeps_the_previous_file_and_the_next_write_cleans_up(previous):
+    out, before = previous
+    proc, _ = start_run(out, samples=4096)
+    tmp = wait_for_temp(out.parent, proc)
+    time.sleep(0.05)  # well inside the writing (about half a second)
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert out.read_bytes() == before
+    # the killed writer could not remove its partial file: it is left, named with its pid
+    assert temp_files(out.parent) == [tmp]
+    assert f".{_HOST}.{proc.pid}." in tmp.name
+    assert not out.with_name("x.nc.bak").exists()
+    # the next run into the folder removes it, and keeps the previous results as x.nc.bak
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "32", "--bootstrap", "0",
+                                    "-q", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert temp_files(out.parent) == []
+    assert out.with_name("x.nc.bak").read_bytes() == before
+    with xr.open_dataset(out, engine="h5netcdf") as ds:
+        assert ds.sizes["sample"] == 32
+
+
+def test_rerun_keeps_one_backup(tmp_path):
+    out = tmp_path / "x.nc"
+    contents = []
+    for samples in ("16", "32", "64"):
+        res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", samples,
+                                        "--bootstrap", "0", "-q", "--out", str(out)])
+        assert res.exit_code == 0, res.output  # no flag needed to run again
+        contents.append(out.read_bytes())
+    assert out.with_name("x.nc.bak").read_bytes() == contents[1]  # one generation
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.nc", "x.nc.bak"]
+    with xr.open_dataset(out.with_name("x.nc.bak"), engine="h5netcdf") as ds:
+        assert ds.sizes["sample"] == 32
+
+
+def test_write_without_backup(tmp_path):
+    out = tmp_path / "x.nc"
+    ds = xr.Dataset({"a": ("x", [1.0, 2.0])})
+    write_results(ds, out, backup=False)
+    write_results(ds, out, backup=False)
+    assert sorted(tmp_path.iterdir()) == [out]
+    with xr.open_dataset(out, engine="h5netcdf") as back:
+        assert "created" in back.attrs
+
+
+def test_stale_temp_files_of_dead_processes_only_are_removed(tmp_path):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    names = {
+        "dead": f".x.nc.{_HOST}.{dead.pid}.abc123.tmp",
+        "dead_backup": f".x.nc.bak.{_HOST}.{dead.pid}.k_9z.tmp",
+        "alive": f".x.nc.{_HOST}.{os.getpid()}.def456.tmp",
+        "parent": f".x.nc.{_HOST}.{os.getppid()}.xyz.tmp",
+        "other_host": f".x.nc.otherhost.{dead.pid}.abc123.tmp",
+        "not_ours": ".x.nc.tmp",
+        "results": "x.nc",
+    }
+    for name in names.values():
+        (tmp_path / name).write_text("partial")
+    removed = remove_stale_temp(tmp_path)
+    assert sorted(p.name for p in removed) == sorted([names["dead"], names["dead_backup"]])
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == set(names.values()) - {names["dead"], names["dead_backup"]}
+
+
+def test_a_failed_write_leaves_the_previous_file(tmp_path, monkeypatch):
+    out = tmp_path / "x.nc"
+    out.write_bytes(b"previous")
+
+    def full_disk(self, path, **kw):
+        Path(path).write_bytes(b"half a file")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", full_disk)
+    with pytest.raises(OptionError, match=r"cannot write the file \(No space left on device\)"):
+        write_results(xr.Dataset({"a": ("x", [1.0])}), out)
+    assert out.read_bytes() == b"previous"
+    assert sorted(tmp_path.iterdir()) == [out]
