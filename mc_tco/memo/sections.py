@@ -23,6 +23,7 @@ import numpy as np
 import xarray as xr
 
 from ..book import Book, loads_book
+from ..text import fmt_value
 from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
@@ -453,7 +454,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
             ("**⚑** " if flag else "") + f"`{inp.name}`",
             inp.group or "-",
             inp.describe(),
-            *(_num(v) for v in (q05, q50, q95)),
+            *(fmt_value(v) for v in (q05, q50, q95)),
             inp.unit or "-",
             inp.source or "(no source)",
             st,
@@ -475,15 +476,6 @@ def section_assumptions(ctx: MemoContext) -> Section:
         Table(["input", "group", "distribution", "5%", "50%", "95%", "unit", "source",
                "ST rank"], rows, "lllrrrlll"),
     ], "assumptions")
-
-
-def _num(x: float) -> str:
-    ax = abs(x)
-    if ax >= 1e4:
-        return f"{x:,.0f}"
-    if ax >= 100:
-        return f"{x:.0f}"
-    return f"{x:.3g}"
 
 
 def _compare_word(a: tuple, b: tuple) -> str:
