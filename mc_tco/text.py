@@ -195,7 +195,8 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 if min(wins, ds.sizes["sample"] - wins) < RARE:
                     out.append(
                         f"Inputs ranked by ST for {what} at {where}: only {wins:,} of "
-                        f"{ds.sizes['sample']:,} scenarios {'have' if wins < RARE else 'miss'} "
+                        f"{ds.sizes['sample']:,} scenarios "
+                        f"{('has' if wins == 1 else 'have') if wins < RARE else 'miss'} "
                         f"{t} > 0 here, too few to rank the inputs (see the ranking "
                         "for the target itself below, or raise --samples)"
                     )
