@@ -157,6 +157,7 @@ def ranking_sentences(r: A.Ranking, n: int) -> list[str]:
         if r.indicator_rare:
             side = "win" if r.wins < n - r.wins else "lose"
             count = r.wins if side == "win" else n - r.wins
+            side = side + "s" if count == 1 else side  # "1 of 8,192 scenarios wins"
             why = (f"only {count:,} of {n:,} scenarios {side} at {d}, too few for the Sobol' "
                    f"indices of 'beats the API' to rank anything (they would be noise)")
         else:
