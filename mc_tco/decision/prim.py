@@ -105,9 +105,8 @@ class Box:
         return np.isfinite(self.lower) | np.isfinite(self.upper)
 
 
-@dataclass
-class Step:
-    """One box of a peeling trajectory with its statistics on the data it was fitted to."""
+class _BoxShares:
+    """Coverage, density, mass and restrictions of a box from its counts."""
 
     box: Box
     n_in: int
@@ -130,6 +129,17 @@ class Step:
     @property
     def n_restricted(self) -> int:
         return int(self.box.restricted.sum())
+
+
+@dataclass
+class Step(_BoxShares):
+    """One box of a peeling trajectory with its statistics on the data it was fitted to."""
+
+    box: Box
+    n_in: int
+    wins_in: int
+    n: int
+    wins: int
 
 
 def _step(box: Box, x: np.ndarray, y: np.ndarray) -> Step:
@@ -314,7 +324,7 @@ def prune(x: np.ndarray, y: np.ndarray, box: Box, *,
 
 
 @dataclass
-class FoundBox:
+class FoundBox(_BoxShares):
     """A box chosen, pasted and pruned, with its statistics on all ``n`` scenarios."""
 
     box: Box
@@ -330,25 +340,9 @@ class FoundBox:
     conf_level: float = 0.95
 
     @property
-    def coverage(self) -> float:
-        return self.wins_in / self.wins
-
-    @property
-    def density(self) -> float:
-        return self.wins_in / self.n_in if self.n_in else float("nan")
-
-    @property
-    def mass(self) -> float:
-        return self.n_in / self.n
-
-    @property
     def coverage_new(self) -> float:
         """Share of all winners inside this box and in no earlier box."""
         return self.new_wins / self.wins
-
-    @property
-    def n_restricted(self) -> int:
-        return int(self.box.restricted.sum())
 
     def density_ci(self) -> tuple[float, float]:
         lo, hi = wilson_interval(self.wins_in, self.n_in, self.conf_level)
