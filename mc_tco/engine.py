@@ -852,8 +852,9 @@ def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[str, ...], budget: float 
     others = math.prod(base.sizes[d] for d in cells if d != dim)
     per_point = base.sizes["sample"] * others * 2 * len(plan.targets) * 8
     step = max(1, int(budget // max(per_point, 1)))
-    if dim in base.chunks if base.chunks else False:
-        stored = base.chunks[dim][0]
+    chunks = base.chunks or {}
+    if dim in chunks:  # read whole stored chunks: a multiple of the file's chunk size
+        stored = chunks[dim][0]
         step = max(stored, step // stored * stored)
     n = base.sizes[dim]
     return dim, [slice(i, min(n, i + step)) for i in range(0, n, step)]
