@@ -739,6 +739,6 @@ def family_section(ds: xr.Dataset, *, heading: str = "##") -> str:
         out += _md_table(["break-even", "variant", "5%", "median", "95%", "share never"],
                          [[n, _variant_name(v), *vals] for n, v, vals in be], "llrrrr")
     out.append("")
-    out.append(f"(Family check: {a.get('family_check_seconds', '?')} s; "
-               "P in %, from the same base samples as the run.)")
+    # (its run time stays in the file's attrs: the memo's text depends on the data only)
+    out.append("(P in %, from the same base samples as the run.)")
     return "\n".join(out) + "\n"
