@@ -673,7 +673,8 @@ def execute(
             )
         while stages[-1] < max_samples:
             stages.append(stages[-1] * 2)
-    _, _, shift = evaluate_chunk(plan, *plan.first)
+    first, _, shift = evaluate_chunk(plan, *plan.first)
+    layout = _layout(plan, first) if target_halfwidth is not None else None
     from .io import atomic_path
     from .store import BaseStore
 
@@ -693,7 +694,8 @@ def execute(
             done = stage
             if target_halfwidth is None:
                 break
-            step = convergence_step(plan, total, target_halfwidth, path[-1] if path else None)
+            step = convergence_step(plan, total, target_halfwidth, path[-1] if path else None,
+                                    layout=layout)
             path.append(step)
             if on_step is not None:
                 on_step(step)
@@ -721,7 +723,10 @@ def execute(
 SETTLED = 0.01
 
 
-def convergence_step(plan: Plan, sums: RunSums, target: float, previous: dict | None) -> dict:
+def convergence_step(
+    plan: Plan, sums: RunSums, target: float, previous: dict | None,
+    layout: dict | None = None,
+) -> dict:
     """One doubling's record: is every decision indicator ranked to ``target``?
 
     The decision indicators are ``t>0`` for each target ``t``, at the report points (every
@@ -742,7 +747,7 @@ def convergence_step(plan: Plan, sums: RunSums, target: float, previous: dict | 
     k, n = plan.design.num_factors, pooled.n
     d = len(plan.factors)
     mean_a = pooled.mean_a()  # P(indicator > 0) on the A rows
-    layout = _layout(plan)
+    layout = layout or _layout(plan)
     t = len(layout["target"])
     shape = (t, *(len(v) for v in layout["values"]))
     st = res["ST"].reshape((k, *shape))[:d]
@@ -786,9 +791,13 @@ def _show_point(v) -> str:
     return v if isinstance(v, str) else f"{v:.4g}"
 
 
-def _layout(plan: Plan) -> dict:
-    """Target names and cell dims/values of the flattened Sobol' cells (from one row)."""
-    base, _, _ = evaluate_chunk(plan, *plan.first)
+def _layout(plan: Plan, base: xr.Dataset | None = None) -> dict:
+    """Target names and cell dims/values of the flattened Sobol' cells.
+
+    Read from ``base``, the base rows of the run's first chunk (evaluated here if absent).
+    """
+    if base is None:
+        base, _, _ = evaluate_chunk(plan, *plan.first)
     stacked, cells = _targets_array(plan, base)
     return {
         "target": [str(v) for v in stacked["target"].values],
