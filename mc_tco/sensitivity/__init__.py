@@ -1,0 +1,1 @@
+"""Sensitivity analysis: Sobol' indices (independent inputs) and Shapley effects (dependent)."""
