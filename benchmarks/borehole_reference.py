@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from mc_tco.design import SaltelliDesign
-from mc_tco.sobol import SobolSums, rqmc_result, rqmc_seeds
+from mc_tco.sensitivity.sobol import SobolSums, rqmc_result, rqmc_seeds
 from mc_tco.testfunctions import borehole
 
 CHUNK = 2**15

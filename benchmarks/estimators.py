@@ -18,7 +18,7 @@ import numpy as np
 
 from mc_tco import testfunctions as tf
 from mc_tco.design import SaltelliDesign
-from mc_tco.sobol import ESTIMATORS, SobolSums, rqmc_seeds
+from mc_tco.sensitivity.sobol import ESTIMATORS, SobolSums, rqmc_seeds
 
 POWERS = range(8, 17)
 SEEDS = 30

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from mc_tco.book import load_book
-from mc_tco.engine import _input_dataset, design_values, plan_run
+from mc_tco.engine import plan_run
+from mc_tco.engine.evaluate import _input_dataset, design_values
 from mc_tco.models import tco
 
 BOOK = Path(__file__).resolve().parents[1] / "distributions" / "deepseek-v4.1-flash.toml"

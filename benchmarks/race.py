@@ -10,7 +10,7 @@ resamples and 95% intervals:
   intervals are per output only for a single-output algorithm; with 64 outputs it gives
   the interval of the aggregated index), on the same rows reordered into its block layout
   ``A, B, E_1..E_D`` (``E_i`` = ``A`` with column ``i`` from ``B``, SALib's ``AB_i``);
-* mc_tco: :func:`mc_tco.sobol.sobol_indices`, all 64 cells at once.
+* mc_tco: :func:`mc_tco.sensitivity.sobol.sobol_indices`, all 64 cells at once.
 
 Prints the times, the ratios against SALib's loop and the largest difference of the point
 estimates against SALib's. The machine may be shared, so mc_tco is timed 5 times,
@@ -29,7 +29,7 @@ import xarray as xr
 from SALib.analyze import sobol as salib_analyze
 from SALib.sample import sobol as salib_sample
 
-from mc_tco.sobol import sobol_indices
+from mc_tco.sensitivity.sobol import sobol_indices
 
 D, N, CELLS, RESAMPLES = 15, 2**14, 64, 100
 

@@ -54,7 +54,7 @@ def test_indices_equal_salib_on_the_same_design(article_book):
     ds = run(article_book, samples=256, seed=4, resamples=0)
     rows = design_values(plan, 0, 256).reshape(-1, 8)
     inputs = {name: rows[:, j] for j, name in enumerate(plan.factors)}
-    from mc_tco.engine import _input_dataset
+    from mc_tco.engine.evaluate import _input_dataset
 
     out = plan.model(_input_dataset(plan, rows))
     problem = {"num_vars": 8, "names": plan.factors, "bounds": [[0, 1]] * 8}

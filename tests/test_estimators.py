@@ -13,7 +13,7 @@ from SALib.test_functions import Ishigami, Sobol_G
 
 from mc_tco import testfunctions as tf
 from mc_tco.design import SaltelliDesign
-from mc_tco.sobol import (
+from mc_tco.sensitivity.sobol import (
     ESTIMATORS,
     SobolSums,
     ci_method_text,

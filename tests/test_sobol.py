@@ -8,7 +8,7 @@ from SALib.sample import sobol as salib_sample
 from SALib.test_functions import Ishigami
 
 from mc_tco.design import SaltelliDesign
-from mc_tco.sobol import BLOCK, SobolSums, poisson_weights, sobol_indices
+from mc_tco.sensitivity.sobol import BLOCK, SobolSums, poisson_weights, sobol_indices
 
 ISHIGAMI = {"num_vars": 3, "names": ["x1", "x2", "x3"], "bounds": [[-np.pi, np.pi]] * 3}
 

@@ -1,0 +1,186 @@
+"""Evaluate the model on chunks of the design: input values, model call, checks, targets.
+
+A chunk is a range of base samples with all their design rows; it makes its own design
+points from the Sobol' sequence by index, so any chunk stands alone (a dask worker needs
+nothing shipped).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from ..errors import McTcoError, ModelError
+from ..models import check_analysis
+from ..sensitivity.sobol import poisson_weights
+from ..summary import stack_targets
+from .plan import TARGET_MAX, Plan
+
+__all__ = ["design_values", "estimate_base_bytes", "evaluate_base", "evaluate_chunk"]
+
+
+def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
+    """Input values of the design rows of base samples ``start .. stop-1``, (n, R, D).
+
+    The ``ppf`` of each input is evaluated on the ``A`` and ``B`` rows only (2 n points per
+    column); the design rows mix those values.
+    """
+    d = plan.design.num_inputs
+    base = plan.base_points(start, stop)
+    values = np.empty_like(base)
+    for j, inp in enumerate(plan.book.uncertain):
+        values[:, [j, j + d]] = inp.ppf(base[:, [j, j + d]])
+    return plan.design.mix(values[:, :d], values[:, d:])
+
+
+def _input_dataset(plan: Plan, rows: np.ndarray) -> xr.Dataset:
+    """The model's input Dataset for design rows of input values, shape (rows, D)."""
+    n = rows.shape[0]
+    data = {}
+    col = {inp.name: j for j, inp in enumerate(plan.book.uncertain)}
+    for name, inp in plan.book.inputs.items():
+        values = rows[:, col[name]] if name in col else np.full(n, inp.value)
+        data[name] = xr.Variable("sample", values, {"units": inp.unit})
+    coords = {dim: xr.Variable(dim, g.values, {"units": g.unit}) for dim, g in plan.grid.items()}
+    return xr.Dataset(data, coords=coords)
+
+
+def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
+    try:
+        # floating-point trouble is caught below, with the inputs that caused it
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = plan.model(inputs)
+    except McTcoError as exc:  # the model's own check of its inputs or outputs
+        raise ModelError(f"{plan.book.path}: {exc}") from exc
+    except Exception as exc:
+        raise ModelError(
+            f"{plan.book.path}: model '{plan.book.model or 'mc_tco.models.tco:model'}' raised "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(out, xr.Dataset):
+        raise ModelError(
+            f"{plan.book.path}: model '{plan.book.model}' returned a {type(out).__name__}; "
+            "it must return an xr.Dataset with a 'sample' dim"
+        )
+    n = inputs.sizes["sample"]
+    for t in plan.targets:
+        if t not in out:
+            raise plan.book.error(
+                "analysis.targets",
+                f"the model returned no output '{t}'; its outputs are "
+                f"{', '.join(map(str, out.data_vars)) or 'none'}",
+                "targets",
+            )
+        da = out[t]
+        if da.sizes.get("sample") != n:
+            raise ModelError(
+                f"{plan.book.path}: model output '{t}' must have dim 'sample' of length {n} "
+                f"(one value per input row), got dims {dict(da.sizes)}"
+            )
+        with np.errstate(invalid="ignore"):
+            # beyond TARGET_MAX the Sobol' sums of squares would overflow
+            bad = ~(np.abs(da.values) <= TARGET_MAX)
+        if bad.any():
+            first = tuple(np.argwhere(bad)[0])
+            row = int(first[da.dims.index("sample")])
+            values = ", ".join(
+                f"{k}={float(inputs[k].values[row]):.6g}" for k in plan.factors
+            )
+            raise ModelError(
+                f"{plan.book.path}: model output '{t}' is {da.values[first]} "
+                f"for the inputs {values}; the model must return finite targets "
+                f"(of magnitude below {TARGET_MAX:g}: rescale the output otherwise)"
+            )
+    check_analysis(plan.book, out, plan.targets, plan.report, plan.focus, plan.distributions)
+    return out
+
+
+def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[str, ...] | None = None):
+    """Targets and indicators as (rows, T, *cells) numpy plus the cell dims and coords."""
+    stacked = stack_targets(out, plan.targets)
+    dims = tuple(d for d in stacked.dims if d not in ("sample", "target"))
+    if cells is not None and set(cells) != set(dims):
+        raise ModelError(f"{plan.book.path}: the targets' dims changed between chunks")
+    dims = cells or dims
+    return stacked.transpose("sample", "target", *dims), dims
+
+
+def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None = None):
+    """Evaluate base samples ``start .. stop-1`` with all their design rows.
+
+    Returns
+    -------
+    base : xr.Dataset
+        The model outputs with a ``sample`` dim at the base rows (``A``) of the chunk, and
+        ``input_value`` (sample, input).
+    sums : RunSums or None
+        The chunk's Sobol' sums of the targets, one per scramble (None when ``shift`` is
+        None).
+    y_first : ndarray
+        The target values of the chunk's first base row (used as the shift).
+    """
+    rows = design_values(plan, start, stop)  # (n, R, D)
+    n, per, d = rows.shape
+    flat = rows.reshape(n * per, d)
+    inputs = _input_dataset(plan, flat)
+    out = _call_model(plan, inputs)
+    stacked, _ = _targets_array(plan, out)
+    y = stacked.values.reshape(n, per, -1)
+    sums = None
+    if shift is not None:
+        sums = plan.new_sums(shift)
+        r = plan.n_replicates
+        if r == 1:
+            resamples = sums.reps[0].resamples
+            weights = poisson_weights(plan.seed, start, stop, resamples) if resamples else None
+            sums.reps[0].add(y, weights)
+        else:  # sample g belongs to scramble g % R
+            for i, rep in enumerate(sums.reps):
+                rep.add(y[i::r])
+    a_rows = slice(0, None, per)
+    keep = set(plan.targets) | set(plan.distributions)
+    base_vars = {
+        k: v.isel(sample=a_rows)
+        for k, v in out.data_vars.items()
+        if "sample" in v.dims and (plan.keep_samples == "all" or k in keep)
+    }
+    base = xr.Dataset(base_vars).copy(deep=True)  # a copy, not a view holding the chunk
+    values = np.stack([inputs[f].values[a_rows] for f in plan.factors], axis=1)
+    base["input_value"] = (
+        ("sample", "input"), values,
+        {"long_name": "sampled value of each uncertain input (base rows)"},
+    )
+    base = base.assign_coords(sample=np.arange(start, stop))
+    return base, sums, y[0, 0].copy()
+
+
+def estimate_base_bytes(plan: Plan, samples: int | None = None) -> int:
+    """Bytes the base rows of a run will take uncompressed (an upper bound on the file)."""
+    base, _, _ = evaluate_chunk(plan, *plan.first)
+    return int(base.nbytes / plan.first[1] * (samples or plan.samples))
+
+
+def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dataset:
+    """Model outputs on the base rows (``A``) of samples ``start .. stop-1`` only.
+
+    The same rows as the ``sample`` dim of :func:`run`'s results, without the Saltelli
+    rows: for analyses that need independent samples but no Sobol' indices (e.g. re-running
+    the base sample of a modified book). Includes ``input_value`` (sample, input).
+    """
+    stop = plan.samples if stop is None else stop
+    d = plan.design.num_inputs
+    parts = []
+    for s, e in plan.chunks():
+        s, e = max(s, start), min(e, stop)
+        if s >= e:
+            continue
+        base = plan.base_points(s, e)[:, :d]
+        values = np.empty_like(base)
+        for j, inp in enumerate(plan.book.uncertain):
+            values[:, j] = inp.ppf(base[:, j])
+        out = _call_model(plan, _input_dataset(plan, values))
+        part = xr.Dataset({k: v for k, v in out.data_vars.items() if "sample" in v.dims})
+        part["input_value"] = (("sample", "input"), values)
+        parts.append(part.assign_coords(sample=np.arange(s, e)))
+    return xr.concat(parts, dim="sample", data_vars="all", coords="minimal", compat="override")
+

@@ -1,0 +1,307 @@
+"""Plan a run: check a book and the options against its model, before computing anything.
+
+:func:`plan_run` returns a :class:`Plan` (book, model, grid, targets, design, options) or
+raises a one-line :class:`~mc_tco.errors.McTcoError`. :class:`RunSums` holds the streaming
+Sobol' sums of a run, one per scramble.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..book import Book, Grid
+from ..design import SaltelliDesign
+from ..errors import BookError, OptionError
+from ..models import ModelSpec, check_book, resolve_model, spec_of
+from ..sensitivity.sobol import (
+    BLOCK,
+    CI_METHODS,
+    ESTIMATORS,
+    SobolSums,
+    rqmc_result,
+    rqmc_seeds,
+)
+
+__all__ = ["DEFAULT_SAMPLES", "KEEP_SAMPLES", "Plan", "RunSums", "check_samples", "plan_run"]
+
+DEFAULT_SAMPLES = 8192
+MIN_SAMPLES = 16
+DEFAULT_RESAMPLES = 100
+#: independent scrambles of the design behind the default (randomized-QMC) intervals
+DEFAULT_REPLICATES = 8
+#: largest magnitude of a target: the Sobol' sums of squares of 2**40 of them stay finite
+TARGET_MAX = 1e140
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class RunSums:
+    """The Sobol' sums of a run: one :class:`SobolSums` per scramble, merged chunk by chunk."""
+
+    reps: list[SobolSums]
+    ci: str
+
+    def __add__(self, other: RunSums) -> RunSums:
+        return RunSums([a + b for a, b in zip(self.reps, other.reps, strict=True)], self.ci)
+
+    def pooled(self) -> SobolSums:
+        """All scrambles' sums merged (the pooled estimate's sums)."""
+        return functools.reduce(operator.add, self.reps)
+
+    def result(self, conf_level: float) -> dict:
+        """Estimates and half-widths by the run's interval method (see :mod:`mc_tco.sobol`)."""
+        if self.ci == "rqmc":
+            return rqmc_result(self.reps, conf_level)
+        return self.reps[0].result(conf_level, ci=self.ci)
+
+
+@dataclass
+class Plan:
+    """Everything a run needs, checked; built by :func:`plan_run`."""
+
+    book: Book
+    model: Callable
+    spec: ModelSpec
+    grid: dict[str, Grid]
+    targets: list[str]
+    report: dict[str, list]
+    focus: dict[str, Any]
+    distributions: list[str]
+    samples: int
+    seed: int
+    resamples: int
+    conf_level: float
+    chunk_size: int
+    second_order: bool
+    keep_samples: str = "all"
+    by_group: bool = False
+    ci: str = "rqmc"
+    replicates: int = DEFAULT_REPLICATES
+    estimator: str = "saltelli"
+    design: SaltelliDesign = field(init=False)
+    designs: list[SaltelliDesign] = field(init=False)
+
+    def __getstate__(self):
+        # the model is re-imported where the plan is unpickled (a dask worker), from the
+        # book's folder too, so a user's own model module need not be importable by name
+        state = self.__dict__.copy()
+        state["model"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.model is None:
+            self.model = resolve_model(self.book)
+
+    def __post_init__(self):
+        members = tuple(self.group_members.values()) if self.by_group else ()
+        # one scramble seeded by --seed (SALib's design), or R independent scrambles
+        seeds = rqmc_seeds(self.seed, self.replicates) if self.ci == "rqmc" else [self.seed]
+        self.designs = [
+            SaltelliDesign(
+                len(self.book.uncertain), s, second_order=self.second_order,
+                extra_factors=members,
+            )
+            for s in seeds
+        ]
+        self.design = self.designs[0]
+
+    @property
+    def n_replicates(self) -> int:
+        """Independent scrambles of the design (1 unless ``ci == "rqmc"``)."""
+        return len(self.designs)
+
+    def base_points(self, start: int, stop: int) -> np.ndarray:
+        """Unit-cube points (A | B) of base samples ``start .. stop-1``, shape (n, 2D).
+
+        With R scrambles, base sample ``g`` is point ``g // R`` of scramble ``g % R``
+        (interleaved), so any prefix of the samples holds every scramble equally and a run
+        grown by doubling equals a run made at the final size. ``start`` and ``stop`` must
+        then be multiples of R.
+        """
+        r = self.n_replicates
+        if r == 1:
+            return self.design.base(start, stop)
+        if start % r or stop % r:
+            raise ValueError(f"chunk [{start}, {stop}) must align with {r} replicates")
+        parts = [d.base(start // r, stop // r) for d in self.designs]
+        return np.stack(parts, axis=1).reshape(stop - start, -1)
+
+    def new_sums(self, shift: np.ndarray) -> RunSums:
+        """Empty Sobol' sums (one per scramble) for this plan's estimator and interval."""
+        resamples = self.resamples if self.ci == "bootstrap" else 0
+        return RunSums([
+            SobolSums(self.design.num_factors, self.second_order, shift, resamples,
+                      estimator=self.estimator, moments=self.ci == "asymptotic")
+            for _ in range(self.n_replicates)
+        ], self.ci)
+
+    @property
+    def factors(self) -> list[str]:
+        """The uncertain inputs, in the order of the design's columns."""
+        return [i.name for i in self.book.uncertain]
+
+    @property
+    def group_members(self) -> dict[str, tuple[int, ...]]:
+        """The book's groups of uncertain inputs (column indices), in book order."""
+        groups: dict[str, list[int]] = {}
+        for j, inp in enumerate(self.book.uncertain):
+            if inp.group:
+                groups.setdefault(inp.group, []).append(j)
+        return {g: tuple(cols) for g, cols in groups.items()}
+
+    @property
+    def groups(self) -> list[str]:
+        """The groups ranked as blocks (``by_group``), else none."""
+        return list(self.group_members) if self.by_group else []
+
+    @property
+    def model_runs(self) -> int:
+        return self.samples * self.design.rows_per_sample
+
+    @property
+    def first(self) -> tuple[int, int]:
+        """The smallest chunk that starts the run (one sample of each scramble)."""
+        return 0, self.n_replicates
+
+    def chunks(self, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
+        """Ranges of base samples evaluated at once, from ``start`` to ``stop`` (or N)."""
+        stop = self.samples if stop is None else stop
+        return [(s, min(stop, s + self.chunk_size)) for s in range(start, stop, self.chunk_size)]
+
+
+def plan_run(
+    book: Book,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+    conf_level: float = 0.95,
+    chunk_size: int | None = None,
+    second_order: bool = False,
+    keep_samples: str = "all",
+    by_group: bool = False,
+    ci: str = "rqmc",
+    replicates: int = DEFAULT_REPLICATES,
+    estimator: str = "saltelli",
+) -> Plan:
+    """Check ``book`` against its model and the options; return the :class:`Plan`.
+
+    Raises
+    ------
+    BookError, ModelError, OptionError
+        With a one-line message that says what to fix.
+    """
+    check_samples(samples)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise OptionError(f"--seed must be a whole number >= 0, got {seed!r}")
+    if not 0 <= resamples <= 100_000 or resamples == 1:
+        raise OptionError(f"--bootstrap must be 0 (none) or 2..100000 resamples, got {resamples}")
+    if not 0 < conf_level < 1:
+        raise OptionError(f"--conf-level must lie strictly between 0 and 1, got {conf_level}")
+    if chunk_size is None:
+        chunk_size = BLOCK
+    if chunk_size < 1 or (chunk_size % BLOCK and chunk_size < samples):
+        raise OptionError(
+            f"--chunk-size must be a multiple of {BLOCK} base samples, got {chunk_size}"
+        )
+    if ci not in CI_METHODS:
+        raise OptionError(f"--ci must be one of {', '.join(CI_METHODS)}, got {ci!r}")
+    if estimator not in ESTIMATORS:
+        raise OptionError(
+            f"--estimator must be one of {', '.join(ESTIMATORS)}, got {estimator!r}"
+        )
+    if ci == "rqmc":
+        if not 2 <= replicates <= 64 or replicates & (replicates - 1):
+            raise OptionError(
+                f"--replicates must be a power of two from 2 to 64, got {replicates}"
+            )
+        if samples < 2 * replicates:
+            raise OptionError(
+                f"--samples ({samples}) must be at least 2 x --replicates ({replicates}): "
+                "each scramble needs two base samples, and hundreds for useful intervals"
+            )
+    else:
+        replicates = 1
+    if keep_samples not in KEEP_SAMPLES:
+        raise OptionError(
+            f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
+        )
+    if not book.uncertain:
+        raise BookError(
+            book.path, None, "every input is a constant; give at least one a distribution"
+        )
+    model = resolve_model(book)
+    spec = spec_of(model)
+    check_book(book, spec)
+    if by_group and not any(i.group for i in book.uncertain):
+        raise book.error(
+            "inputs", "--by group needs groups: give inputs a group = \"...\" field"
+        )
+    analysis = book.analysis
+    targets = list(analysis.get("targets") or spec.targets)
+    if not targets:
+        raise book.error(
+            "analysis",
+            "no targets: add [analysis] targets = [\"<output name>\"] naming the model "
+            "output(s) to summarise and rank",
+        )
+    grid = dict(book.grid) if book.grid else dict(spec.grid)
+    report = dict(analysis.get("report") or spec.report)
+    for dim, points in report.items():
+        if dim in grid and points and not isinstance(points[0], str):
+            grid[dim] = grid[dim].with_points(points)
+    focus = dict(analysis.get("focus") or spec.focus)
+    for dim, value in focus.items():
+        if dim in grid and not isinstance(value, str):
+            grid[dim] = grid[dim].with_points([value])
+    distributions = list(analysis.get("distributions", spec.distributions))
+    return Plan(
+        book=book,
+        model=model,
+        spec=spec,
+        grid=grid,
+        targets=targets,
+        report=report,
+        focus=focus,
+        distributions=distributions,
+        samples=int(samples),
+        seed=int(seed),
+        resamples=int(resamples),
+        conf_level=float(conf_level),
+        chunk_size=int(chunk_size),
+        second_order=second_order,
+        keep_samples=keep_samples,
+        by_group=by_group,
+        ci=ci,
+        replicates=int(replicates),
+        estimator=estimator,
+    )
+
+
+#: which per-sample outputs a run keeps: every output, or only what the summaries need
+KEEP_SAMPLES = ("all", "targets")
+
+
+def check_samples(samples) -> None:
+    if isinstance(samples, bool) or not isinstance(samples, int | np.integer):
+        raise OptionError(f"--samples must be a whole number, got {samples!r}")
+    if samples < MIN_SAMPLES or samples & (samples - 1):
+        lower = 1 << max(int(math.log2(max(samples, 1))), 4)
+        suggestion = f"{lower} or {lower * 2}" if samples > MIN_SAMPLES else str(MIN_SAMPLES)
+        raise OptionError(
+            f"--samples must be a power of two >= {MIN_SAMPLES} (the Sobol' design keeps its "
+            f"balance only then), got {samples}; try {suggestion}"
+        )
+
+
+# ----------------------------------------------------------------------------- chunks
+

@@ -1,0 +1,217 @@
+"""Summarise a run: Sobol' indices, bands, probabilities and provenance as one Dataset."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..sensitivity.sobol import ci_method_text
+from ..summary import QUANTILES, quantiles_with_never, summarize_targets
+from .evaluate import _targets_array
+from .plan import Plan, RunSums
+from .schedule import scheduler_text
+
+__all__ = ["provenance", "run_options", "summarize", "with_extra"]
+
+
+def with_extra(summary: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
+    if extra is None:
+        return summary
+    merged = summary.merge(extra.drop_attrs(deep=False), join="exact")
+    merged.attrs.update(summary.attrs)
+    merged.attrs.update(extra.attrs)
+    return merged
+
+
+
+def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[str, ...], budget: float = 2.5e8):
+    """Slices of the first grid dim of the targets that keep a block under ``budget`` bytes."""
+    dim = next((d for d in cells if d in plan.grid), None)
+    if dim is None:
+        return None, [slice(None)]
+    others = math.prod(base.sizes[d] for d in cells if d != dim)
+    per_point = base.sizes["sample"] * others * 2 * len(plan.targets) * 8
+    step = max(1, int(budget // max(per_point, 1)))
+    chunks = base.chunks or {}
+    if dim in chunks:  # read whole stored chunks: a multiple of the file's chunk size
+        stored = chunks[dim][0]
+        step = max(stored, step // stored * stored)
+    n = base.sizes[dim]
+    return dim, [slice(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None) -> xr.Dataset:
+    """The Sobol' indices, summaries and provenance of a run (everything but the base rows).
+
+    ``base`` holds the base rows (in memory, or lazily from a file: it is read block by
+    block along the first grid dim, so memory stays bounded).
+
+    Dims: ``input``, ``target`` (each target ``t`` and its indicator ``t>0``),
+    ``quantile``, ``ci_bound`` and the grid and model dims.
+    """
+    first = base.isel(sample=slice(0, 1)).load()
+    stacked, cells = _targets_array(plan, first)
+    cell_shape = tuple(stacked.sizes[c] for c in cells)
+    k = plan.design.num_factors
+    t = stacked.sizes["target"]
+    res = sums.result(plan.conf_level)
+    book = plan.book
+    ds = xr.Dataset(
+        coords={
+            "input": plan.factors,
+            "input_unit": ("input", [i.unit for i in book.uncertain]),
+            "input_group": ("input", [i.group for i in book.uncertain]),
+            "input_family": ("input", [i.family for i in book.uncertain]),
+            "target": stacked["target"].values,
+            **{c: stacked.coords[c].values for c in cells if c in stacked.coords},
+        }
+    )
+    d = len(plan.factors)
+    sdims = ("target", "input", *cells)
+    gdims = ("target", "group", *cells)
+    if plan.groups:
+        ds = ds.assign_coords(group=plan.groups)
+    for name, long in [
+        ("S1", "first-order Sobol' index"),
+        ("ST", "total-order Sobol' index"),
+        ("S1_conf", "half-width of the confidence interval of S1"),
+        ("ST_conf", "half-width of the confidence interval of ST"),
+    ]:
+        arr = res[name].reshape((k, t, *cell_shape)).swapaxes(0, 1)
+        ds[name] = (sdims, arr[:, :d], {"long_name": long, "units": "1"})
+        if plan.groups:
+            ds[f"{name.replace('_conf', '')}_group{'_conf' if 'conf' in name else ''}"] = (
+                gdims, arr[:, d:], {"long_name": long + " of a group of inputs", "units": "1"}
+            )
+    if plan.second_order:
+        ds = ds.assign_coords(input_2=("input_2", plan.factors))
+        for name in ("S2", "S2_conf"):
+            arr = np.moveaxis(res[name].reshape((k, k, t, *cell_shape)), 2, 0)[:, :d, :d]
+            ds[name] = (("target", "input", "input_2", *cells), arr, {"units": "1"})
+    for name in ["S1", "S1_group", "S2"]:
+        if name in ds:
+            below = ds[name] < -ds[f"{name}_conf"]
+            ds[f"{name}_negative"] = below.astype(np.int8).assign_attrs(
+                long_name=f"1 where {name} is below minus its half-width: a negative "
+                "estimate larger than its error (kept as estimated; a sign of too few samples "
+                "or of an estimator's bias at small indices)"
+            )
+    ds["constant_output"] = (
+        ("target", *cells),
+        res["constant"].reshape((t, *cell_shape)).astype(np.int8),
+        {"long_name": "1 where the target does not vary: its Sobol' indices are NaN"},
+    )
+    ci_text = ci_method_text(
+        plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
+        estimator=plan.estimator, seed=plan.seed,
+    )
+    for name in ("S1_conf", "ST_conf", "S1_group_conf", "ST_group_conf", "S2_conf"):
+        if name in ds:
+            ds[name].attrs.update(ci_prob=plan.conf_level, method=ci_text)
+    for name in ("S1", "ST", "S1_group", "ST_group", "S2"):
+        if name in ds:
+            ds[name].attrs["note"] = "NaN where constant_output = 1 (no variance to apportion)"
+    dim, blocks = _blocks(base, plan, cells)
+    parts = []
+    for block in blocks:
+        part = base[plan.targets].isel({dim: block}) if dim else base[plan.targets]
+        parts.append(
+            summarize_targets(
+                part.load(), plan.targets, quantiles=QUANTILES, conf_level=plan.conf_level,
+                label=plan.spec.indicator_label,
+            )
+        )
+    summ = xr.concat(parts, dim=dim, coords="minimal", compat="override") if dim else parts[0]
+    ds = ds.merge(summ.assign_coords(target=ds["target"].values), join="exact")
+    for name in plan.distributions:
+        if name not in base:
+            raise plan.book.error(
+                "analysis.distributions", f"the model returned no output '{name}'",
+                "distributions",
+            )
+        q = quantiles_with_never(base[name].load(), conf_level=plan.conf_level)
+        unit = base[name].attrs.get("units", "")
+        ds[f"{name}_quantile"] = q["quantiles"].assign_attrs(
+            units=unit, method="inverted_cdf (an order statistic; inf = never)"
+        )
+        ds[f"{name}_p_never"] = q["p_never"].assign_attrs(
+            units="1", long_name=f"share of samples where {name} is infinite (never)"
+        )
+        ds[f"{name}_p_never_ci"] = q["p_never_ci"].assign_attrs(
+            units="1", ci_prob=plan.conf_level, method="Wilson score"
+        )
+    for dim_name, g in plan.grid.items():
+        if dim_name in ds.coords:
+            ds[dim_name].attrs.update(units=g.unit, long_name=g.description or dim_name)
+    ds.attrs.update(provenance(plan))
+    ds.attrs["scheduler"] = scheduler_text(scheduler)
+    # the one attr that differs between two runs of the same book, seed and options
+    ds.attrs["created"] = datetime.now(UTC).isoformat(timespec="seconds")
+    return ds
+
+
+def run_options(plan: Plan) -> dict[str, Any]:
+    """The :func:`plan_run` options that reproduce ``plan`` (stored with the results)."""
+    return {
+        "samples": plan.samples, "seed": plan.seed, "ci": plan.ci,
+        "replicates": plan.replicates, "resamples": plan.resamples,
+        "estimator": plan.estimator, "conf_level": plan.conf_level,
+        "chunk_size": plan.chunk_size, "second_order": plan.second_order,
+        "by_group": plan.by_group, "keep_samples": plan.keep_samples,
+    }
+
+
+def provenance(plan: Plan) -> dict[str, Any]:
+    """The file attrs that make a run reproducible (everything but the creation time)."""
+    from importlib.metadata import version
+
+    import scipy
+
+    from .. import __version__
+
+    book = plan.book
+    return {
+        "title": f"mc_tco run of {book.name}",
+        "book_name": book.name,
+        "book_path": str(book.path),
+        "book_sha256": book.sha256,
+        "book_text": book.text,
+        "model": book.model or "mc_tco.models.tco:model",
+        "seed": plan.seed,
+        "samples": plan.samples,
+        "rows_per_sample": plan.design.rows_per_sample,
+        "model_runs": plan.model_runs,
+        "bootstrap_resamples": plan.resamples,
+        "conf_level": plan.conf_level,
+        "second_order": int(plan.second_order),
+        "chunk_size": plan.chunk_size,
+        "keep_samples": plan.keep_samples,
+        "by_group": int(plan.by_group),
+        "run_options": json.dumps(run_options(plan), default=str),
+        "targets": json.dumps(plan.targets),
+        "report": json.dumps(plan.report),
+        "focus": json.dumps(plan.focus),
+        "distributions": json.dumps(plan.distributions),
+        "indicator_label": plan.spec.indicator_label,
+        "sobol_estimators": "S1: Saltelli et al. 2010; ST: Jansen 1999; S2: Saltelli 2002",
+        "ci": plan.ci,
+        "replicates": plan.n_replicates,
+        "estimator": plan.estimator,
+        "ci_method": ci_method_text(
+            plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
+            estimator=plan.estimator, seed=plan.seed,
+        ) + " (Sobol' indices); Wilson score (probabilities)",
+        "design": "Saltelli design on a scrambled Sobol' sequence (scipy.stats.qmc.Sobol)",
+        "summaries_from": "the N independent base rows (A) of the design",
+        "constants": json.dumps({i.name: i.value for i in book.constants}),
+        "mc_tco_version": __version__,
+        "numpy_version": np.__version__,
+        "scipy_version": scipy.__version__,
+        "SALib_version": version("SALib"),
+        "xarray_version": xr.__version__,
+    }
