@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from ..cli import DEFAULT_BOOK, Progress, _friendly
 from ..errors import OptionError
+from ._common import DEFAULT_BOOK, Progress, friendly
 
 ARTICLE_BOOK = "distributions/article.toml"
 DEFAULT_DEMAND = 5e11  # == mc_tco.memo.DEFAULT_DEMAND (not imported: keeps startup light)
@@ -58,7 +58,7 @@ _demand_option = click.option(
               help="Folder of the memo.  [default: RESULTS without .nc, e.g. "
                    "results/deepseek-v4.1-flash/]")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@_friendly
+@friendly
 def memo(results, compare, demand, out_dir, quiet):
     """Write the investment memo of RESULTS (a file written by mc-tco run).
 
@@ -73,7 +73,7 @@ def memo(results, compare, demand, out_dir, quiet):
       mc-tco memo results/x.nc --demand 1e12 --out-dir memo_x
     """
     from ..io import open_results
-    from . import build_memo, default_out_dir, write_memo
+    from ..memo import build_memo, default_out_dir, write_memo
 
     start = time.monotonic()
     target = out_dir or default_out_dir(results)
@@ -103,7 +103,7 @@ def memo(results, compare, demand, out_dir, quiet):
               default=Path("results"), show_default=True,
               help="Where the .nc files and the memo folder go.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@_friendly
+@friendly
 def report(samples, seed, demand, results_dir, quiet):
     """Run both shipped books and write the memo of the default one compared with the
     article's.
@@ -117,7 +117,7 @@ def report(samples, seed, demand, results_dir, quiet):
     from ..decision.family import family_check
     from ..engine import execute, plan_run
     from ..io import check_writable, open_results
-    from . import build_memo, write_memo
+    from ..memo import build_memo, write_memo
 
     def say(text):
         if not quiet:

@@ -13,8 +13,8 @@ import re
 
 import click
 
-from ..cli import _friendly
 from ..errors import OptionError
+from ._common import friendly
 
 DEFAULT_RESULTS = "results/deepseek-v4.1-flash.nc"
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
@@ -85,7 +85,7 @@ def _jsonable(obj):
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=str),
               default=None, help="Also write what is printed as JSON to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@_friendly
+@friendly
 def explain(results, strategy, demand, at_items, among, target, inputs_text, group_items,
             only, max_boxes, min_coverage, alpha, min_cases, draws, seed, json_path, quiet):
     """Under which conditions does a strategy win, and what is it worth to know more?
@@ -103,10 +103,10 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
       mc-tco explain results/article.nc --demand 3T --among api,buy,rent,owned
       mc-tco explain results/x.nc --demand 1.26T --json explain.json
     """
+    from ..decision.prim import discover
+    from ..decision.text import explain_dict, explain_text
+    from ..decision.voi import value_of_information
     from ..io import atomic_path, check_writable, open_results
-    from .prim import discover
-    from .text import explain_dict, explain_text
-    from .voi import value_of_information
 
     if not 0 < alpha < 0.5:
         raise OptionError(f"--alpha must lie in (0, 0.5), got {alpha}; 0.05 is usual")
@@ -147,7 +147,7 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
     if only != "boxes":
         book_groups = None
         if groups:
-            from .data import decision_data
+            from ..decision.data import decision_data
 
             book_groups = decision_data(ds, at=at or None, target=target, path=results,
                                         among=_names(among, "--among")).groups()

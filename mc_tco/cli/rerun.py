@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from .cli import Progress, _friendly
+from ._common import Progress, friendly
 
 
 @click.command()
@@ -23,7 +23,7 @@ from .cli import Progress, _friendly
               help="Also keep the rerun's results in this file (an existing file is kept "
                    "as FILE.bak). Without it nothing is written.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code says it.")
-@_friendly
+@friendly
 def rerun(results, out, quiet):
     """Rerun RESULTS (a file of 'mc-tco run') from the book and options stored in it.
 
@@ -36,9 +36,9 @@ def rerun(results, out, quiet):
     Example:
       mc-tco rerun results/deepseek-v4.1-flash.nc
     """
-    from .io import check_writable, open_results, write_results
-    from .reproduce import compare_results
-    from .reproduce import rerun as rerun_results
+    from ..io import check_writable, open_results, write_results
+    from ..reproduce import compare_results
+    from ..reproduce import rerun as rerun_results
 
     original = open_results(results)
     if out is not None:
