@@ -1,3 +1,32 @@
-"""mc_tco: Monte Carlo uncertainty and Sobol sensitivity for the self-hosting TCO decision."""
+"""mc_tco: Monte Carlo uncertainty and sensitivity for the self-hosting TCO decision.
 
-__version__ = "0.1.0"
+The API a notebook needs::
+
+    import mc_tco
+    book = mc_tco.load_book("distributions/deepseek-v4.1-flash.toml")
+    ds = mc_tco.run(book, samples=4096)          # or mc_tco.run("path/to/book.toml")
+    ds.mc_tco.p_beats("buy")                     # P(buy beats the API) by demand
+    ds = mc_tco.open_results("results/deepseek-v4.1-flash.nc")
+
+Everything else is in the subpackages (engine, sensitivity, decision, memo, results, cli).
+"""
+
+__version__ = "0.2.0"
+
+__all__ = ["__version__", "load_book", "open_results", "run"]
+
+
+def __getattr__(name):  # lazy: `mc-tco --help` does not import xarray
+    if name == "load_book":
+        from .book import load_book
+
+        return load_book
+    if name == "run":
+        from .engine import run
+
+        return run
+    if name == "open_results":
+        from .io import open_results
+
+        return open_results
+    raise AttributeError(f"module 'mc_tco' has no attribute {name!r}")

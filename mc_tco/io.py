@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from . import results as _results  # noqa: F401  (registers ds.mc_tco)
 from .errors import OptionError
 
 __all__ = [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from itertools import product
 
@@ -73,8 +72,8 @@ def fmt_prob_ci(p: float, lo: float, hi: float) -> str:
 
 
 def _report(ds: xr.Dataset) -> tuple[dict, dict]:
-    report = json.loads(ds.attrs.get("report", "{}"))
-    focus = json.loads(ds.attrs.get("focus", "{}"))
+    report = ds.mc_tco.report
+    focus = ds.mc_tco.focus
     return report, focus
 
 
@@ -117,7 +116,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None = None) -> str:
     """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST."""
     a = ds.attrs
-    targets = json.loads(a.get("targets", "[]"))
+    targets = ds.mc_tco.targets
     label = a.get("indicator_label", "> 0")
     out = []
     runs = f"{a['model_runs']:,} model runs"
@@ -151,7 +150,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 line.append(fmt_prob_ci(p, lo, hi))
             body.append(line)
         out.append(_table(header, body))
-    for name in json.loads(a.get("distributions", "[]")):
+    for name in ds.mc_tco.distributions:
         q = ds[f"{name}_quantile"]
         never, never_ci = ds[f"{name}_p_never"], ds[f"{name}_p_never_ci"]
         unit = q.attrs.get("units", "")

@@ -74,7 +74,8 @@ def test_run_options_store_every_keyword_of_run(two_runs):
     assert options == {"samples": 256, "seed": 5, "resamples": 20, "conf_level": 0.95,
                        "chunk_size": 256, "second_order": False, "ci": "rqmc",
                        "replicates": 8, "estimator": "saltelli", "by_group": False,
-                       "keep_samples": "all"}
+                       "keep_samples": "all", "target_halfwidth": None, "max_samples": None,
+                       "family_check": False}
     import inspect
 
     from mc_tco.engine import plan_run

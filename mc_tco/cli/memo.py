@@ -5,32 +5,15 @@ Registered on the ``mc-tco`` group at the end of :mod:`mc_tco.cli`.
 
 from __future__ import annotations
 
-import os
 import shlex
 import time
 from pathlib import Path
 
 import click
 
-from ..errors import OptionError
-from ._common import DEFAULT_BOOK, Progress, friendly
+from ._common import Progress, friendly
 
-ARTICLE_BOOK = "distributions/article.toml"
 DEFAULT_DEMAND = 5e11  # == mc_tco.memo.DEFAULT_DEMAND (not imported: keeps startup light)
-
-
-def check_out_dir(out_dir: Path) -> None:
-    """Fail before any work if ``out_dir`` cannot be created or written (creates nothing)."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise OptionError(f"--out-dir {out_dir}: is a file; give a folder")
-    probe = out_dir
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if probe.exists() and (not probe.is_dir() or not os.access(probe, os.W_OK)):
-        raise OptionError(f"--out-dir {out_dir}: {probe} is not a writable folder; "
-                          "choose another --out-dir")
 
 
 def _summary(out_dir: Path, files: list[Path]) -> str:
@@ -73,7 +56,7 @@ def memo(results, compare, demand, out_dir, quiet):
       mc-tco memo results/x.nc --demand 1e12 --out-dir memo_x
     """
     from ..io import open_results
-    from ..memo import build_memo, default_out_dir, write_memo
+    from ..memo import build_memo, check_out_dir, default_out_dir, write_memo
 
     start = time.monotonic()
     target = out_dir or default_out_dir(results)
@@ -113,38 +96,8 @@ def report(samples, seed, demand, results_dir, quiet):
     with the article's book beside it in results/deepseek-v4.1-flash/ (memo.md,
     memo.html, figures, CSV).
     """
-    from ..book import load_book
-    from ..decision.family import family_check
-    from ..engine import execute, plan_run
-    from ..io import check_writable, open_results
-    from ..memo import build_memo, write_memo
+    from ..memo.report import make_report
 
-    def say(text):
-        if not quiet:
-            click.echo(text)
-
-    start = time.monotonic()
-    plans = [plan_run(load_book(b), samples=samples, seed=seed)
-             for b in (DEFAULT_BOOK, ARTICLE_BOOK)]  # check both books before running
-    outs = [results_dir / f"{p.book.stem}.nc" for p in plans]
-    memo_dir = results_dir / plans[0].book.stem
-    for out in outs:
-        check_writable(out)
-    check_out_dir(memo_dir)
-    steps = len(plans) + 1
-    for i, (plan, out) in enumerate(zip(plans, outs, strict=True), 1):
-        t = time.monotonic()
-        label = f"[{i}/{steps}] {plan.book.stem}"
-        # the family check (issue 7) reruns the base sample with other shapes: the memo
-        # reports whether the answer depends on them
-        extra = family_check(plan, progress=Progress(label + " family check",
-                                                     enabled=not quiet))
-        with execute(plan, progress=Progress(label, enabled=not quiet), out=out, extra=extra):
-            pass
-        say(f"[{i}/{steps}] ran {plan.book.path}: {plan.samples:,} samples, "
-            f"{plan.model_runs:,} model runs and a family check, {time.monotonic() - t:.1f} s; "
-            f"wrote {out}")
-    t = time.monotonic()
     args = ["mc-tco", "report"]
     if samples != 8192:
         args += ["--samples", str(samples)]
@@ -154,9 +107,12 @@ def report(samples, seed, demand, results_dir, quiet):
         args += ["--demand", f"{demand:g}"]
     if results_dir != Path("results"):
         args += ["--results-dir", str(results_dir)]
-    ds, other = (open_results(o) for o in outs)  # the memo reads the files just written
-    m = build_memo(ds, compare=other, demand=demand, command=shlex.join(args),
-                   paths={"results": str(outs[0]), "compare": str(outs[1])})
-    files = write_memo(m, memo_dir)
-    say(f"[{steps}/{steps}] wrote {_summary(memo_dir, files)} in {time.monotonic() - t:.1f} s")
-    say(f"done in {time.monotonic() - start:.1f} s; open {memo_dir / 'memo.html'} in a browser")
+    start = time.monotonic()
+    say = (lambda text: None) if quiet else click.echo
+    rep = make_report(samples=samples, seed=seed, demand=demand, results_dir=results_dir,
+                      command=shlex.join(args), say=say,
+                      progress=lambda label: Progress(label, enabled=not quiet))
+    steps = len(rep.results) + 1
+    say(f"[{steps}/{steps}] wrote {_summary(rep.memo_dir, rep.files)}")
+    say(f"done in {time.monotonic() - start:.1f} s; open {rep.memo_dir / 'memo.html'} "
+        "in a browser")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -91,24 +90,18 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     b = load_book(book)
     if samples is None:
         samples = 1024 if target_halfwidth is not None else DEFAULT_SAMPLES
-    start_samples = samples
     plan = plan_run(
-        b, samples=start_samples, seed=seed, resamples=resamples,
+        b, samples=samples, seed=seed, resamples=resamples,
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
         keep_samples=keep_samples, by_group=by == "group", ci=ci, replicates=replicates,
-        estimator=estimator,
+        estimator=estimator, target_halfwidth=target_halfwidth, max_samples=max_samples,
+        family_check=family_check,
     )
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)
     check_writable(out)  # fail on an unwritable --out before computing
-    _check_disk(plan, out, max_samples if target_halfwidth is not None else None)
+    _check_disk(plan, out)
     start = time.monotonic()
-    progress = Progress("sampling", enabled=not quiet)
-    extra = None
-    if family_check:
-        from ..decision.family import family_check as run_family_check
-
-        extra = run_family_check(plan, progress=Progress("family check", enabled=not quiet))
 
     def on_step(step):
         if not quiet:
@@ -121,13 +114,13 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
                 err=True,
             )
 
-    with execute(plan, progress=progress, scheduler=scheduler, out=out,
-                 target_halfwidth=target_halfwidth, max_samples=max_samples,
-                 on_step=on_step, extra=extra) as ds:
+    with execute(plan, progress=Progress("sampling", enabled=not quiet), scheduler=scheduler,
+                 out=out, on_step=on_step,
+                 family_progress=Progress("family check", enabled=not quiet)) as ds:
         if not quiet:
             click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
             if ds.attrs.get("converged") == 0:
-                last = json.loads(ds.attrs["convergence_path"])[-1]
+                last = ds.mc_tco.convergence_path[-1]
                 click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
                            f"({last['why']}).")
             if family_check:
@@ -136,14 +129,14 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
                 click.echo(family_text(ds))
 
 
-def _check_disk(plan, out: Path, max_samples: int | None) -> None:
+def _check_disk(plan, out: Path) -> None:
     """Refuse a run whose base rows cannot fit on the disk of --out, before computing."""
     import shutil
 
     from ..engine import estimate_base_bytes
     from ..errors import OptionError
 
-    need = estimate_base_bytes(plan, max_samples or plan.samples)
+    need = estimate_base_bytes(plan, plan.max_samples or plan.samples)
     folder = out.resolve().parent
     while not folder.exists() and folder != folder.parent:  # created at write time
         folder = folder.parent

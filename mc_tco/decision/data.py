@@ -11,7 +11,6 @@ labels). :func:`decision_data` selects them and raises a one-line
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -140,7 +139,7 @@ def decision_data(
             f"{where}: no 'input_value' (the sampled inputs); it is not a results file of "
             "'mc-tco run' or was written without them; rerun 'mc-tco run BOOK'"
         )
-    targets = json.loads(ds.attrs.get("targets", "[]"))
+    targets = ds.mc_tco.targets
     if target is None:
         if not targets:
             raise OptionError(f"{where}: the file names no target; pass --target NAME")
@@ -215,7 +214,7 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str) -> dict
     finds 1.2589e12); outside the grid, or between points, is an OptionError that names
     the nearest points.
     """
-    focus = json.loads(ds.attrs.get("focus", "{}"))
+    focus = ds.mc_tco.focus
     unknown = [k for k in at if k not in da.dims]
     if unknown:
         dims = [d for d in da.dims if d not in ("sample", "strategy")]

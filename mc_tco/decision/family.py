@@ -185,8 +185,10 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
     probs, cis, changes, dists = [], [], [], {name: [] for name in plan.distributions}
     units: dict[str, str] = {}
     for i, (_, _, _, book) in enumerate(variants):
+        # the run's own base rows: same seed, scrambles (--ci, --replicates) and design
         vplan = plan_run(book, samples=plan.samples, seed=plan.seed, resamples=0,
-                         conf_level=conf, chunk_size=chunk, second_order=plan.second_order)
+                         conf_level=conf, chunk_size=chunk, second_order=plan.second_order,
+                         ci=plan.ci, replicates=plan.replicates, by_group=plan.by_group)
         base = evaluate_base(vplan)
         wins = stack_targets(base, plan.targets) > 0  # (target, sample, ...)
         wins = wins.transpose("target", "sample", ...)

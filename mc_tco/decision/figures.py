@@ -6,8 +6,6 @@ Each function takes a results dataset (or what was computed from it) and returns
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import xarray as xr
 
@@ -61,7 +59,7 @@ def evpi_figure(ds: xr.Dataset, *, among_sets=None, evpi: list[xr.DataArray] | N
             ax.annotate(f"{y[i]:,.0f} at {fmt_tokens(float(d[i]))}", (d[i], y[i]),
                         textcoords="offset points", xytext=(-6, 8), ha="right", fontsize=8,
                         color=line.get_color())
-    for dr in json.loads(ds.attrs.get("report", "{}")).get("demand", []):
+    for dr in ds.mc_tco.report.get("demand", []):
         ax.axvline(dr, color="0.85", lw=0.8, zorder=0)
     ax.set_xscale("log")
     unit = evpi[0].attrs.get("units", "")

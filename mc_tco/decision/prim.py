@@ -523,11 +523,10 @@ def discover(
     -------
     Discovery
     """
-    import json
 
     from ..errors import OptionError
 
-    focus = json.loads(ds.attrs.get("focus", "{}"))
+    focus = ds.mc_tco.focus
     name = target or _first_target(ds)
     if name in ds and "strategy" in ds[name].dims:
         strategy = strategy or focus.get("strategy")
@@ -564,9 +563,8 @@ def discover(
 
 
 def _first_target(ds: xr.Dataset) -> str:
-    import json
 
-    targets = json.loads(ds.attrs.get("targets", "[]"))
+    targets = ds.mc_tco.targets
     return targets[0] if targets else "saving"
 
 

@@ -8,7 +8,6 @@ and return Markdown whose sentences are built from the numbers.
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -343,7 +342,7 @@ def _report_points(ds: xr.Dataset, da: xr.DataArray, skip=("family_variant", "ci
     """Every combination of the report points (or up to 5 grid values) of ``da``'s dims."""
     from itertools import product
 
-    report = json.loads(ds.attrs.get("report", "{}"))
+    report = ds.mc_tco.report
     dims = [d for d in da.dims if d not in skip]
     # label dims (strategy) first, so rows read strategy by strategy
     dims.sort(key=lambda d: 0 if not np.issubdtype(da[d].dtype, np.number) else 1)
@@ -365,7 +364,7 @@ def family_summary(ds: xr.Dataset) -> list[dict]:
     one-at-a-time variant that moves it most, the variants whose change lies beyond its
     Monte Carlo interval, and the variants that put it on the other side of 50% (``flips``).
     """
-    targets = json.loads(ds.attrs.get("targets", "[]"))
+    targets = ds.mc_tco.targets
     p = ds["family_check_p_positive"]
     change = ds["family_check_p_positive_change_ci"]
     ind = f"{targets[0]}>0" if targets else str(p["target"].values[-1])
@@ -468,8 +467,8 @@ def family_text(ds: xr.Dataset) -> str:
     if not _fc_present(ds):
         return ""
     a = ds.attrs
-    swapped = json.loads(a.get("family_check_swapped", "[]"))
-    unchanged = json.loads(a.get("family_check_unchanged", "[]"))
+    swapped = ds.mc_tco.family_swapped
+    unchanged = ds.mc_tco.family_unchanged
     n_var = ds.sizes["family_variant"]
     head = (f"Family check: {n_var - 1} variants of the base sample, {len(swapped)} bounded "
             "inputs swapped among uniform, triangular and PERT over the same range "
@@ -611,12 +610,12 @@ def voi_section(ds: xr.Dataset, *, demand: float | None = None, among=None,
                "every scenario picks the same option." if zero.size and zero.max() < peak_d
                else ".")
         )
-    focus = json.loads(ds.attrs.get("focus", "{}"))
+    focus = ds.mc_tco.focus
     d0 = demand if demand is not None else focus.get("demand", peak_d)
     points = [d0]
     voi = value_of_information(ds, at={"demand": d0}, among=among)
     if all(v <= 0 for _, v, _ in voi.ranked() + voi.ranked(True)):
-        report = json.loads(ds.attrs.get("report", "{}")).get("demand", [])
+        report = ds.mc_tco.report.get("demand", [])
         cands = [d for d in report if d != d0]
         if cands:
             best = max(cands, key=lambda d: float(e.sel(demand=d, method="nearest")))
@@ -679,9 +678,8 @@ def family_section(ds: xr.Dataset, *, heading: str = "##") -> str:
         out.append("The family check was not run for these results "
                    "(`mc-tco run BOOK --family-check`).")
         return "\n".join(out) + "\n"
-    a = ds.attrs
-    swapped = json.loads(a.get("family_check_swapped", "[]"))
-    unchanged = json.loads(a.get("family_check_unchanged", "[]"))
+    swapped = ds.mc_tco.family_swapped
+    unchanged = ds.mc_tco.family_unchanged
     rows = family_summary(ds)
     lines = [
         f"The article gives ranges, not shapes. The base sample was rerun with the "

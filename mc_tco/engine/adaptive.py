@@ -65,8 +65,11 @@ def convergence_step(
                 settled += 1
                 continue
             held += 1
-            half = float(np.nanmax(st_conf[(slice(None), *cell)]))
-            if half > worst:
+            halves = st_conf[(slice(None), *cell)]
+            # a NaN half-width (a scramble whose indicator is constant in this cell) is
+            # not a small error: the cell is not converged
+            half = float(np.max(np.where(np.isnan(halves), np.inf, halves)))
+            if half > worst or worst_cell is None:
                 worst, worst_cell = half, label
             order = np.argsort(-np.nan_to_num(st[(slice(None), *cell)], nan=-np.inf))[:5]
             rankings[label] = [plan.factors[j] for j in order]
@@ -74,6 +77,9 @@ def convergence_step(
     converged = worst <= target and (stable or held == 0)
     if converged:
         why = f"every ST half-width <= {target:g} and the top five stable"
+    elif np.isinf(worst):
+        why = (f"a half-width is undefined (a scramble without variance) at {worst_cell}: "
+               "not settled; more samples are needed")
     elif worst > target:
         why = f"worst half-width {worst:.3g} > {target:g} ({worst_cell})"
     else:

@@ -86,6 +86,14 @@ class Plan:
     ci: str = "rqmc"
     replicates: int = DEFAULT_REPLICATES
     estimator: str = "saltelli"
+    #: --target-halfwidth: double the base sample until the ranking is this precise
+    target_halfwidth: float | None = None
+    #: the largest base sample of a target_halfwidth run
+    max_samples: int | None = None
+    #: also rerun the base sample with each bounded input's family swapped
+    family_check: bool = False
+    #: the base sample the run was asked for (``samples`` may have grown by doubling)
+    requested_samples: int | None = None
     design: SaltelliDesign = field(init=False)
     designs: list[SaltelliDesign] = field(init=False)
 
@@ -192,6 +200,9 @@ def plan_run(
     ci: str = "rqmc",
     replicates: int = DEFAULT_REPLICATES,
     estimator: str = "saltelli",
+    target_halfwidth: float | None = None,
+    max_samples: int | None = None,
+    family_check: bool = False,
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
 
@@ -207,11 +218,31 @@ def plan_run(
         raise OptionError(f"--bootstrap must be 0 (none) or 2..100000 resamples, got {resamples}")
     if not 0 < conf_level < 1:
         raise OptionError(f"--conf-level must lie strictly between 0 and 1, got {conf_level}")
+    if target_halfwidth is not None:
+        if isinstance(target_halfwidth, bool) or not 0 < target_halfwidth < 1:
+            raise OptionError(
+                f"--target-halfwidth must lie between 0 and 1, got {target_halfwidth}"
+            )
+        max_samples = samples * 64 if max_samples is None else max_samples
+        check_samples(max_samples, "--max-samples")
+        if max_samples < samples:
+            raise OptionError(
+                f"--max-samples ({max_samples}) must be at least --samples ({samples})"
+            )
+    elif max_samples is not None:
+        raise OptionError(
+            "--max-samples only bounds a --target-halfwidth run; give --target-halfwidth H "
+            "too, or leave --max-samples out"
+        )
+    largest = max_samples or samples
     if chunk_size is None:
         chunk_size = BLOCK
-    if chunk_size < 1 or (chunk_size % BLOCK and chunk_size < samples):
+    if isinstance(chunk_size, bool) or chunk_size < 1 or (
+        chunk_size % BLOCK and chunk_size < largest
+    ):
         raise OptionError(
-            f"--chunk-size must be a multiple of {BLOCK} base samples, got {chunk_size}"
+            f"--chunk-size must be a multiple of {BLOCK} base samples (or at least the "
+            f"largest --samples of the run, {largest}), got {chunk_size}"
         )
     if ci not in CI_METHODS:
         raise OptionError(f"--ci must be one of {', '.join(CI_METHODS)}, got {ci!r}")
@@ -284,6 +315,9 @@ def plan_run(
         ci=ci,
         replicates=int(replicates),
         estimator=estimator,
+        target_halfwidth=None if target_halfwidth is None else float(target_halfwidth),
+        max_samples=None if max_samples is None else int(max_samples),
+        family_check=bool(family_check),
     )
 
 
@@ -291,17 +325,14 @@ def plan_run(
 KEEP_SAMPLES = ("all", "targets")
 
 
-def check_samples(samples) -> None:
+def check_samples(samples, flag: str = "--samples") -> None:
+    """Raise :class:`OptionError` unless ``samples`` is a power of two >= 16."""
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer):
-        raise OptionError(f"--samples must be a whole number, got {samples!r}")
+        raise OptionError(f"{flag} must be a whole number, got {samples!r}")
     if samples < MIN_SAMPLES or samples & (samples - 1):
         lower = 1 << max(int(math.log2(max(samples, 1))), 4)
         suggestion = f"{lower} or {lower * 2}" if samples > MIN_SAMPLES else str(MIN_SAMPLES)
         raise OptionError(
-            f"--samples must be a power of two >= {MIN_SAMPLES} (the Sobol' design keeps its "
+            f"{flag} must be a power of two >= {MIN_SAMPLES} (the Sobol' design keeps its "
             f"balance only then), got {samples}; try {suggestion}"
         )
-
-
-# ----------------------------------------------------------------------------- chunks
-

@@ -11,10 +11,10 @@ from typing import Any
 import xarray as xr
 
 from ..book import Book
-from ..errors import OptionError
 from .adaptive import cell_layout, convergence_step, with_path
 from .evaluate import evaluate_chunk
-from .plan import Plan, check_samples, plan_run
+from .interrupt import check, stop_on_signals
+from .plan import Plan, plan_run
 from .schedule import Progress, check_scheduler, evaluate_all
 from .summarize import summarize, with_extra
 
@@ -22,19 +22,21 @@ __all__ = ["execute", "run"]
 
 
 def run(
-    book: Book,
+    book: Book | str | Path,
     *,
     progress: Progress | None = None,
     scheduler: Any = None,
     out: str | Path | None = None,
+    on_step: Callable[[dict], None] | None = None,
+    family_progress: Progress | None = None,
     **options: Any,
 ) -> xr.Dataset:
     """Run the Monte Carlo and Sobol' analysis of ``book``.
 
     Parameters
     ----------
-    book : Book
-        A loaded book (:func:`mc_tco.book.load_book`).
+    book : Book or path
+        A loaded book (:func:`mc_tco.book.load_book`) or the path of one.
     progress : callable, optional
         Called as ``progress(done, total)`` in base samples after every chunk.
     scheduler : str or distributed.Client, optional
@@ -42,46 +44,59 @@ def run(
     out : path, optional
         Stream the results into this netCDF file (bounded memory at any ``N``) and return
         it opened lazily; without it everything stays in memory.
+    on_step : callable, optional
+        Called with each doubling's record of a ``target_halfwidth`` run.
+    family_progress : callable, optional
+        ``progress(done, total)`` in variants of the family check.
     **options
-        The options of :func:`plan_run`: ``samples`` (base sample size N, a power of
-        two; the model runs N (K + 2) rows), ``seed``, ``ci`` ("rqmc", "asymptotic" or
-        "bootstrap"), ``replicates``, ``resamples``, ``estimator``, ``conf_level``,
-        ``chunk_size`` (never changes the numbers), ``second_order``, ``by_group``,
-        ``keep_samples``.
+        The options of :func:`plan_run`, each the keyword of a ``mc-tco run`` option:
+        ``samples`` (base sample size N, a power of two; the model runs N (K + 2) rows),
+        ``seed``, ``ci`` ("rqmc", "asymptotic" or "bootstrap"), ``replicates``,
+        ``resamples``, ``estimator``, ``conf_level``, ``chunk_size`` (never changes the
+        numbers), ``second_order``, ``by_group``, ``keep_samples``, ``target_halfwidth``,
+        ``max_samples``, ``family_check``. All of them are stored in the results
+        (``run_options``), so ``mc-tco rerun`` reproduces the file.
 
     Returns
     -------
     xr.Dataset
         Model outputs over the base rows (dim ``sample``), Sobol' indices (``S1``,
         ``ST``, ``S1_conf``, ``ST_conf``), summaries and provenance (see
-        :func:`summarize`).
+        :func:`summarize` and ``docs/results.md``).
 
     Examples
     --------
-    >>> from mc_tco.book import load_book
-    >>> ds = run(load_book("distributions/article.toml"), samples=1024)  # doctest: +SKIP
-    >>> ds.p_positive.sel(target="saving>0", strategy="buy").to_series()  # doctest: +SKIP
+    >>> import mc_tco
+    >>> ds = mc_tco.run("distributions/article.toml", samples=1024)  # doctest: +SKIP
+    >>> ds.mc_tco.p_beats("buy")  # doctest: +SKIP
     """
-    return execute(plan_run(book, **options), progress=progress, scheduler=scheduler, out=out)
+    if isinstance(book, str | Path):
+        from ..book import load_book
 
+        book = load_book(book)
+    return execute(plan_run(book, **options), progress=progress, scheduler=scheduler, out=out,
+                   on_step=on_step, family_progress=family_progress)
 
-# ----------------------------------------------------------------------------- scheduling
 
 def execute(
     plan: Plan,
     progress: Progress | None = None,
     scheduler: Any = None,
     out: str | Path | None = None,
-    target_halfwidth: float | None = None,
-    max_samples: int | None = None,
     on_step: Callable[[dict], None] | None = None,
     extra: xr.Dataset | None = None,
+    family_progress: Progress | None = None,
 ) -> xr.Dataset:
     """Evaluate a checked :class:`Plan` chunk by chunk and summarise.
 
     Parameters
     ----------
     plan : Plan
+        From :func:`plan_run`; its ``target_halfwidth`` makes the run double the base
+        sample, from ``plan.samples``, re-using every row already evaluated, until the
+        decision indicators are ranked to that precision (see
+        :func:`~.adaptive.convergence_step`), stopping at ``plan.max_samples``; its
+        ``family_check`` adds the family check (:mod:`mc_tco.decision.family`).
     progress : callable, optional
         ``progress(done, total)`` in base samples.
     scheduler : str or distributed.Client, optional
@@ -90,37 +105,38 @@ def execute(
     out : path, optional
         Stream the base rows into this netCDF file (written atomically: a temporary file
         renamed when complete) and return the file opened lazily.
-    target_halfwidth : float, optional
-        Double the base sample, from ``plan.samples``, re-using every row already
-        evaluated, until the decision indicators are ranked to this precision (see
-        :func:`convergence_step`); stop at ``max_samples`` at the latest.
-    max_samples : int, optional
-        The largest base sample of a ``target_halfwidth`` run (default 64 x the start).
     on_step : callable, optional
         Called with each doubling's record (a dict) of a ``target_halfwidth`` run.
     extra : xr.Dataset, optional
-        Further results computed beside the run (e.g. the family check), stored with it.
+        Further results computed beside the run, stored with it.
+    family_progress : callable, optional
+        ``progress(done, total)`` in variants of the family check.
+
+    Ctrl-C and SIGTERM stop the run at any moment (:mod:`.interrupt`): the temporary
+    file is removed, a previous results file stays as it was, and
+    :class:`~.interrupt.Interrupted` is raised.
     """
     check_scheduler(scheduler)
-    stages = [plan.samples]
-    if target_halfwidth is not None:
-        if not 0 < target_halfwidth < 1:
-            raise OptionError(
-                f"--target-halfwidth must lie between 0 and 1, got {target_halfwidth}"
-            )
-        max_samples = max_samples or plan.samples * 64
-        check_samples(max_samples)
-        if max_samples < plan.samples:
-            raise OptionError(
-                f"--max-samples ({max_samples}) must be at least --samples ({plan.samples})"
-            )
-        while stages[-1] < max_samples:
-            stages.append(stages[-1] * 2)
-    first, _, shift = evaluate_chunk(plan, *plan.first)
-    layout = cell_layout(plan, first) if target_halfwidth is not None else None
+    with stop_on_signals():
+        return _execute(plan, progress, scheduler, out, on_step, extra, family_progress)
+
+
+def _execute(plan, progress, scheduler, out, on_step, extra, family_progress):
     from ..io import atomic_path
     from ..store import BaseStore
 
+    target_halfwidth = plan.target_halfwidth
+    stages = [plan.samples]
+    if target_halfwidth is not None:
+        while stages[-1] < plan.max_samples:
+            stages.append(stages[-1] * 2)
+    if plan.family_check:
+        from ..decision.family import family_check
+
+        family = family_check(plan, progress=family_progress)
+        extra = family if extra is None else with_extra(family, extra)
+    first, _, shift = evaluate_chunk(plan, *plan.first)
+    layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
         tmp = stack.enter_context(atomic_path(out, backup=True)) if out is not None else None
@@ -144,13 +160,14 @@ def execute(
                 on_step(step)
             if step["converged"]:
                 break
-        plan = dataclasses.replace(plan, samples=done)
+        plan = dataclasses.replace(plan, samples=done, requested_samples=plan.samples)
         if tmp is None:
             base = xr.concat(
                 bases, dim="sample", data_vars="all", coords="minimal", compat="override"
             )
             summary = with_path(summarize(plan, base, total, scheduler), path, target_halfwidth)
             summary = with_extra(summary, extra)
+            check()
             return base.merge(summary, join="exact", compat="override").assign_attrs(
                 summary.attrs
             )
@@ -158,5 +175,5 @@ def execute(
         with store.open() as lazy:
             summary = with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
         store.add(with_extra(summary, extra))
+        check()  # a signal swallowed on the way is raised here, before the rename
     return xr.open_dataset(out, engine="h5netcdf")
-

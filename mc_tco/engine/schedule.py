@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import OptionError
 from .evaluate import evaluate_chunk
+from .interrupt import check
 from .plan import Plan
 
 __all__ = ["SCHEDULERS", "check_scheduler", "evaluate_all", "scheduler_text"]
@@ -108,6 +109,7 @@ def evaluate_all(
                 task = dask.delayed(evaluate_chunk, pure=False)
                 tasks = [task(plan, s, e, shift) for s, e in wave]
                 results = dask.compute(*tasks, scheduler=sched, **kwargs)
+            check()  # a Ctrl-C swallowed inside the wave stops the run here
             for (s, e), (base, sums, _) in zip(wave, results, strict=True):
                 done += e - s
                 yield base, sums

@@ -10,13 +10,22 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ..results import SCHEMA_VERSION  # also registers ds.mc_tco
 from ..sensitivity.sobol import ci_method_text
 from ..summary import QUANTILES, quantiles_with_never, summarize_targets
 from .evaluate import _targets_array
 from .plan import Plan, RunSums
 from .schedule import scheduler_text
 
-__all__ = ["provenance", "run_options", "summarize", "with_extra"]
+__all__ = ["ESTIMATOR_REFERENCES", "provenance", "run_options", "summarize", "with_extra"]
+
+#: the papers behind each ``--estimator`` (the provenance names the one used)
+ESTIMATOR_REFERENCES = {
+    "saltelli": "S1: Saltelli et al. 2010; ST: Jansen 1999",
+    "sobol2007": "S1: Saltelli et al. 2010 (Sobol' et al. 2007); ST: Sobol' et al. 2007",
+    "janon": "S1 and ST: Janon et al. 2014",
+    "martinez": "S1 and ST: Martinez 2011 (correlation coefficients)",
+}
 
 
 def with_extra(summary: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
@@ -156,13 +165,19 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
 
 
 def run_options(plan: Plan) -> dict[str, Any]:
-    """The :func:`plan_run` options that reproduce ``plan`` (stored with the results)."""
+    """The :func:`plan_run` options that reproduce ``plan`` (stored with the results).
+
+    Every product of a run is here (the family check, the adaptive size, groups, second
+    order, estimator, interval method), so ``mc-tco rerun`` redoes any file.
+    """
     return {
-        "samples": plan.samples, "seed": plan.seed, "ci": plan.ci,
+        "samples": plan.requested_samples or plan.samples, "seed": plan.seed, "ci": plan.ci,
         "replicates": plan.replicates, "resamples": plan.resamples,
         "estimator": plan.estimator, "conf_level": plan.conf_level,
         "chunk_size": plan.chunk_size, "second_order": plan.second_order,
         "by_group": plan.by_group, "keep_samples": plan.keep_samples,
+        "target_halfwidth": plan.target_halfwidth, "max_samples": plan.max_samples,
+        "family_check": plan.family_check,
     }
 
 
@@ -176,6 +191,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
 
     book = plan.book
     return {
+        "schema_version": SCHEMA_VERSION,
         "title": f"mc_tco run of {book.name}",
         "book_name": book.name,
         "book_path": str(book.path),
@@ -198,7 +214,8 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "focus": json.dumps(plan.focus),
         "distributions": json.dumps(plan.distributions),
         "indicator_label": plan.spec.indicator_label,
-        "sobol_estimators": "S1: Saltelli et al. 2010; ST: Jansen 1999; S2: Saltelli 2002",
+        "sobol_estimators": ESTIMATOR_REFERENCES[plan.estimator]
+        + ("; S2: Saltelli 2002" if plan.second_order else ""),
         "ci": plan.ci,
         "replicates": plan.n_replicates,
         "estimator": plan.estimator,

@@ -26,7 +26,14 @@ from ..errors import OptionError
 if TYPE_CHECKING:  # the CLI imports this package at start-up: keep it light
     import xarray as xr
 
-__all__ = ["DEFAULT_DEMAND", "Memo", "build_memo", "default_out_dir", "write_memo"]
+__all__ = [
+    "DEFAULT_DEMAND",
+    "Memo",
+    "build_memo",
+    "check_out_dir",
+    "default_out_dir",
+    "write_memo",
+]
 
 #: the decision demand of the memo (tokens/month): the top of the article's 300-500B band
 DEFAULT_DEMAND = 5e11
@@ -115,6 +122,21 @@ def default_out_dir(results: str | Path) -> Path:
     """``results/<stem>.nc`` -> ``results/<stem>/``."""
     p = Path(results)
     return p.with_suffix("") if p.suffix else p.with_name(p.name + "_memo")
+
+
+def check_out_dir(out_dir: str | Path) -> None:
+    """Fail before any work if ``out_dir`` cannot be created or written (creates nothing)."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OptionError(f"--out-dir {out_dir}: is a file; give a folder")
+    probe = out_dir
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and (not probe.is_dir() or not os.access(probe, os.W_OK)):
+        raise OptionError(f"--out-dir {out_dir}: {probe} is not a writable folder; "
+                          "choose another --out-dir")
 
 
 def _check_dir(out_dir: Path) -> None:

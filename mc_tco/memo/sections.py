@@ -12,7 +12,6 @@ another.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -103,7 +102,7 @@ class MemoContext:
 
     @cached_property
     def report_demands(self) -> list[float]:
-        report = json.loads(self.ds.attrs.get("report", "{}")).get("demand") or []
+        report = self.ds.mc_tco.report.get("demand") or []
         grid = self.ds["demand"].values
         pts = [float(d) for d in report if np.any(np.isclose(grid, d, rtol=1e-6, atol=0))]
         if self.demand not in pts:

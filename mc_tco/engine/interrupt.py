@@ -1,0 +1,68 @@
+"""Stop a run on Ctrl-C (SIGINT) or SIGTERM, every time.
+
+A signal handler raises :class:`KeyboardInterrupt` where the main thread happens to be.
+When that is inside a ``__del__`` method, a weakref callback or a library's ``except
+BaseException``, Python or the library swallows it and the run would go on to the end (a
+Ctrl-C about 3 s into a default run was lost this way: the first write of the results file
+runs h5py and xarray finalizers). So the handler also sets a flag, and the engine calls
+:func:`check` between chunks and before it renames the results file into place: a signal
+that was swallowed is raised again there, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+
+__all__ = ["Interrupted", "check", "stop_on_signals"]
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_received: list[int] = []
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by a signal; ``signum`` says which (SIGINT or SIGTERM)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's exit code of a process ended by the signal: 128 + its number."""
+        return 128 + self.signum
+
+
+def _handler(signum, frame):
+    _received.append(signum)
+    raise Interrupted(signum)
+
+
+def check() -> None:
+    """Raise :class:`Interrupted` if a signal arrived since :func:`stop_on_signals` began."""
+    if _received:
+        raise Interrupted(_received[0])
+
+
+@contextlib.contextmanager
+def stop_on_signals():
+    """Within the block, SIGINT and SIGTERM raise :class:`Interrupted` (and are remembered
+    for :func:`check`). Outside the main thread, or nested, it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.getsignal(s) for s in _SIGNALS}
+    if all(h is _handler for h in previous.values()):  # nested: the outer block handles it
+        yield
+        return
+    _received.clear()
+    for s in _SIGNALS:
+        signal.signal(s, _handler)
+    try:
+        yield
+        check()
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+        _received.clear()

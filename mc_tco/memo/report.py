@@ -1,0 +1,88 @@
+"""The report: run both shipped books (with their family checks) and write the memo.
+
+:func:`make_report` is what ``mc-tco report`` does, callable from Python. The books are
+checked before anything runs; every results file is written atomically; the memo reads the
+files just written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..book import load_book
+from ..engine import execute, plan_run
+from ..io import check_writable, open_results
+from . import DEFAULT_DEMAND, build_memo, check_out_dir, write_memo
+
+__all__ = ["ARTICLE_BOOK", "DEFAULT_BOOK", "Report", "make_report"]
+
+_ROOT = Path(__file__).resolve().parents[2]
+#: the shipped books (found next to the package in a checkout)
+DEFAULT_BOOK = _ROOT / "distributions" / "deepseek-v4.1-flash.toml"
+ARTICLE_BOOK = _ROOT / "distributions" / "article.toml"
+
+
+@dataclass
+class Report:
+    """What :func:`make_report` wrote."""
+
+    results: list[Path]
+    memo_dir: Path
+    files: list[Path]
+
+
+def make_report(
+    *,
+    samples: int = 8192,
+    seed: int = 0,
+    demand: float = DEFAULT_DEMAND,
+    results_dir: str | Path = "results",
+    books: tuple[str | Path, str | Path] = (DEFAULT_BOOK, ARTICLE_BOOK),
+    command: str = "",
+    progress: Callable[[str], Callable[[int, int], None] | None] = lambda label: None,
+    say: Callable[[str], None] = lambda text: None,
+) -> Report:
+    """Run ``books`` (the default and the article's) and write the memo of the first.
+
+    Parameters
+    ----------
+    samples, seed : int
+        Base sample size and seed of both runs; each run includes its family check, and
+        its ``run_options`` record it, so ``mc-tco rerun`` reproduces the files.
+    demand : float
+        The decision demand of the memo (tokens/month).
+    results_dir : path
+        Where ``<book>.nc`` and the memo folder ``<first book>/`` go.
+    command : str
+        The command line, printed in the memo's provenance.
+    progress : callable
+        ``progress(label)`` returns a ``progress(done, total)`` callback (or None).
+    say : callable
+        Receives one line per finished step.
+    """
+    results_dir = Path(results_dir)
+    plans = [plan_run(load_book(b), samples=samples, seed=seed, family_check=True)
+             for b in books]  # check both books before running
+    outs = [results_dir / f"{p.book.stem}.nc" for p in plans]
+    memo_dir = results_dir / plans[0].book.stem
+    for out in outs:
+        check_writable(out)
+    check_out_dir(memo_dir)
+    steps = len(plans) + 1
+    for i, (plan, out) in enumerate(zip(plans, outs, strict=True), 1):
+        t = time.monotonic()
+        label = f"[{i}/{steps}] {plan.book.stem}"
+        with execute(plan, progress=progress(label), out=out,
+                     family_progress=progress(label + " family check")):
+            pass
+        say(f"[{i}/{steps}] ran {plan.book.path}: {plan.samples:,} samples, "
+            f"{plan.model_runs:,} model runs and a family check, {time.monotonic() - t:.1f} s; "
+            f"wrote {out}")
+    ds, other = (open_results(o) for o in outs)  # the memo reads the files just written
+    memo = build_memo(ds, compare=other, demand=demand, command=command,
+                      paths={"results": str(outs[0]), "compare": str(outs[1])})
+    files = write_memo(memo, memo_dir)
+    return Report(outs, memo_dir, files)

@@ -1,0 +1,195 @@
+"""``ds.mc_tco``: what every reader of a results file does, in one place.
+
+Registered as an xarray Dataset accessor when :mod:`mc_tco` is imported::
+
+    import mc_tco
+    ds = mc_tco.open_results("results/deepseek-v4.1-flash.nc")
+    ds.mc_tco.p_beats("buy")                              # by demand, with its interval
+    ds.mc_tco.ranking("saving", demand="500B", strategy="buy")
+    ds.mc_tco.bands("saving", strategy="buy")
+    ds.mc_tco.options                                     # the run's run_options
+
+The JSON attributes of the file (``run_options``, ``targets``, ``report``, ``focus``, ...)
+are parsed here and nowhere else; grid points are matched by
+:func:`mc_tco.results.points.match_point` (one tolerance everywhere).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..errors import OptionError
+from .points import match_point
+from .schema import SCHEMA_VERSION
+
+__all__ = ["ResultsAccessor"]
+
+
+def _json(ds: xr.Dataset, name: str, default):
+    text = ds.attrs.get(name)
+    if text is None:
+        return default
+    try:
+        return json.loads(text)
+    except (TypeError, json.JSONDecodeError):
+        raise OptionError(f"the results' {name} attribute is not JSON") from None
+
+
+@xr.register_dataset_accessor("mc_tco")
+class ResultsAccessor:
+    """Reads a results Dataset by the contract of :mod:`mc_tco.results.schema`."""
+
+    def __init__(self, ds: xr.Dataset):
+        self._ds = ds
+
+    # ------------------------------------------------------------------ what the run was
+    @property
+    def schema_version(self) -> int:
+        """The file's schema version (1: written before the schema was declared)."""
+        return int(self._ds.attrs.get("schema_version", 1))
+
+    @property
+    def is_current(self) -> bool:
+        return self.schema_version == SCHEMA_VERSION
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`mc_tco.run` that made the file."""
+        return _json(self._ds, "run_options", {})
+
+    @property
+    def targets(self) -> list[str]:
+        return list(_json(self._ds, "targets", []))
+
+    @property
+    def report(self) -> dict[str, list]:
+        """Report points per dim, e.g. ``{"demand": [1e11, ...], "strategy": [...]}``."""
+        return dict(_json(self._ds, "report", {}))
+
+    @property
+    def focus(self) -> dict[str, Any]:
+        """The point whose ranking is printed, e.g. ``{"demand": 5e11, "strategy": "buy"}``."""
+        return dict(_json(self._ds, "focus", {}))
+
+    @property
+    def distributions(self) -> list[str]:
+        return list(_json(self._ds, "distributions", []))
+
+    @property
+    def constants(self) -> dict[str, float]:
+        return dict(_json(self._ds, "constants", {}))
+
+    @property
+    def convergence_path(self) -> list[dict]:
+        return list(_json(self._ds, "convergence_path", []))
+
+    @property
+    def family_swapped(self) -> list[str]:
+        """Inputs whose family the family check swapped."""
+        return list(_json(self._ds, "family_check_swapped", []))
+
+    @property
+    def family_unchanged(self) -> list[str]:
+        """Inputs the family check left as written (unbounded families)."""
+        return list(_json(self._ds, "family_check_unchanged", []))
+
+    @property
+    def conf_level(self) -> float:
+        return float(self._ds.attrs.get("conf_level", 0.95))
+
+    @property
+    def indicator_label(self) -> str:
+        return str(self._ds.attrs.get("indicator_label", "> 0"))
+
+    @property
+    def alternatives(self) -> str | None:
+        """The dim holding the alternatives compared with a baseline (``strategy``)."""
+        name = self._ds.attrs.get("alternatives_dim", "strategy")
+        return name if name in self._ds.dims else None
+
+    # ------------------------------------------------------------------ where
+    def point(self, **at) -> dict[str, Any]:
+        """Grid values for ``at`` (``demand="500B"``, ``strategy="buy"``), matched with one
+        tolerance (:data:`~mc_tco.results.points.GRID_RTOL`); a label must be exact."""
+        out = {}
+        for dim, value in at.items():
+            if value is None:
+                continue
+            if dim not in self._ds.coords:
+                raise OptionError(f"the results have no dim '{dim}'; they have "
+                                  f"{', '.join(map(str, self._ds.dims))}")
+            coord = self._ds[dim].values
+            if np.issubdtype(coord.dtype, np.number):
+                out[dim] = match_point(coord, value, dim=dim, flag=f"--{dim}",
+                                       unit=self._ds[dim].attrs.get("units", ""))
+            else:
+                labels = [str(c) for c in coord]
+                if str(value) not in labels:
+                    raise OptionError(f"--{dim} {value}: not one of {', '.join(labels)}")
+                out[dim] = str(value)
+        return out
+
+    def _sel(self, da: xr.DataArray, at: dict) -> xr.DataArray:
+        return da.sel(self.point(**at))
+
+    # ------------------------------------------------------------------ the three answers
+    def p_beats(self, strategy: str | None = None, target: str | None = None,
+                **at) -> xr.Dataset:
+        """P(target > 0) — for ``saving``, P(the strategy beats the API) — with its interval.
+
+        Returns
+        -------
+        xr.Dataset
+            ``p``, ``lower``, ``upper`` over the dims not selected (e.g. ``demand``);
+            attrs ``ci_prob`` and ``method``.
+        """
+        target = target or (self.targets[0] if self.targets else None)
+        if target is None:
+            raise OptionError("the results name no target")
+        alt = self.alternatives
+        if strategy is not None and alt:
+            at[alt] = strategy
+        name = f"{target}>0"
+        p = self._sel(self._ds["p_positive"].sel(target=name), at)
+        ci = self._sel(self._ds["p_positive_ci"].sel(target=name), at)
+        out = xr.Dataset({"p": p.drop_vars("target"),
+                          "lower": ci.sel(ci_bound="lower", drop=True).drop_vars("target"),
+                          "upper": ci.sel(ci_bound="upper", drop=True).drop_vars("target")})
+        out.attrs.update(ci_prob=ci.attrs.get("ci_prob", self.conf_level),
+                         method=ci.attrs.get("method", ""), target=name)
+        return out
+
+    def ranking(self, target: str | None = None, index: str = "ST", **at) -> xr.Dataset:
+        """Inputs ranked by ``index`` (ST or S1) at a point, with half-widths.
+
+        Returns
+        -------
+        xr.Dataset
+            ``S1``, ``S1_conf``, ``ST``, ``ST_conf`` along ``input``, sorted by ``index``
+            (largest first; NaN last).
+        """
+        target = target or (self.targets[0] if self.targets else None)
+        names = [n for n in ("S1", "S1_conf", "ST", "ST_conf") if n in self._ds]
+        sub = self._ds[names].sel(target=target)
+        sub = self._sel_ds(sub, at)
+        extra = [d for d in sub[index].dims if d != "input"]
+        if extra:
+            raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "
+                              f"e.g. {extra[0]}=...")
+        order = np.argsort(-np.nan_to_num(sub[index].values, nan=-np.inf), kind="stable")
+        return sub.isel(input=order)
+
+    def bands(self, target: str | None = None, **at) -> xr.DataArray:
+        """Quantiles of a target (dim ``quantile``) over the dims not selected."""
+        target = target or (self.targets[0] if self.targets else None)
+        return self._sel(self._ds["target_quantile"].sel(target=target), at)
+
+    def _sel_ds(self, ds: xr.Dataset, at: dict) -> xr.Dataset:
+        alt = self.alternatives
+        if "strategy" in at and alt and alt != "strategy":
+            at[alt] = at.pop("strategy")
+        return ds.sel(self.point(**at))

@@ -1,0 +1,73 @@
+"""Grid points as people write them: one parser and one matcher with one tolerance.
+
+``500B``, ``1.26T``, ``5e11`` and ``1.259e12`` all name a point of a results file's demand
+grid. Every reader (``run``, ``memo``, ``explain``, the accessor) goes through
+:func:`parse_amount` and :func:`match_point`, so a value accepted by one is accepted by all.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ..errors import OptionError
+
+__all__ = ["GRID_RTOL", "match_point", "parse_amount"]
+
+#: relative tolerance of a grid point: printed values are rounded to 3 significant digits
+#: (1.26T for 1.2589e12 is 0.08% off), so 0.5% finds them, while log-spaced grids of up to
+#: 400 points a decade keep neighbours further apart than that
+GRID_RTOL = 5e-3
+
+_SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_AMOUNT = re.compile(r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*")
+
+
+def parse_amount(text, flag: str = "value") -> float:
+    """``5e11``, ``500B``, ``1.26T`` -> float (k, M, B/G, T suffixes); numbers pass through.
+
+    Raises
+    ------
+    OptionError
+        ``{flag} {text}: not a number; write e.g. 5e11 or 500B``.
+    """
+    if isinstance(text, int | float | np.number) and not isinstance(text, bool):
+        return float(text)
+    m = _AMOUNT.fullmatch(str(text))
+    if not m:
+        raise OptionError(f"{flag} {text}: not a number; write e.g. 5e11 or 500B")
+    return float(m.group(1)) * _SUFFIX[m.group(2).lower()]
+
+
+def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
+                unit: str = "", where: str = "") -> float:
+    """The value of ``coord`` within :data:`GRID_RTOL` of ``value``.
+
+    Raises
+    ------
+    OptionError
+        Outside the grid, or between two points (naming the nearest ones and how to add
+        the point to the book).
+    """
+    v = parse_amount(value, flag)
+    coord = np.asarray(coord, dtype=float)
+    prefix = f"{where}: " if where else ""
+    unit = f" {unit}" if unit else ""
+    lo, hi = float(coord.min()), float(coord.max())
+    if not math.isfinite(v) or v < lo * (1 - GRID_RTOL) or v > hi * (1 + GRID_RTOL):
+        raise OptionError(
+            f"{prefix}{flag} {v:g} is outside the grid ({lo:g} to {hi:g}{unit}); choose a "
+            "value in it, or rerun with a book whose grid covers it"
+        )
+    rel = np.abs(coord - v) / np.maximum(np.abs(coord), 1e-300)
+    i = int(np.argmin(rel))
+    if rel[i] > GRID_RTOL:
+        below = coord[coord < v].max()
+        above = coord[coord > v].min()
+        raise OptionError(
+            f"{prefix}{flag} {v:g} is not a grid point; the nearest are {below:.4g} and "
+            f"{above:.4g}{unit} (or add {v:g} to the book's [grid.{dim}] include and rerun)"
+        )
+    return float(coord[i])

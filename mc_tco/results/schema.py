@@ -1,0 +1,224 @@
+"""The results file, declared once: its dims, variables, attributes and schema version.
+
+Everything ``mc-tco run`` writes is listed here; ``docs/results.md`` is generated from this
+module (:func:`markdown`, checked by a test), and readers go through the accessor
+(:mod:`mc_tco.results.accessor`, ``ds.mc_tco``) rather than parsing attributes themselves.
+
+Dims written ``*grid`` stand for the book's grid dims and the model's own dims (for the
+TCO model: ``demand``, ``strategy``, ``component``, ``month``, ``cash_demand``); a model's
+outputs (``saving``, ``npv``, ``breakeven_demand``, ...) are described by the model
+(``long_name`` and ``units`` attributes in the file; for the TCO model see
+:mod:`mc_tco.models.tco`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ATTRS", "COORDS", "SCHEMA_VERSION", "VARIABLES", "Attr", "Var", "markdown",
+           "problems"]
+
+#: 1: files before the schema was declared (no ``schema_version`` attr); 2: this one
+SCHEMA_VERSION = 2
+
+
+@dataclass(frozen=True)
+class Var:
+    """A variable (or coordinate) of the results file."""
+
+    name: str
+    dims: tuple[str, ...]
+    units: str
+    meaning: str
+    #: written by every run (else: only with the option or output named in ``when``)
+    when: str = ""
+
+
+@dataclass(frozen=True)
+class Attr:
+    """A global attribute of the results file."""
+
+    name: str
+    kind: str
+    meaning: str
+    when: str = ""
+
+
+G = "*grid"
+
+COORDS = (
+    Var("sample", ("sample",), "1", "index of a base sample (row of the A matrix of the design)"),
+    Var("input", ("input",), "", "name of an uncertain input of the book"),
+    Var("input_unit", ("input",), "", "unit of each input as written in the book"),
+    Var("input_group", ("input",), "", "the book's group of each input ('' if none)"),
+    Var("input_family", ("input",), "", "distribution family of each input"),
+    Var("target", ("target",), "", "each target t of [analysis] targets and its indicator "
+        "'t>0' (1 where t > 0)"),
+    Var("quantile", ("quantile",), "1", "probability level of a quantile: 0.05, 0.25, 0.5, "
+        "0.75, 0.95"),
+    Var("ci_bound", ("ci_bound",), "", "'lower', 'upper': the bounds of an interval"),
+    Var("group", ("group",), "", "a group of inputs ranked as a block", "--by group"),
+    Var("input_2", ("input_2",), "", "second input of a pair", "--second-order"),
+    Var("family_variant", ("family_variant",), "", "'book', 'all:<family>' or "
+        "'<input>:<family>'", "--family-check"),
+    Var("step", ("step",), "1", "a doubling of an adaptive run", "--target-halfwidth"),
+)
+
+VARIABLES = (
+    Var("input_value", ("sample", "input"), "input's unit", "sampled value of each uncertain "
+        "input on the base rows"),
+    Var("S1", ("target", "input", G), "1", "first-order Sobol' index (NaN where the target "
+        "is constant)"),
+    Var("ST", ("target", "input", G), "1", "total-order Sobol' index"),
+    Var("S1_conf", ("target", "input", G), "1", "half-width of S1's interval (attrs: "
+        "ci_prob, method)"),
+    Var("ST_conf", ("target", "input", G), "1", "half-width of ST's interval"),
+    Var("S1_negative", ("target", "input", G), "1", "1 where S1 < -S1_conf"),
+    Var("constant_output", ("target", G), "1", "1 where the target does not vary"),
+    Var("target_mean", ("target", G), "target's unit", "mean over the base rows"),
+    Var("target_quantile", ("target", "quantile", G), "target's unit",
+        "quantiles over the base rows (the memo's bands)"),
+    Var("p_positive", ("target", G), "1", "P(target > 0); for 'saving', P(beats the API). "
+        "NaN samples are left out of numerator and denominator"),
+    Var("p_positive_ci", ("target", G, "ci_bound"), "1", "interval of p_positive (attrs: "
+        "ci_prob, method)"),
+    Var("<d>_quantile", ("quantile", G), "output's unit", "quantiles of each per-sample "
+        "distribution <d> of [analysis] distributions (inf = never)", "distributions"),
+    Var("<d>_p_never", (G,), "1", "share of the samples where <d> is infinite",
+        "distributions"),
+    Var("<d>_p_never_ci", (G, "ci_bound"), "1", "interval of <d>_p_never", "distributions"),
+    Var("S1_group", ("target", "group", G), "1", "first-order index of a group", "--by group"),
+    Var("ST_group", ("target", "group", G), "1", "total-order index of a group", "--by group"),
+    Var("S1_group_conf", ("target", "group", G), "1", "half-width of S1_group", "--by group"),
+    Var("ST_group_conf", ("target", "group", G), "1", "half-width of ST_group", "--by group"),
+    Var("S2", ("target", "input", "input_2", G), "1", "second-order index",
+        "--second-order"),
+    Var("S2_conf", ("target", "input", "input_2", G), "1", "half-width of S2",
+        "--second-order"),
+    Var("convergence_samples", ("step",), "1", "base samples after each doubling",
+        "--target-halfwidth"),
+    Var("convergence_worst_halfwidth", ("step",), "1", "largest ST half-width of the "
+        "decision indicators not yet settled (inf: undefined)", "--target-halfwidth"),
+    Var("family_check_p_positive", ("family_variant", "target", G), "1",
+        "P(target > 0) with the families swapped", "--family-check"),
+    Var("family_check_p_positive_ci", ("family_variant", "target", G, "ci_bound"), "1",
+        "its interval", "--family-check"),
+    Var("family_check_p_positive_change_ci", ("family_variant", "target", G, "ci_bound"),
+        "1", "interval of the change from the book (paired)", "--family-check"),
+    Var("family_check_<d>_quantile", ("family_variant", "quantile", G), "output's unit",
+        "quantiles of <d> under each variant", "--family-check"),
+    Var("family_check_<d>_p_never", ("family_variant", G), "1",
+        "share never under each variant", "--family-check"),
+)
+
+ATTRS = (
+    Attr("schema_version", "int", f"version of this contract ({SCHEMA_VERSION})"),
+    Attr("title", "str", "what the file is"),
+    Attr("book_name", "str", "[book] name"),
+    Attr("book_path", "str", "where the book was read from"),
+    Attr("book_sha256", "str", "SHA-256 of book_text"),
+    Attr("book_text", "str", "the book itself, as read: enough to rerun"),
+    Attr("model", "str", "module:function of the model"),
+    Attr("seed", "int", "seed of the scrambles"),
+    Attr("samples", "int", "base sample size N of the file"),
+    Attr("rows_per_sample", "int", "design rows per base sample"),
+    Attr("model_runs", "int", "model evaluations (N x rows_per_sample)"),
+    Attr("run_options", "JSON object", "every keyword of mc_tco.run() that made the file "
+         "(read it with ds.mc_tco.options): mc-tco rerun reproduces the file from it"),
+    Attr("targets", "JSON list", "[analysis] targets (ds.mc_tco.targets)"),
+    Attr("report", "JSON object", "report points per dim (ds.mc_tco.report)"),
+    Attr("focus", "JSON object", "the point whose ranking is printed (ds.mc_tco.focus)"),
+    Attr("distributions", "JSON list", "per-sample outputs summarised by quantiles"),
+    Attr("indicator_label", "str", "what 'target > 0' means, e.g. 'beats the API'"),
+    Attr("constants", "JSON object", "the book's constant inputs"),
+    Attr("ci", "str", "interval method of the Sobol' indices: rqmc, asymptotic, bootstrap"),
+    Attr("replicates", "int", "independent scrambles (rqmc)"),
+    Attr("estimator", "str", "Sobol' estimator"),
+    Attr("sobol_estimators", "str", "the papers behind the estimator used"),
+    Attr("ci_method", "str", "how every interval was made"),
+    Attr("conf_level", "float", "level of every interval"),
+    Attr("design", "str", "the sampling design"),
+    Attr("summaries_from", "str", "which rows the summaries use"),
+    Attr("scheduler", "str", "where the chunks ran (never changes the numbers)"),
+    Attr("mc_tco_version", "str", "package versions, shown by rerun when they differ"),
+    Attr("created", "str", "UTC time of the run: the only attr two identical runs differ in"),
+    Attr("convergence_path", "JSON list", "each doubling's record", "--target-halfwidth"),
+    Attr("converged", "int", "1 if the adaptive run met its target", "--target-halfwidth"),
+    Attr("family_check_swapped", "JSON list", "inputs whose family was swapped",
+         "--family-check"),
+)
+
+
+def _dims(dims: tuple[str, ...]) -> str:
+    return ", ".join(dims)
+
+
+def markdown() -> str:
+    """``docs/results.md``: the contract as a reader sees it (generated; do not edit)."""
+    lines = [
+        f"# The results file (schema version {SCHEMA_VERSION})",
+        "",
+        "<!-- generated by `python -c \"from mc_tco.results.schema import markdown; "
+        "print(markdown(), end='')\" > docs/results.md`; "
+        "a test fails if it drifts from mc_tco/results/schema.py -->",
+        "",
+        "`mc-tco run` writes one netCDF file (`xr.open_dataset(path)` or "
+        "`mc_tco.open_results(path)` reads it). `*grid` stands for the book's grid dims and "
+        "the model's own dims (TCO model: `demand`, `strategy`, ...). The model's outputs "
+        "(`saving`, `npv`, `breakeven_demand`, ...) are stored on the base rows with dim "
+        "`sample` and carry their own `units` and `long_name`.",
+        "",
+        "Read it through the accessor rather than the attributes:",
+        "",
+        "```python",
+        "import mc_tco",
+        "ds = mc_tco.open_results('results/deepseek-v4.1-flash.nc')",
+        "ds.mc_tco.p_beats('buy')                       # P(buy beats the API) by demand, "
+        "with its interval",
+        "ds.mc_tco.ranking('saving', demand='500B', strategy='buy')   # inputs by ST, with "
+        "half-widths",
+        "ds.mc_tco.bands('saving', strategy='buy')      # quantiles by demand",
+        "ds.mc_tco.options                              # the run's options (run_options)",
+        "```",
+        "",
+        "## Coordinates",
+        "",
+        "| name | dims | units | meaning | written |",
+        "|---|---|---|---|---|",
+    ]
+    for v in COORDS:
+        lines.append(f"| `{v.name}` | {_dims(v.dims)} | {v.units} | {v.meaning} | "
+                     f"{v.when or 'always'} |")
+    lines += ["", "## Variables", "", "| name | dims | units | meaning | written |",
+              "|---|---|---|---|---|"]
+    for v in VARIABLES:
+        lines.append(f"| `{v.name}` | {_dims(v.dims)} | {v.units} | {v.meaning} | "
+                     f"{v.when or 'always'} |")
+    lines += ["", "## Attributes", "", "| name | type | meaning | written |", "|---|---|---|---|"]
+    for a in ATTRS:
+        lines.append(f"| `{a.name}` | {a.kind} | {a.meaning} | {a.when or 'always'} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def problems(ds) -> list[str]:
+    """What in ``ds`` breaks the contract: missing always-written variables and attrs, or
+    dims that differ from the declared ones (an empty list when it holds)."""
+    out = []
+    grid = [d for d in ds.dims if d not in {c.name for c in COORDS} and d != "sample"]
+    for v in VARIABLES:
+        if "<" in v.name or v.when:
+            continue
+        if v.name not in ds:
+            out.append(f"variable {v.name} is missing")
+            continue
+        head = [d for d in v.dims if d != G]
+        got = [d for d in ds[v.name].dims if d not in grid]
+        if got != head:
+            out.append(f"variable {v.name} has dims {ds[v.name].dims}, expected {v.dims}")
+    for a in ATTRS:
+        if not a.when and a.name not in ds.attrs:
+            out.append(f"attribute {a.name} is missing")
+    return out
+
+
