@@ -12,6 +12,8 @@ interval is conservative.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 from scipy import stats
@@ -47,16 +49,23 @@ def _ci_coord(conf_level):
 def p_positive(da: xr.DataArray, dim: str = "sample", conf_level: float = 0.95):
     """P(``da`` > 0) over ``dim`` and its Wilson interval.
 
+    The NaN rule (one for every share in mc_tco): a NaN sample is "not applicable" and is
+    left out of both the count and the sample size; a cell that is NaN everywhere is NaN.
+
     Returns
     -------
     (xr.DataArray, xr.DataArray)
         The probability (dims of ``da`` without ``dim``) and its interval with dim
         ``ci_bound`` last; ``attrs["ci_prob"]`` holds ``conf_level``.
     """
-    n = da.sizes[dim]
-    k = (da > 0).sum(dim)
-    lo, hi = wilson_interval(k.values, n, conf_level)
-    prob = (k / n).assign_attrs(units="1")
+    valid = da.notnull()
+    n = valid.sum(dim)
+    k = ((da > 0) & valid).sum(dim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo, hi = wilson_interval(k.values, np.where(n.values > 0, n.values, 1), conf_level)
+        prob = (k / n.where(n > 0)).assign_attrs(units="1")
+    empty = n.values == 0
+    lo, hi = np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
     ci = xr.DataArray(
         np.stack([lo, hi], axis=-1), dims=(*k.dims, "ci_bound"), coords={**k.coords,
                                                                           **_ci_coord(conf_level)}
@@ -123,7 +132,8 @@ def quantiles_with_never(
 
     Quantiles are order statistics (``method="inverted_cdf"``), so a quantile is a sampled
     value or ``inf``, never an interpolation towards infinity. NaN samples (not applicable,
-    e.g. the break-even of the API against itself) give NaN.
+    e.g. the break-even of the API against itself) are left out of the quantiles and of
+    ``p_never`` alike (the NaN rule of :func:`p_positive`); a cell NaN everywhere is NaN.
 
     Returns
     -------
@@ -132,16 +142,21 @@ def quantiles_with_never(
     """
     values = da.transpose(dim, ...)
     arr = values.values
-    q = np.quantile(np.where(np.isnan(arr), np.inf, arr), list(quantiles), axis=0,
-                    method="inverted_cdf")
-    na = np.isnan(arr).all(axis=0)
+    nan = np.isnan(arr)
+    # the NaN rule of p_positive: NaN samples are left out of the quantiles and of the
+    # share "never" alike (sorted last as +inf would count them as "never")
+    with warnings.catch_warnings():  # an all-NaN cell is NaN, said below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        q = np.nanquantile(arr, list(quantiles), axis=0, method="inverted_cdf")
+    na = nan.all(axis=0)
     q = np.where(na[None], np.nan, q)
     rest = [d for d in values.dims if d != dim]
     coords = {d: values.coords[d] for d in rest if d in values.coords}
     never = np.isinf(arr).sum(axis=0)
-    n = arr.shape[0]
-    lo, hi = wilson_interval(never, n, conf_level)
-    p = np.where(na, np.nan, never / n)
+    n = (~nan).sum(axis=0)
+    lo, hi = wilson_interval(never, np.maximum(n, 1), conf_level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(na, np.nan, never / np.maximum(n, 1))
     ci = np.stack([np.where(na, np.nan, lo), np.where(na, np.nan, hi)], axis=-1)
     return xr.Dataset(
         {

@@ -107,3 +107,23 @@ def test_wilson_matches_scipy():
         ref = stats.binomtest(k, n).proportion_ci(0.9, method="wilson")
         assert lo == pytest.approx(ref.low, abs=1e-12)
         assert hi == pytest.approx(ref.high, abs=1e-12)
+
+
+def test_one_nan_rule_for_shares_and_quantiles():
+    """NaN samples are not applicable: out of numerator and denominator everywhere."""
+    import xarray as xr
+
+    from mc_tco.summary import p_positive, quantiles_with_never
+
+    x = xr.DataArray([np.nan, np.nan, 1.0, -1.0, np.inf, np.inf], dims="sample")
+    p, ci = p_positive(x)
+    assert p.item() == pytest.approx(3 / 4)  # 1, inf, inf of the 4 applicable
+    q = quantiles_with_never(x, quantiles=(0.25, 0.5))
+    assert q["p_never"].item() == pytest.approx(2 / 4)
+    np.testing.assert_array_equal(q["quantiles"].values, [-1.0, 1.0])  # NaN not "never"
+    lo, hi = ci.values
+    ref = stats.binomtest(3, 4).proportion_ci(0.95, method="wilson")
+    assert (lo, hi) == pytest.approx((ref.low, ref.high))
+    allnan = xr.DataArray([np.nan, np.nan], dims="sample")
+    assert np.isnan(p_positive(allnan)[0].item())
+    assert np.isnan(quantiles_with_never(allnan)["p_never"].item())
