@@ -165,6 +165,17 @@ def test_vector_outputs_zero_variance_and_chunking():
     assert np.allclose(small["shapley"], res["shapley"], equal_nan=True, rtol=1e-12)
 
 
+def test_stratified_permutations():
+    res = shapley_effects(lambda x: x.sum(axis=1), normal_ppf(OWEN_SD), OWEN_R, n_perm=1000,
+                          seed=2, stratified=True, conf_level=0.99)
+    ok, _ = covers(res, OWEN_SHAPLEY)
+    assert ok, (res["shapley"], res["shapley_conf"])
+    assert res["evaluations"] == 4096 + 1002 * 2 * 3 == evaluation_count(
+        3, n_perm=1000, stratified=True)
+    with pytest.raises(ValueError, match="two groups"):
+        shapley_effects(lambda x: x.sum(1), normal_ppf(OWEN_SD), n_perm=3, stratified=True)
+
+
 def test_half_widths_cover_at_their_level():
     """Over 40 independent runs the 95% half-widths cover the closed form about 95% of the
     time (binomial: >= 85% of 120 (run, input) pairs with probability > 0.999)."""

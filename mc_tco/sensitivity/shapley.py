@@ -26,7 +26,8 @@ keeping the first ``d - j`` entries of ``w`` (those of ``X_-J``) while drawing t
 permutation. Within a permutation the draws are common random numbers: the outer ``w`` and
 the inner fresh draws are shared across ``j`` (each ``c(J_j)`` keeps its exact
 distribution, so the estimator stays unbiased), which makes the differences
-``c(J_j) - c(J_{j-1})`` far less noisy than with independent draws.
+``c(J_j) - c(J_{j-1})`` less noisy than with independent draws (measured on a 10-input
+linear-Gaussian case: root-mean-square error 0.018 against 0.026).
 
 Cost and defaults
 -----------------
@@ -34,7 +35,10 @@ Model evaluations: ``n_var + n_perm (d - 1) n_outer n_inner`` (random permutatio
 ``n_var + (2^d - 2) n_outer n_inner`` (exact, all subsets). Song et al. recommend
 ``n_outer = 1``, ``n_inner = 3`` and as many permutations as the budget allows. For
 ``d = 30`` inputs the defaults ``n_perm = 2048, n_outer = 1, n_inner = 3, n_var = 4096``
-cost ``4096 + 2048 * 29 * 3 = 182,272`` evaluations.
+cost ``4096 + 2048 * 29 * 3 = 182,272`` evaluations; on a 30-input linear-Gaussian case
+with ten correlated triples and 200 output cells this took 2-5 s (2 shared cores, cheap
+model) and gave 95% half-widths of 0.011 on average (0.016 at most) on effects between
+0.001 and 0.13, all covering the closed form.
 
 Half-widths
 -----------
@@ -70,12 +74,10 @@ __all__ = ["evaluation_count", "linear_gaussian_shapley", "shapley_effects"]
 
 _U_LOW = 2.0**-53
 _U_HIGH = 1.0 - 2.0**-53
-# permutations per random stream: the result does not depend on ``max_rows``
-_BLOCK = 16
 
 
 def evaluation_count(d: int, *, n_perm: int = 2048, n_outer: int = 1, n_inner: int = 3,
-                     n_var: int = 4096, method: str = "random") -> int:
+                     n_var: int = 4096, method: str = "random", stratified: bool = False) -> int:
     """Model evaluations (rows given to ``evaluate``) of :func:`shapley_effects`.
 
     ``n_var + n_perm (d - 1) n_outer n_inner`` for ``method="random"``,
@@ -83,6 +85,8 @@ def evaluation_count(d: int, *, n_perm: int = 2048, n_outer: int = 1, n_inner: i
     """
     if method == "exact":
         return n_var + (2**d - 2) * n_outer * n_inner
+    if stratified:  # whole groups of d cyclic shifts
+        n_perm = -(-n_perm // d) * d
     return n_var + n_perm * (d - 1) * n_outer * n_inner
 
 
@@ -140,6 +144,7 @@ def shapley_effects(
     seed: int = 0,
     conf_level: float = 0.95,
     max_rows: int = 2**14,
+    stratified: bool = False,
 ) -> dict:
     """Shapley effects of every input on every output cell, with half-widths.
 
@@ -169,6 +174,12 @@ def shapley_effects(
         Level of the normal-approximation half-widths.
     max_rows : int
         Largest number of rows per ``evaluate`` call (memory bound).
+    stratified : bool
+        Draw the permutations in groups of the ``d`` cyclic shifts of a random one, so each
+        input takes each position equally often (``n_perm`` rounded up to a multiple of
+        ``d``; the half-width then comes from the spread over groups). Measured on
+        linear-Gaussian cases: 30% lower error at ``d = 3``, no gain at ``d = 10, 30``;
+        off by default.
 
     Returns
     -------
@@ -192,11 +203,13 @@ def shapley_effects(
         return {"shapley": one, "shapley_conf": one * 0.0, "variance": v,
                 "evaluations": n_var, "conf_level": conf_level, "method": method}
     if method == "random":
-        if n_perm < 2:
-            raise ValueError("need n_perm >= 2 for a half-width")
-        sums = _random_permutations(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner,
-                                    perm_seed, max_rows)
-        mean_d, var_mean_d, last = sums
+        size = d if stratified else 1
+        if -(-n_perm // size) < 2:
+            raise ValueError(f"need n_perm > {size} (two groups of permutations) for a "
+                             "half-width")
+        mean_d, last, var_mean_d = _random_permutations(
+            evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, perm_seed, max_rows,
+            stratified)
         effects_raw = mean_d + last * v[None, :]  # (d, K) variance units
         positive = v > 0
         vv = np.where(positive, v, 1.0)
@@ -218,67 +231,74 @@ def shapley_effects(
     shap[:, ~positive] = np.nan
     half[:, ~positive] = np.nan
     evaluations = evaluation_count(d, n_perm=n_perm, n_outer=n_outer, n_inner=n_inner,
-                                   n_var=n_var, method=method)
+                                   n_var=n_var, method=method, stratified=stratified)
     return {"shapley": shap.T, "shapley_conf": half.T, "variance": v,
             "evaluations": evaluations, "conf_level": conf_level, "method": method}
 
 
 def _blocks(n_items, rows_per_item, max_rows):
     step = max(1, max_rows // max(rows_per_item, 1))
-    step = max(_BLOCK, step - step % _BLOCK)
     return [(s, min(s + step, n_items)) for s in range(0, n_items, step)]
 
 
-def _random_permutations(evaluate, ppf, r, n_perm, n_outer, n_inner, seed_seq, max_rows):
-    """Sums over permutations; returns mean D (d, K), a function of V giving the variance of
-    the mean of g, and the fraction of permutations with each input last (d, 1)."""
+def _random_permutations(evaluate, ppf, r, n_perm, n_outer, n_inner, seed_seq, max_rows,
+                         stratified):
+    """Sums over groups of permutations (one random stream per group).
+
+    Returns the mean increments ``D`` (d, K) without the ``V`` term, the fraction of
+    permutations with each input last (d, 1), and a function of ``V`` giving the variance of
+    the normalised estimate from the spread over the i.i.d. groups.
+    """
     d = r.shape[0]
-    n_blocks = -(-n_perm // _BLOCK)
-    streams = seed_seq.spawn(n_blocks)
+    size = d if stratified else 1
+    n_groups = -(-n_perm // size)
+    streams = seed_seq.spawn(n_groups)
+    shifts = (np.arange(size)[:, None] + np.arange(d)[None, :]) % d
     s1 = s2 = s3 = None
-    n_last = np.zeros(d)
-    rows_per_perm = (d - 1) * n_outer * n_inner
-    for start, stop in _blocks(n_blocks, rows_per_perm * _BLOCK, max_rows):
+    s_last = np.zeros((d, 1))
+    s_last2 = np.zeros((d, 1))
+    rows_per_group = size * (d - 1) * n_outer * n_inner
+    for start, stop in _blocks(n_groups, rows_per_group, max_rows):
         perms, w_out, w_new = [], [], []
         for b in range(start, stop):
             g = np.random.default_rng(streams[b])
-            k = min(_BLOCK, n_perm - b * _BLOCK)
-            perms.append(np.argsort(g.random((k, d)), axis=1))
-            w_out.append(g.standard_normal((k, n_outer, d)))
-            w_new.append(g.standard_normal((k, n_outer, n_inner, d)))
+            perms.append(g.permutation(d)[shifts])  # the d cyclic shifts, or just one
+            w_out.append(g.standard_normal((size, n_outer, d)))
+            w_new.append(g.standard_normal((size, n_outer, n_inner, d)))
         perm = np.concatenate(perms)
+        n = len(perm)
         order = perm[:, ::-1]  # X_-J first, then J = the first j of the permutation
         chol = np.linalg.cholesky(r[order[:, :, None], order[:, None, :]])
-        n_fixed = np.broadcast_to(d - np.arange(1, d)[None, :], (len(perm), d - 1))
+        n_fixed = np.broadcast_to(d - np.arange(1, d)[None, :], (n, d - 1))
         z = _conditional_scores(chol, order, n_fixed, np.concatenate(w_out),
                                 np.concatenate(w_new))
         y = _evaluate(evaluate, _to_inputs(z, ppf))
-        y = y.reshape(len(perm), d - 1, n_outer, n_inner, -1)
+        y = y.reshape(n, d - 1, n_outer, n_inner, -1)
         c = y.var(axis=3, ddof=1).mean(axis=2)  # (P, d-1, K): c(J_j), j = 1..d-1
         c = np.concatenate([np.zeros_like(c[:, :1]), c], axis=1)
         incr = np.diff(c, axis=1, append=0.0)  # j = 1..d; the last is -c(J_{d-1})
         contrib = np.empty_like(incr)  # (P, d inputs, K)
-        contrib[np.arange(len(perm))[:, None], perm] = incr
-        is_last = np.zeros((len(perm), d))
-        is_last[np.arange(len(perm)), perm[:, -1]] = 1.0
-        add1 = contrib.sum(axis=0)
-        add2 = (contrib**2).sum(axis=0)
-        add3 = (contrib * is_last[:, :, None]).sum(axis=0)
-        s1 = add1 if s1 is None else s1 + add1
-        s2 = add2 if s2 is None else s2 + add2
-        s3 = add3 if s3 is None else s3 + add3
-        n_last += is_last.sum(axis=0)
-    m = n_perm
+        contrib[np.arange(n)[:, None], perm] = incr
+        is_last = np.zeros((n, d))
+        is_last[np.arange(n), perm[:, -1]] = 1.0
+        # per group means: the i.i.d. units of the variance estimate
+        group_d = contrib.reshape(n // size, size, d, -1).mean(axis=1)
+        group_last = is_last.reshape(n // size, size, d).mean(axis=1)[:, :, None]
+        adds = (group_d.sum(0), (group_d**2).sum(0), (group_d * group_last).sum(0))
+        s1, s2, s3 = adds if s1 is None else (s1 + adds[0], s2 + adds[1], s3 + adds[2])
+        s_last += group_last.sum(0)
+        s_last2 += (group_last**2).sum(0)
+    m = n_groups
     mean_d = s1 / m
-    last = (n_last / m)[:, None]
+    last = s_last / m
 
     def var_mean_g(v):
-        # g = D / V + 1[last]; sample variance of g over permutations, divided by m
-        e_g2 = s2 / m / v**2 + 2 * s3 / m / v + last
+        # g = D / V + last per group; sample variance of g over groups, divided by m
+        e_g2 = s2 / m / v**2 + 2 * s3 / m / v + s_last2 / m
         e_g = mean_d / v + last
-        return np.maximum(e_g2 - e_g**2, 0.0) * m / (m - 1) / m
+        return np.maximum(e_g2 - e_g**2, 0.0) / (m - 1)
 
-    return mean_d, var_mean_g, last
+    return mean_d, last, var_mean_g
 
 
 def _all_subsets(evaluate, ppf, r, n_outer, n_inner, seed_seq, max_rows):
