@@ -128,6 +128,8 @@ def _variance(evaluate, ppf, chol_full, n_var, rng):
     y = _evaluate(evaluate, _to_inputs(z, ppf))
     v = y.var(axis=0, ddof=1)
     m4 = np.mean((y - y.mean(axis=0)) ** 4, axis=0)
+    # a cell that varies only by rounding (relative 1e-12) counts as constant
+    v = np.where(v > (1e-12 * np.abs(y.mean(axis=0))) ** 2, v, 0.0)
     return v, np.maximum(m4 - v**2, 0.0) / n_var  # Var(V^) ~ (mu4 - sigma^4) / n
 
 
@@ -196,6 +198,8 @@ def shapley_effects(
         raise ValueError(f"corr_normal has shape {r.shape}, expected ({d}, {d})")
     if min(n_outer, n_inner - 1, n_var - 1) < 1 or d < 1:
         raise ValueError("need n_outer >= 1, n_inner >= 2, n_var >= 2")
+    if method not in ("random", "exact"):
+        raise ValueError(f"method must be 'random' or 'exact', not {method!r}")
     var_rng, perm_seed = rng.spawn(2)
     v, var_v = _variance(evaluate, marginals_ppf, np.linalg.cholesky(r), n_var, var_rng)
     if d == 1:  # one input has all the variance
@@ -214,7 +218,7 @@ def shapley_effects(
         positive = v > 0
         vv = np.where(positive, v, 1.0)
         g_var = var_mean_d(vv)
-    elif method == "exact":
+    else:
         if n_outer < 2:
             raise ValueError("the exact method needs n_outer >= 2 for its half-widths")
         mean_d, var_mean_d = _all_subsets(evaluate, marginals_ppf, r, n_outer, n_inner,
@@ -223,8 +227,6 @@ def shapley_effects(
         positive = v > 0
         vv = np.where(positive, v, 1.0)
         g_var = var_mean_d / vv**2
-    else:
-        raise ValueError(f"method must be 'random' or 'exact', not {method!r}")
     shap = effects_raw / vv
     var_total = g_var + mean_d**2 * var_v / vv**4
     half = norm.ppf(0.5 + conf_level / 2) * np.sqrt(var_total)
