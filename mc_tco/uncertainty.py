@@ -194,7 +194,7 @@ def proportion(event, replicate, replicates: int, conf_level: float = 0.95,
         Pooled proportion (events / non-NaN rows), its interval and the fallback cells
         (see the module's fallback rule), each with the dims of ``event`` without ``axis``.
     """
-    x, parts = _by_replicate(np.asarray(event, dtype=float), replicate, replicates, axis)
+    _, parts = _by_replicate(np.asarray(event, dtype=float), replicate, replicates, axis)
     valid = [np.isfinite(p) for p in parts]
     n_r = np.stack([v.sum(axis=0) for v in valid])
     k_r = np.stack([np.where(v, p, 0.0).sum(axis=0) for p, v in zip(parts, valid, strict=True)])
