@@ -165,3 +165,21 @@ def test_discover_errors(article_run):
         discover(article_run, at={"demand": 5e13})
     with pytest.raises(OptionError, match="not a grid point; the nearest are"):
         discover(article_run, at={"demand": 4.5e11})
+
+
+def test_discover_with_replicates_gives_share_intervals(article_run):
+    from mc_tco.decision.voi import file_replicates
+
+    r = file_replicates(article_run)
+    assert r == 8
+    disc = discover(article_run, at={"demand": 3e12}, replicates=r)
+    p = disc.p_win_rqmc
+    assert p["value"] == pytest.approx(disc.p_win)
+    assert p["ci"][0] <= disc.p_win <= p["ci"][1]
+    shares = disc.boxes[0].shares_rqmc
+    box = disc.boxes[0]
+    for name in ("coverage", "density", "mass"):
+        assert shares[name]["value"] == pytest.approx(getattr(box, name))
+        lo, hi = shares[name]["ci"]
+        assert 0 <= lo <= shares[name]["value"] <= hi <= 1
+    assert "shares_rqmc" in box.to_dict()

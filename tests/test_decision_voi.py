@@ -171,3 +171,18 @@ def test_value_of_information_errors(default_run):
         value_of_information(ds, at={"demand": 3e12}, target="savings")
     with pytest.raises(OptionError, match="no 'input_value'"):
         value_of_information(ds.drop_vars("input_value"), at={"demand": 3e12})
+
+
+def test_value_of_information_with_replicates(article_run):
+    from mc_tco.decision.voi import file_replicates
+
+    voi = value_of_information(article_run, at={"demand": 3e12}, inputs=["throughput_multiple"],
+                               groups={}, replicates=file_replicates(article_run))
+    assert voi.evpi_rqmc.value == pytest.approx(voi.evpi)
+    assert voi.evpi_rqmc.lower <= voi.evpi <= voi.evpi_rqmc.upper
+    e = voi.evppi_rqmc["throughput_multiple"]
+    assert e.value == pytest.approx(voi.evppi["throughput_multiple"][0])
+    assert e.per_replicate.shape == (8,)
+    assert "evppi_rqmc" in voi.to_dict()
+    da = evpi_by_demand(article_run, replicates=8)
+    assert (da["evpi_lower"] <= da).all() and (da <= da["evpi_upper"]).all()

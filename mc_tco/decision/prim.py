@@ -24,6 +24,13 @@ Bryant & Lempert 2010).
 * **Covering.** The scenarios of the box are set aside and the search is repeated for a
   next box while enough winners remain.
 
+With the run's scramble of each scenario (``replicate=``, base sample ``g`` belongs to
+scramble ``g % R``), :func:`box_share_intervals` gives each found box's coverage, density
+and mass, and :class:`Discovery` the share of winners, a randomized-QMC interval over the
+``R`` scrambles (:func:`mc_tco.uncertainty.proportion`, Wilson's where a scramble has no
+case). It measures the Monte Carlo error of the shares of *this* box, not the noise of the
+box's choice, which was fitted to the same scenarios.
+
 A bound lies halfway between the last removed and the first kept value, so ``x >= bound``
 selects exactly the kept scenarios. The density of a box comes with a Wilson interval for
 its Monte Carlo error; it is measured on the scenarios that chose the box, so it is
@@ -59,13 +66,14 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ..summary import wilson_interval
+from ..uncertainty import proportion, replicate_of, wilson_interval
 from .data import DecisionData, decision_data
 
 __all__ = [
     "MIN_CASES",
     "Box",
     "Discovery",
+    "box_share_intervals",
     "discover",
     "paste",
     "peel",
@@ -338,6 +346,9 @@ class FoundBox(_BoxShares):
     trajectory: list[Step]
     chosen: int
     conf_level: float = 0.95
+    #: randomized-QMC intervals of the shares (only with ``replicate=``), see
+    #: :func:`box_share_intervals`
+    shares_rqmc: dict | None = None
 
     @property
     def coverage_new(self) -> float:
@@ -377,7 +388,35 @@ class FoundBox(_BoxShares):
                 for s in self.trajectory
             ],
             "chosen_step": self.chosen,
+            **({"shares_rqmc": self.shares_rqmc} if self.shares_rqmc else {}),
         }
+
+
+def box_share_intervals(box: Box, x: np.ndarray, y: np.ndarray, replicate, replicates: int,
+                        conf_level: float = 0.95) -> dict:
+    """Coverage, density and mass of ``box`` with randomized-QMC intervals.
+
+    Each share is a proportion over a subset of the scenarios (coverage: of the winners;
+    density: of the box's scenarios; mass: of all), so :func:`mc_tco.uncertainty.proportion`
+    gives the pooled share and its interval over the ``R`` scrambles, or Wilson's on the
+    pooled count where a scramble has no case in the subset (``fallback``).
+
+    Returns
+    -------
+    dict
+        ``{"coverage" | "density" | "mass": {"value", "ci", "fallback"}}`` plus
+        ``conf_level`` and ``replicates``.
+    """
+    y = np.asarray(y, dtype=bool)
+    replicate = np.asarray(replicate)
+    inside = box.contains(np.asarray(x, dtype=float))
+    out: dict = {"conf_level": conf_level, "replicates": replicates}
+    for name, event, among in (("coverage", inside, y), ("density", y, inside),
+                               ("mass", inside, np.ones_like(y))):
+        res = proportion(event[among], replicate[among], replicates, conf_level)
+        out[name] = {"value": float(res.estimate), "ci": [float(res.lower), float(res.upper)],
+                     "fallback": bool(res.fallback)}
+    return out
 
 
 def choose(trajectory: list[Step], min_coverage: float = MIN_COVERAGE) -> int:
@@ -409,12 +448,16 @@ def prim(
     min_cases: int = MIN_CASES,
     significance: float = SIGNIFICANCE,
     conf_level: float = 0.95,
+    replicate=None,
+    replicates: int | None = None,
 ) -> list[FoundBox]:
     """PRIM with pasting, pruning and covering on inputs ``x`` (n, p) and cases ``y`` (n,).
 
     ``min_mass`` defaults to half the share of winners, at most 5%, at least 10 scenarios:
     rare winners need small boxes. A next box is searched while at least ``min_cases``
-    winners lie outside the boxes found. Returns the boxes with statistics on all ``n``.
+    winners lie outside the boxes found. Returns the boxes with statistics on all ``n``;
+    with ``replicate`` (the scramble of each scenario, (n,)) and ``replicates`` each box
+    also carries ``shares_rqmc`` (:func:`box_share_intervals`).
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=bool)
@@ -444,6 +487,8 @@ def prim(
         base_rate = yr.mean()
         if fb.density <= base_rate:
             break
+        if replicate is not None and replicates:
+            fb.shares_rqmc = box_share_intervals(box, x, y, replicate, replicates, conf_level)
         found.append(fb)
         remaining &= ~inside
     return found
@@ -463,6 +508,8 @@ class Discovery:
     suggestion: dict | None = None
     conf_level: float = 0.95
     min_coverage: float = MIN_COVERAGE
+    #: the share of winners with its randomized-QMC interval (only with ``replicates=``)
+    p_win_rqmc: dict | None = None
 
     @property
     def p_win(self) -> float:
@@ -484,6 +531,7 @@ class Discovery:
             "min_cases": self.min_cases,
             "suggestion": self.suggestion,
             "boxes": [b.to_dict() for b in self.boxes],
+            **({"p_win_rqmc": self.p_win_rqmc} if self.p_win_rqmc else {}),
         }
 
 
@@ -500,6 +548,7 @@ def discover(
     max_boxes: int = MAX_BOXES,
     min_cases: int = MIN_CASES,
     path: str | None = None,
+    replicates: int | None = None,
 ) -> Discovery:
     """Boxes of the input space where ``strategy`` wins (its target > 0) at one grid point.
 
@@ -518,6 +567,10 @@ def discover(
         PRIM runs only with at least this many winning and losing scenarios; otherwise
         ``status`` says which are too few and ``suggestion`` names the nearest demand (or
         grid value) with enough of both.
+    replicates : int, optional
+        ``R`` of the run's interleaved scrambles
+        (:func:`mc_tco.decision.voi.file_replicates`): adds randomized-QMC intervals of
+        the share of winners and of each box's coverage, density and mass.
 
     Returns
     -------
@@ -547,6 +600,14 @@ def discover(
     conf = float(ds.attrs.get("conf_level", 0.95))
     out = Discovery(data, option, wins, n, min_cases=min_cases, conf_level=conf,
                     min_coverage=min_coverage)
+    rep = None
+    if replicates:
+        rep = replicate_of(ds["sample"].values if "sample" in ds.coords else np.arange(n),
+                           replicates)
+        res = proportion(y, rep, replicates, conf)
+        out.p_win_rqmc = {"value": float(res.estimate), "ci": [float(res.lower),
+                          float(res.upper)], "fallback": bool(res.fallback),
+                          "conf_level": conf, "replicates": replicates}
     if wins < min_cases or n - wins < min_cases:
         out.status = "too few winners" if wins < min_cases else "too few losers"
         out.suggestion = _suggest(ds, data, option, min_cases)
@@ -555,7 +616,8 @@ def discover(
     cols = [data.inputs.index(v) for v in names]
     out.boxes = prim(
         data.x[:, cols], y, names, alpha=alpha, min_mass=min_mass, min_coverage=min_coverage,
-        max_boxes=max_boxes, min_cases=min_cases, conf_level=conf,
+        max_boxes=max_boxes, min_cases=min_cases, conf_level=conf, replicate=rep,
+        replicates=replicates,
     )
     if not out.boxes:
         out.status = "no box"

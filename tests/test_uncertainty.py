@@ -1,0 +1,175 @@
+"""Replicate (randomized-QMC) intervals, their fallbacks and the NaN rule, against scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy import stats
+
+from mc_tco.decision.voi import evpi, evpi_replicates, evppi_replicates
+from mc_tco.design import SaltelliDesign
+from mc_tco.sobol import rqmc_seeds
+from mc_tco.uncertainty import (
+    indicator,
+    mean_interval,
+    order_statistic_interval,
+    probability_with_interval,
+    proportion,
+    quantile_interval,
+    quantiles_with_interval,
+    replicate_interval,
+    replicate_of,
+    t_value,
+    wilson_interval,
+    z_value,
+)
+
+R = 8
+
+
+def interleaved_normals(dim: int, seed: int, n: int) -> np.ndarray:
+    """Standard normal base rows of R interleaved scrambles (as ``Plan.base_points``)."""
+    parts = [SaltelliDesign(dim, s).base(0, n // R)[:, :dim] for s in rqmc_seeds(seed, R)]
+    return stats.norm.ppf(np.stack(parts, axis=1).reshape(n, dim))
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (5, 10), (10, 10), (3, 1000),
+                                      (997, 1000), (412, 1024)])
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_wilson_matches_scipy_binomtest(k, n, level):
+    ref = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+    lo, hi = wilson_interval(k, n, level)
+    assert (float(lo), float(hi)) == pytest.approx((ref.low, ref.high), abs=1e-12)
+
+
+def test_z_and_t_values():
+    assert z_value(0.95) == pytest.approx(1.959963984540054)
+    assert t_value(0.95, 7) == pytest.approx(stats.t.ppf(0.975, 7))
+    assert np.isnan(t_value(0.95, 0))
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        z_value(1.0)
+
+
+def test_replicate_interval_by_hand():
+    est = np.array([[0.31, 1.0], [0.29, 2.0], [0.35, 3.0], [0.30, np.nan]])
+    centre, half = replicate_interval(est, axis=0, conf_level=0.9)
+    col = est[:, 0]
+    by_hand = stats.t.ppf(0.95, 3) * col.std(ddof=1) / 2
+    assert centre[0] == pytest.approx(col.mean())
+    assert half[0] == pytest.approx(by_hand)
+    assert np.isnan(half[1])  # a NaN replicate estimate gives no interval
+    centre, _ = replicate_interval(est[:, :1].T, axis=1, centre=[0.3])
+    assert centre == pytest.approx([0.3])
+
+
+def test_replicate_of_interleaves():
+    assert replicate_of(np.arange(10, 18), 8).tolist() == [2, 3, 4, 5, 6, 7, 0, 1]
+
+
+def test_proportion_is_the_replicate_t_interval_on_per_scramble_shares():
+    rng = np.random.default_rng(0)
+    event = rng.random(800) < 0.3
+    rep = replicate_of(np.arange(800), R)
+    res = proportion(event, rep, R)
+    p_r = np.array([event[rep == r].mean() for r in range(R)])
+    half = stats.t.ppf(0.975, R - 1) * p_r.std(ddof=1) / np.sqrt(R)
+    assert not res.fallback
+    assert res.estimate == pytest.approx(event.mean())
+    assert (res.lower, res.upper) == pytest.approx((event.mean() - half, event.mean() + half))
+
+
+def test_proportion_falls_back_to_wilson_where_a_scramble_has_no_event():
+    n = 800
+    event = np.zeros((n, 2))
+    event[[0, 9, 18], 0] = 1  # events in scrambles 0, 1, 2 only
+    rep = replicate_of(np.arange(n), R)
+    res = proportion(event, rep, R, axis=0)
+    assert res.fallback.tolist() == [True, True]  # all-zero: Wilson too, flagged
+    lo, hi = wilson_interval([3, 0], n)
+    assert res.lower == pytest.approx(lo)
+    assert res.upper == pytest.approx(hi)
+    assert res.lower[1] == 0.0 and res.estimate[1] == 0.0
+
+
+def test_proportion_nan_rule_excludes_nan_from_both_counts():
+    event = np.array([1, 0, np.nan, 1, 0, 1, np.nan, 0] * 100, dtype=float)
+    rep = replicate_of(np.arange(event.size), 4)
+    res = proportion(event, rep, 4)
+    assert res.estimate == pytest.approx(0.5)  # 300 events / 600 valid rows, not / 800
+    assert np.isnan(proportion(np.full(8, np.nan), replicate_of(np.arange(8), 4), 4).estimate)
+
+
+def test_never_share_and_quantiles_share_the_nan_rule():
+    n = 64
+    b = np.tile([1.0, 2.0, np.inf, np.nan], n // 4)
+    da = xr.DataArray(b, dims="sample", coords={"sample": np.arange(n)})
+    never = probability_with_interval(indicator(np.isinf(da), da), replicates=4)
+    assert float(never["estimate"]) == pytest.approx(1 / 3)
+    q = quantiles_with_interval(da, [0.5, 0.9], replicates=4)
+    assert q["estimate"].values.tolist() == [2.0, np.inf]  # over the 48 non-NaN rows
+    assert bool(q["fallback"].sel(quantile=0.9))  # infinite: order-statistics interval
+
+
+def test_order_statistic_interval_matches_the_binomial_ranks():
+    x = np.sort(np.random.default_rng(1).standard_normal(200))[:, None]
+    lo, hi = order_statistic_interval(x, np.array([200]), 0.5, 0.95)
+    l_rank = int(stats.binom.ppf(0.025, 200, 0.5))
+    u_rank = int(stats.binom.ppf(0.975, 200, 0.5)) + 1
+    assert (lo[0], hi[0]) == (x[l_rank - 1, 0], x[u_rank - 1, 0])
+    cover = stats.binom.cdf(u_rank - 1, 200, 0.5) - stats.binom.cdf(l_rank - 1, 200, 0.5)
+    assert cover >= 0.95
+    lo, hi = order_statistic_interval(x, np.array([200]), 0.999, 0.95)
+    assert hi[0] == np.inf  # no sample above a far-tail quantile bounds it
+
+
+def test_quantile_and_mean_intervals_contain_the_truth_of_a_normal_difference():
+    n = 4096
+    x = interleaved_normals(2, 5, n)
+    y = x[:, 0] - x[:, 1] - 0.5
+    rep = replicate_of(np.arange(n), R)
+    qs = [0.001, 0.05, 0.5, 0.95]
+    res = quantile_interval(y, qs, rep, R)
+    truth = -0.5 + np.sqrt(2) * stats.norm.ppf(qs)
+    assert np.all((res.lower <= truth) & (truth <= res.upper))
+    assert res.fallback.tolist() == [True, False, False, False]  # 0.001 * 512 < MIN_TAIL
+    assert np.all(res.upper[1:] - res.lower[1:] < 0.1)
+    m = mean_interval(y, rep, R)
+    assert m.lower <= -0.5 <= m.upper
+    p = proportion(y > 0, rep, R)
+    assert p.lower <= stats.norm.sf(0.5 / np.sqrt(2)) <= p.upper and not p.fallback
+
+
+def test_xarray_wrappers_name_their_dims():
+    n = 256
+    y = interleaved_normals(1, 2, n)[:, 0]
+    da = xr.DataArray(np.stack([y, y + 1, y + 2]), dims=("demand", "sample"),
+                      coords={"demand": [1.0, 2.0, 3.0], "sample": np.arange(n)})
+    p = probability_with_interval(indicator(da > 0, da), replicates=R)
+    assert p["ci"].sizes == {"demand": 3, "ci_bound": 2}
+    assert p["ci_bound"].values.tolist() == ["lower", "upper"]
+    assert p.attrs["conf_level"] == 0.95 and "t interval" in p.attrs["method"]
+    q = quantiles_with_interval(da, [0.25, 0.75], replicates=R)
+    assert q["ci"].sizes == {"quantile": 2, "demand": 3, "ci_bound": 2}
+    m = q["estimate"].sel(quantile=0.75, demand=1.0)
+    assert float(m) == pytest.approx(np.quantile(y, 0.75, method="inverted_cdf"))
+
+
+def gauss_gain(m, s):
+    return m * stats.norm.cdf(m / s) + s * stats.norm.pdf(m / s)
+
+
+def test_evpi_replicate_interval_covers_the_closed_form():
+    n = 2048
+    x = interleaved_normals(3, 9, n)
+    b = np.array([1.0, 0.7, 0.5])
+    nb = np.column_stack([np.zeros(n), -0.3 + x @ b])
+    rep = replicate_of(np.arange(n), R)
+    res = evpi_replicates(nb, rep, R)
+    exact = gauss_gain(-0.3, np.linalg.norm(b))
+    assert res.value == pytest.approx(evpi(nb)[0])
+    assert res.lower <= exact <= res.upper
+    assert res.half < 0.3 * 1.96 * evpi(nb)[1]  # far narrower than the i.i.d. error
+    v = evppi_replicates(x[:, 0], nb, rep, R)
+    assert v.lower <= gauss_gain(-0.3, 1.0) <= v.upper
+    assert v.per_replicate.shape == (R,)
