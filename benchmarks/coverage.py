@@ -38,7 +38,7 @@ from scipy import stats
 
 from mc_tco.decision.voi import evpi, evpi_replicates, evppi, evppi_replicates
 from mc_tco.design import SaltelliDesign
-from mc_tco.sobol import rqmc_seeds
+from mc_tco.sensitivity.sobol import rqmc_seeds
 from mc_tco.uncertainty import (
     mean_interval,
     proportion,

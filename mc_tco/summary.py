@@ -16,7 +16,8 @@ import warnings
 
 import numpy as np
 import xarray as xr
-from scipy import stats
+
+from .uncertainty import wilson_interval
 
 __all__ = [
     "QUANTILES",
@@ -27,19 +28,6 @@ __all__ = [
 ]
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
-
-
-def wilson_interval(successes, n, conf_level: float = 0.95):
-    """Wilson score interval of a binomial proportion; returns ``(lower, upper)`` arrays."""
-    successes = np.asarray(successes, dtype=float)
-    z = stats.norm.ppf(0.5 + conf_level / 2)
-    phat = successes / n
-    denom = 1 + z**2 / n
-    centre = (phat + z**2 / (2 * n)) / denom
-    half = z * np.sqrt(phat * (1 - phat) / n + z**2 / (4 * n**2)) / denom
-    lower = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
-    upper = np.where(successes == n, 1.0, np.clip(centre + half, 0, 1))
-    return lower, upper
 
 
 def _ci_coord(conf_level):
@@ -80,24 +68,68 @@ def summarize_targets(
     quantiles=QUANTILES,
     conf_level: float = 0.95,
     label: str = "> 0",
+    replicates: int = 1,
 ) -> xr.Dataset:
     """Mean, quantiles and P(target > 0) of each target and of its indicator ``target>0``.
 
     Parameters
     ----------
     base : xr.Dataset
-        Model outputs over independent samples (dim ``sample``).
+        Model outputs over the base samples (dim ``sample``, whose coordinate is the global
+        base-sample index: sample ``g`` belongs to scramble ``g % replicates``).
     targets : list of str
         Output names.
+    replicates : int
+        Independent scrambles of the design. With more than one, every interval comes from
+        the spread across them (:mod:`mc_tco.uncertainty`: pooled estimate ± t(R-1) sd/√R,
+        with Wilson / order-statistic fallbacks flagged in ``*_fallback``); with one (i.i.d.
+        rows or a single scramble), P(target > 0) gets a Wilson interval.
 
     Returns
     -------
     xr.Dataset
         ``target_mean`` (target, ...), ``target_quantile`` (target, quantile, ...),
-        ``p_positive`` (target, ...), ``p_positive_ci`` (target, ..., ci_bound); the
+        ``p_positive`` (target, ...), ``p_positive_ci`` (target, ..., ci_bound); with
+        replicates also ``target_mean_ci``, ``target_quantile_ci`` and ``*_fallback``. The
         ``target`` coordinate holds ``t`` and ``t>0`` for each target ``t``.
     """
     stacked = stack_targets(base, targets)
+    if replicates > 1:
+        from .uncertainty import (
+            mean_with_interval,
+            probability_with_interval,
+            quantiles_with_interval,
+        )
+
+        pr = probability_with_interval(indicator_of(stacked), replicates=replicates,
+                                       conf_level=conf_level)
+        mn = mean_with_interval(stacked, replicates=replicates, conf_level=conf_level)
+        qs = quantiles_with_interval(stacked, list(quantiles), replicates=replicates,
+                                     conf_level=conf_level)
+        method = pr.attrs.get("method", "")
+        out = xr.Dataset({
+            "target_mean": mn["estimate"].assign_attrs(long_name="mean over samples"),
+            "target_mean_ci": mn["ci"].assign_attrs(
+                long_name="Monte Carlo interval of target_mean", ci_prob=conf_level,
+                method=mn.attrs.get("method", "")),
+            "target_quantile": qs["estimate"].transpose("target", "quantile", ...).assign_attrs(
+                long_name="quantiles over samples (inverted_cdf)"),
+            "target_quantile_ci": qs["ci"].transpose("target", "quantile", ...).assign_attrs(
+                long_name="Monte Carlo interval of target_quantile", ci_prob=conf_level,
+                method=qs.attrs.get("method", "")),
+            "target_quantile_fallback": qs["fallback"].transpose(
+                "target", "quantile", ...).astype(np.int8).assign_attrs(
+                long_name="1 where the quantile's interval is the order-statistic fallback"),
+            "p_positive": pr["estimate"].assign_attrs(
+                units="1", long_name=f"probability that the target is positive ({label})"),
+            "p_positive_ci": pr["ci"].assign_attrs(
+                units="1", long_name="Monte Carlo interval of p_positive", ci_prob=conf_level,
+                method=method),
+            "p_positive_fallback": pr["fallback"].astype(np.int8).assign_attrs(
+                long_name="1 where the interval of p_positive is Wilson's on the pooled count "
+                          "(some scramble had no event or only events)"),
+        })
+        return out
     q = stacked.quantile(list(quantiles), dim="sample").transpose("target", "quantile", ...)
     mean = stacked.mean("sample")
     prob, ci = p_positive(stacked, "sample", conf_level)
@@ -112,6 +144,11 @@ def summarize_targets(
         }
     )
     return out
+
+
+def indicator_of(da: xr.DataArray) -> xr.DataArray:
+    """1 where ``da`` > 0, 0 where not, NaN where ``da`` is NaN (the NaN rule)."""
+    return (da > 0).astype(float).where(da.notnull())
 
 
 def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:

@@ -9,7 +9,7 @@ from scipy import stats
 
 from mc_tco.decision.voi import evpi, evpi_replicates, evppi_replicates
 from mc_tco.design import SaltelliDesign
-from mc_tco.sobol import rqmc_seeds
+from mc_tco.sensitivity.sobol import rqmc_seeds
 from mc_tco.uncertainty import (
     indicator,
     mean_interval,

@@ -132,7 +132,7 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
         parts.append(
             summarize_targets(
                 part.load(), plan.targets, quantiles=QUANTILES, conf_level=plan.conf_level,
-                label=plan.spec.indicator_label,
+                label=plan.spec.indicator_label, replicates=plan.n_replicates,
             )
         )
     summ = xr.concat(parts, dim=dim, coords="minimal", compat="override") if dim else parts[0]

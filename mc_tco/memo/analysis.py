@@ -15,7 +15,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import OptionError
-from ..summary import wilson_interval
+from ..uncertainty import wilson_interval
 
 __all__ = [
     "MIN_EVENTS",

@@ -82,6 +82,15 @@ VARIABLES = (
         "NaN samples are left out of numerator and denominator"),
     Var("p_positive_ci", ("target", G, "ci_bound"), "1", "interval of p_positive (attrs: "
         "ci_prob, method)"),
+    Var("p_positive_fallback", ("target", G), "1", "1 where p_positive_ci is Wilson's on the "
+        "pooled count (a scramble with no event or only events)", "--ci rqmc (default)"),
+    Var("target_mean_ci", ("target", G, "ci_bound"), "target's unit", "interval of "
+        "target_mean from the spread across scrambles", "--ci rqmc (default)"),
+    Var("target_quantile_ci", ("target", "quantile", G, "ci_bound"), "target's unit",
+        "interval of each quantile (replicate t interval, order-statistic fallback)",
+        "--ci rqmc (default)"),
+    Var("target_quantile_fallback", ("target", "quantile", G), "1", "1 where the quantile's "
+        "interval is the order-statistic fallback", "--ci rqmc (default)"),
     Var("<d>_quantile", ("quantile", G), "output's unit", "quantiles of each per-sample "
         "distribution <d> of [analysis] distributions (inf = never)", "distributions"),
     Var("<d>_p_never", (G,), "1", "share of the samples where <d> is infinite",
