@@ -124,9 +124,13 @@ def _fmt_param(v) -> str:
     return f"{v:g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Grid:
-    """One grid dimension of the outcome, e.g. ``demand`` in tokens/month."""
+    """One grid dimension of the outcome, e.g. ``demand`` in tokens/month.
+
+    Two grids are equal when every field is and their values are the same array
+    (a dataclass's own ``==`` would compare the arrays elementwise and raise).
+    """
 
     dim: str
     values: np.ndarray
@@ -145,6 +149,17 @@ class Grid:
             else:
                 values.append(p)
         return Grid(self.dim, np.array(sorted(values)), self.unit, self.spacing, self.description)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Grid):
+            return NotImplemented
+        return (self.dim, self.unit, self.spacing, self.description) == (
+            other.dim, other.unit, other.spacing, other.description
+        ) and np.array_equal(self.values, other.values)
+
+    def __hash__(self) -> int:
+        return hash((self.dim, self.unit, self.spacing, self.description,
+                     np.asarray(self.values, dtype=float).tobytes()))
 
 
 @dataclass

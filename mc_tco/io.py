@@ -193,19 +193,26 @@ def write_results(ds: xr.Dataset, path: str | Path, backup: bool = True) -> Path
     return Path(path)
 
 
-def open_results(path: str | Path) -> xr.Dataset:
-    """Load a results file written by ``mc-tco run`` into memory."""
+def open_results(path: str | Path, load: bool = False) -> xr.Dataset:
+    """Open a results file written by ``mc-tco run``, lazily (``load=True``: into memory).
+
+    Lazily, only what a reader selects is read from disk (a memo reads one demand of the
+    per-sample outputs at a time), so reading a 6 GB file needs far less than 6 GB.
+    """
     path = Path(path)
     if not path.exists():
         raise OptionError(f"{path}: no such results file; make one with 'mc-tco run'")
     try:
-        with xr.open_dataset(path, engine=ENGINE) as ds:
+        ds = xr.open_dataset(path, engine=ENGINE)
+        if load:
             ds = ds.load()
+            ds.close()
     except (OSError, ValueError) as exc:
         raise OptionError(f"{path}: not a readable netCDF results file ({exc})") from None
     if "book_sha256" not in ds.attrs:
+        ds.close()
         raise OptionError(f"{path}: not an mc_tco results file (no book_sha256 attribute)")
-    for name in ds.data_vars:  # netCDF has no bool; flags were written as int8
-        if ds[name].dtype == np.int8 and name == "constant_output":
-            ds[name] = ds[name].astype(bool)
+    if "constant_output" in ds and ds["constant_output"].dtype == np.int8:
+        # netCDF has no bool; the flag was written as int8
+        ds["constant_output"] = ds["constant_output"].astype(bool)
     return ds

@@ -166,3 +166,18 @@ def test_model_that_does_not_import(tmp_path):
 def test_missing_file_says_so(tmp_path):
     with pytest.raises(BookError, match="no such file"):
         load_book(tmp_path / "nope.toml")
+
+
+def test_grids_compare_by_value():
+    """Grid holds an ndarray: == must say equal or not, never raise (issue 10)."""
+    import numpy as np
+
+    from mc_tco.book import Grid
+
+    a = Grid("demand", np.array([1.0, 2.0]), "tokens/month")
+    b = Grid("demand", np.array([1.0, 2.0]), "tokens/month")
+    assert a == b and hash(a) == hash(b)
+    assert a != Grid("demand", np.array([1.0, 3.0]), "tokens/month")
+    assert a != Grid("demand", np.array([1.0, 2.0, 3.0]), "tokens/month")
+    assert a.with_points([1.5]) == a.with_points([1.5])
+    assert a != "demand"

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import xarray as xr
 from click.testing import CliRunner
@@ -201,3 +202,42 @@ def test_a_failed_write_leaves_the_previous_file(tmp_path, monkeypatch):
         write_results(xr.Dataset({"a": ("x", [1.0])}), out)
     assert out.read_bytes() == b"previous"
     assert sorted(tmp_path.iterdir()) == [out]
+
+
+def test_sigterm_mid_run_keeps_the_previous_file(previous):
+    """SIGTERM (a scheduler, kill, a CI timeout) is treated like Ctrl-C (issue 10)."""
+    out, before = previous
+    proc, _ = start_run(out, samples=16384)
+    wait_for_temp(out.parent, proc)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    assert stderr.strip().splitlines()[-1] == b"mc-tco: terminated; nothing was written"
+    assert b"Traceback" not in stderr
+    assert out.read_bytes() == before
+    assert sorted(out.parent.iterdir()) == [out]  # the temporary file is gone
+
+
+def test_every_ctrl_c_stops_the_run(previous):
+    """A Ctrl-C at any moment of a run stops it: none is swallowed (issue 10: one about 3 s
+    into a default run was lost in a finalizer and the run went on to overwrite the file).
+    The signal is sent at many moments, from start-up to the last chunk."""
+    out, before = previous
+    t0 = time.monotonic()
+    proc, _ = start_run(out.with_name("timing.nc"), samples=4096)
+    proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    length = time.monotonic() - t0
+    moments = np.linspace(0.2, max(0.3, length - 0.7), 6)
+    outcomes = []
+    for delay in moments:
+        proc, _ = start_run(out, samples=4096)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+        outcomes.append((round(float(delay), 2), proc.returncode))
+        assert b"Traceback" not in stderr, stderr
+        assert out.read_bytes() == before, outcomes
+        assert not temp_files(out.parent), outcomes
+    assert all(code == 130 for _, code in outcomes), outcomes

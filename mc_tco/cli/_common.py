@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import signal
 import sys
 import time
 
@@ -14,7 +15,8 @@ DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
 
 
 def friendly(func):
-    """Turn :class:`McTcoError` (and Ctrl-C) into a one-line message and exit code."""
+    """Turn :class:`McTcoError`, Ctrl-C and SIGTERM into a one-line message and exit code
+    (2 for an error, 130 for Ctrl-C, 143 for SIGTERM)."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -23,9 +25,11 @@ def friendly(func):
         except McTcoError as exc:
             click.echo(f"mc-tco: error: {exc}", err=True)
             sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("mc-tco: interrupted; nothing was written", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM during a run (Interrupted)
+            code = getattr(exc, "exit_code", 128 + signal.SIGINT)
+            word = "terminated" if code == 128 + signal.SIGTERM else "interrupted"
+            click.echo(f"mc-tco: {word}; nothing was written", err=True)
+            sys.exit(code)
 
     return wrapper
 

@@ -34,8 +34,24 @@ class Interrupted(KeyboardInterrupt):
         return 128 + self.signum
 
 
+def _in_finalizer(frame) -> bool:
+    """Whether ``frame`` runs a finalizer, where Python would print and drop an exception."""
+    for _ in range(4):
+        if frame is None:
+            return False
+        code = frame.f_code
+        if code.co_name == "__del__" or code.co_filename.endswith(
+            ("weakref.py", "_weakrefset.py")
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _handler(signum, frame):
     _received.append(signum)
+    if len(_received) == 1 and _in_finalizer(frame):
+        return  # raised at the next check() instead: a finalizer would swallow it
     raise Interrupted(signum)
 
 
