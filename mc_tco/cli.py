@@ -267,3 +267,7 @@ main.add_command(_memo_commands.memo)
 main.add_command(_memo_commands.report)
 main.add_command(explain)
 main.add_command(rerun)
+
+from .app.command import app as _app  # noqa: E402
+
+main.add_command(_app)
