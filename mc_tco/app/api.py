@@ -61,7 +61,7 @@ def check_model(book, started_model: str) -> None:
 
 def _num(x) -> float | None:
     x = float(x)
-    return round(x, 12) if math.isfinite(x) else None
+    return float(f"{x:.12g}") if math.isfinite(x) else None
 
 
 def pdf(inp) -> dict:

@@ -213,6 +213,8 @@ def _handler(app: App):
                 if name == "index.html":
                     body = body.replace(b"{{TOKEN}}", app.token.encode())
                 return self._send(200, body, ctype)
+            if url.path == "/favicon.ico":
+                return self._send(204, b"", "image/x-icon")
             route = App.ROUTES.get((method, url.path))
             if route is None:
                 return self._json(404, {"error": f"no such page: {url.path}"})

@@ -127,7 +127,7 @@ function lineChart(svg, spec) {
   }
   const lg = el("g", { class: "legend" }, svg);
   (spec.legend || []).forEach((item, i) => {
-    const y = m.t + 10 + 14 * i;
+    const y = spec.legendBottom ? H - m.b - 6 - 14 * ((spec.legend || []).length - 1 - i) : m.t + 10 + 14 * i;
     el("line", { x1: m.l + 8, x2: m.l + 26, y1: y - 4, y2: y - 4, stroke: item.color, "stroke-width": 2, "stroke-dasharray": item.dash ? "5,4" : "none" }, lg);
     const t = el("text", { x: m.l + 30, y: y }, lg);
     t.textContent = item.label;
@@ -366,7 +366,7 @@ function renderCharts() {
   if (inner) fb.push({ lo: inner[0], hi: inner[1], color: color(s, r.strategies.indexOf(s)), opacity: 0.3 });
   const fs = [{ y: med, color: color(s, r.strategies.indexOf(s)), label: "median" }];
   if (pmed) fs.push({ y: pmed, color: "#555", dash: true, width: 1.5, label: "pinned median" });
-  lineChart($("chart-fan"), { x: r.grid, ymin, ymax, yfmt: fmtUsd, series: fs, bands: fb, zero: true, marker: d,
+  lineChart($("chart-fan"), { x: r.grid, ymin, ymax, yfmt: fmtUsd, series: fs, bands: fb, zero: true, marker: d, legendBottom: true,
     legend: [{ label: `${s}: median, 25–75% and ${fmtPct(q[0])}–${fmtPct(q[q.length - 1])} of scenarios (${r.target_unit})`, color: color(s, r.strategies.indexOf(s)) }].concat(pmed ? [{ label: "pinned median", color: "#555", dash: true }] : []) });
   // break-even demand
   if (r.breakeven) {
