@@ -106,6 +106,8 @@ def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, t
     assert after > before + 0.3, (before, after)
     assert "pinned" in page.inner_text("#ptable")
     print(f"change -> updated answer: {took:.2f} s")
+    page.eval_on_selector(".input[data-input='node_price']",
+                          "e => e.scrollIntoView({block: 'center'})")
     page.screenshot(path=str(DOCS / "app-changed-pinned.png"))
     # save, then mc-tco run reproduces the page's numbers with the same seed
     dest = tmp_path / "cheap.toml"
@@ -135,6 +137,8 @@ def test_invalid_value_shows_the_cli_message_and_changes_nothing(page_of):
     page.wait_for_timeout(600)
     assert page.evaluate("+document.body.dataset.runs") == runs  # nothing was run
     assert p_buy_1t(page) == before
+    page.eval_on_selector(".input[data-input='node_price']",
+                          "e => e.scrollIntoView({block: 'center'})")
     page.screenshot(path=str(DOCS / "app-invalid.png"))
 
 
