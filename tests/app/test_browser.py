@@ -17,7 +17,8 @@ import pytest
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+#: MC_TCO_SCREENSHOTS=docs pytest tests/app refreshes docs/app-*.png (else nothing is kept)
+SHOTS = os.environ.get("MC_TCO_SCREENSHOTS")
 AT_1T = "td[data-strategy='buy'][data-demand='1000000000000']"
 
 if not os.path.exists(CHROMIUM):
@@ -73,6 +74,12 @@ def p_buy_1t(page) -> float:
     return float(page.get_attribute(AT_1T, "data-p"))
 
 
+def shot(page, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / name))
+
+
 def set_field(page, name: str, field: str, value: str) -> None:
     page.fill(f".input[data-input='{name}'] input[data-field='{field}']", value)
 
@@ -83,8 +90,7 @@ def test_page_loads_with_the_answer_and_no_request_leaves(page_of, app_server):
     assert 0 <= p_buy_1t(page) < 0.05  # the default book: buying rarely pays at 1T
     assert page.locator("#chart-p path.series").count() >= 3
     assert "1,024 samples, seed 0" in page.inner_text("#status")
-    DOCS.mkdir(exist_ok=True)
-    page.screenshot(path=str(DOCS / "app-default.png"))
+    shot(page, "app-default.png")
 
 
 def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, tmp_path):
@@ -108,7 +114,7 @@ def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, t
     print(f"change -> updated answer: {took:.2f} s")
     page.eval_on_selector(".input[data-input='node_price']",
                           "e => e.scrollIntoView({block: 'center'})")
-    page.screenshot(path=str(DOCS / "app-changed-pinned.png"))
+    shot(page, "app-changed-pinned.png")
     # save, then mc-tco run reproduces the page's numbers with the same seed
     dest = tmp_path / "cheap.toml"
     page.fill("#save-path", str(dest))
@@ -139,7 +145,7 @@ def test_invalid_value_shows_the_cli_message_and_changes_nothing(page_of):
     assert p_buy_1t(page) == before
     page.eval_on_selector(".input[data-input='node_price']",
                           "e => e.scrollIntoView({block: 'center'})")
-    page.screenshot(path=str(DOCS / "app-invalid.png"))
+    shot(page, "app-invalid.png")
 
 
 def test_two_tabs_keep_separate_state(page_of):
