@@ -11,6 +11,7 @@ import click
 
 from .. import __version__
 from ._common import DEFAULT_BOOK
+from .app import app
 from .explain import explain
 from .inputs import inputs
 from .memo import memo, report
@@ -40,5 +41,5 @@ def main():
 
 
 
-for _command in (run, inputs, memo, report, explain, rerun):
+for _command in (run, inputs, memo, report, explain, rerun, app):
     main.add_command(_command)

@@ -147,5 +147,3 @@ def _check_disk(plan, out: Path) -> None:
             f"{free / 1e9:.1f} GB are free; use --keep-samples targets, fewer --samples "
             "or an --out on a larger disk"
         )
-
-

@@ -1,0 +1,199 @@
+"""The app's only door into the engine: every call into mc_tco's library goes through here.
+
+The explorer holds no model logic: it loads and checks books, runs them and writes results
+and memos with the same library functions as the CLI. Keeping those imports in this one
+module lets the engine move its functions without touching the rest of :mod:`mc_tco.app`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import xarray as xr
+
+from ..errors import BookError, McTcoError
+
+__all__ = [
+    "DEFAULT_BOOK",
+    "DEFAULT_MODEL",
+    "BookError",
+    "McTcoError",
+    "build_distribution",
+    "check_book",
+    "default_samples",
+    "families",
+    "full_run",
+    "load_book",
+    "loads_book",
+    "memo_answer",
+    "min_events",
+    "quick_run",
+]
+
+DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
+DEFAULT_MODEL = "mc_tco.models.tco:model"
+#: the memo's default decision demand (tokens/month), as ``mc-tco memo``
+MEMO_DEMAND = 5e11
+
+
+def load_book(path: str | Path):
+    """A checked :class:`mc_tco.book.Book` read from ``path`` (raises BookError)."""
+    from ..book import load_book as _load
+
+    return _load(path)
+
+
+def loads_book(text: str, path: str):
+    """A book parsed from ``text``; ``path`` names it in messages (raises BookError)."""
+    from ..book import loads_book as _loads
+
+    return _loads(text, path)
+
+
+def families() -> dict[str, dict[str, Any]]:
+    """The distribution families and their fields, for the editor's forms.
+
+    Returns
+    -------
+    dict
+        ``{family: {"required": [...], "optional": {field: default}, "alternatives":
+        [[...], ...], "example": str}}``.
+    """
+    from ..distributions import FAMILIES
+
+    return {
+        name: {
+            "required": list(f.required),
+            "optional": dict(f.optional),
+            "alternatives": [list(a) for a in f.alternatives],
+            "example": f.example,
+        }
+        for name, f in FAMILIES.items()
+    }
+
+
+def list_fields() -> frozenset[str]:
+    """Fields that hold lists of numbers (``values``, ``weights``)."""
+    from ..distributions import LIST_FIELDS
+
+    return LIST_FIELDS
+
+
+def build_distribution(family: str, params: dict):
+    """The frozen scipy distribution of ``family`` (None for a constant)."""
+    from ..distributions import build_distribution as _build
+
+    return _build(family, params)
+
+
+def check_book(book) -> None:
+    """Check ``book`` against its model as ``mc-tco inputs`` does (raises McTcoError)."""
+    from ..engine import plan_run
+
+    plan_run(book, samples=16, resamples=0)
+
+
+def default_samples() -> int:
+    """The base sample size of ``mc-tco run`` without ``--samples``."""
+    from ..engine import DEFAULT_SAMPLES
+
+    return int(DEFAULT_SAMPLES)
+
+
+def min_events() -> int:
+    """Fewest wins (and losses) for the indicator's Sobol' indices to be ranked (memo)."""
+    from ..memo.analysis import MIN_EVENTS
+
+    return int(MIN_EVENTS)
+
+
+def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -> xr.Dataset:
+    """``mc-tco run BOOK --samples N --seed S`` in memory (same options, same numbers).
+
+    Runs on the calling thread (``scheduler="synchronous"``; the numbers do not depend on
+    the scheduler) so that several browser tabs share the 2 cores fairly.
+    """
+    from ..engine import run
+
+    return run(book, samples=samples, seed=seed, progress=progress, scheduler="synchronous")
+
+
+def results_path(book) -> Path:
+    """Where ``mc-tco run BOOK`` writes its results: ``results/<book stem>.nc``."""
+    return Path("results") / f"{book.stem}.nc"
+
+
+def full_run(
+    book, seed: int, progress: Callable[[int, int], None], say: Callable[[str], None]
+) -> dict[str, str]:
+    """``mc-tco run BOOK --seed S`` then ``mc-tco memo results/<stem>.nc``, as the CLI does.
+
+    Parameters
+    ----------
+    book : Book
+        A book loaded from its file (the results record its path and text).
+    seed : int
+    progress : callable
+        ``progress(done, total)`` in base samples; raising from it cancels the run, and
+        then nothing is written (the results file is written atomically).
+    say : callable
+        Called with a line of news (e.g. "writing the memo").
+
+    Returns
+    -------
+    dict
+        ``{"results": path, "memo": path of memo.html}``.
+    """
+    from ..engine import run
+    from ..io import check_writable, open_results
+    from ..memo import build_memo, default_out_dir, write_memo
+
+    out = results_path(book)
+    check_writable(out)
+    samples = default_samples()
+    say(f"running {book.path}: {samples:,} samples, seed {seed}")
+    with run(book, samples=samples, seed=seed, progress=progress, out=out):
+        pass
+    say(f"wrote {out}; writing the memo")
+    memo_dir = default_out_dir(out)
+    ds = open_results(out)
+    try:
+        m = build_memo(ds, demand=MEMO_DEMAND, command=shlex.join(["mc-tco", "memo", str(out)]),
+                       paths={"results": str(out), "compare": ""})
+        write_memo(m, memo_dir)
+    finally:
+        ds.close()
+    return {"results": str(out), "memo": str(memo_dir / "memo.html")}
+
+
+def memo_answer(ds: xr.Dataset, demand: float) -> str | None:
+    """The memo's answer paragraph at ``demand`` (a grid point), or None when the memo
+    cannot write one for these results (another model)."""
+    try:
+        from ..memo.sections import MemoContext, answer_paragraph
+
+        return answer_paragraph(MemoContext(ds, float(demand)))
+    except (KeyError, ValueError, IndexError, ImportError, AttributeError, McTcoError):
+        return None
+
+
+def fmt_pct_ci(p: float, lo: float, hi: float) -> str:
+    """A probability with its interval, as the memo writes it."""
+    from ..memo.fmt import pct_ci
+
+    return pct_ci(p, lo, hi)
+
+
+def fmt_tokens(d: float) -> str:
+    """A demand in tokens, as the memo writes it (e.g. ``1T``)."""
+    from ..memo.fmt import tokens
+
+    return tokens(d)
+
+
+def warm_up() -> None:
+    """Import the memo's modules now, so the first answer on the page is not slow."""
+    from ..memo import sections  # noqa: F401

@@ -1,0 +1,203 @@
+"""The explorer's JSON API without a browser: book edits, checks, runs, saving, security."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pytest
+
+from mc_tco.app import api
+from mc_tco.app.edit import apply_edits, toml_value
+from mc_tco.book import load_book, loads_book
+from mc_tco.engine import run
+from tests.conftest import DEFAULT_BOOK
+
+MODEL = "mc_tco.models.tco:model"
+PATH = str(DEFAULT_BOOK)
+TEXT = DEFAULT_BOOK.read_text(encoding="utf-8")
+CHEAP = {"node_price": {"dist": "uniform", "fields": {"low": "10000", "high": "20000"}}}
+
+
+def test_edit_replaces_only_the_changed_fields_and_asks_for_a_source():
+    new = api.edited_text(TEXT, PATH, CHEAP)
+    old_lines, new_lines = TEXT.splitlines(), new.splitlines()
+    changed = [(a, b) for a, b in zip(old_lines, new_lines, strict=True) if a != b]
+    assert [b for _, b in changed][:2] == ["low = 10000", "high = 20000"]
+    assert changed[2][1].startswith('source = "assumption: TODO why this value?')
+    assert len(changed) == 3  # comments and every other line kept byte for byte
+    book = loads_book(new, PATH)
+    assert book.inputs["node_price"].params == {"low": 10000.0, "high": 20000.0}
+    assert "uniform(low=400000, high=550000)" in book.inputs["node_price"].source
+
+
+def test_edit_to_another_family_drops_the_old_fields_and_keeps_comments():
+    text = TEXT.replace("low = 400000\n", "low = 400000  # vendor quote\n", 1)
+    edits = {"node_price": {"dist": "pert", "fields": {"min": "3e5", "mode": "4e5",
+                                                      "max": "5e5", "shape": "4"}}}
+    new = api.edited_text(text, PATH, edits)
+    inp = loads_book(new, PATH).inputs["node_price"]
+    assert (inp.family, inp.params["mode"]) == ("pert", 4e5)
+    assert "high = 550000" not in new and "# ---" in new
+    # an edit back to the loaded values changes nothing, source included
+    same = {"node_price": {"dist": "uniform", "fields": {"low": "400000", "high": "550000"}}}
+    assert api.edited_text(TEXT, PATH, same) == TEXT
+
+
+def test_toml_value_writes_numbers_as_typed_and_the_rest_as_strings():
+    assert toml_value("4e5") == "4e5"
+    assert toml_value("400_000") == "400_000"
+    assert toml_value("3, 4, 5", list_field=True) == "[3, 4, 5]"
+    assert toml_value("abc") == '"abc"'
+    assert toml_value('a" = 1\n[x]') == '"a\\" = 1\\n[x]"'  # no TOML injection
+    assert toml_value("  ") is None
+
+
+@pytest.mark.parametrize(("fields", "field", "message"), [
+    ({"low": "600000", "high": "550000"}, "low", "low (600000) must be below high (550000)"),
+    ({"low": "abc", "high": "550000"}, "low", "low must be a number, got the string 'abc'"),
+    ({"high": "550000"}, None, "missing field 'low'"),
+    ({"low": "-5", "high": "10"}, None, "reaches outside what the model allows"),
+])
+def test_invalid_values_give_the_cli_message(fields, field, message, tmp_path):
+    edits = {"node_price": {"dist": "uniform", "fields": fields}}
+    res = api.check_edits(TEXT, PATH, edits, MODEL)
+    assert not res["ok"]
+    err = res["error"]
+    assert (err["input"], err["field"]) == ("node_price", field)
+    assert message in err["message"] and "\n" not in err["message"]
+    # the same message the CLI gives for that book
+    bad = tmp_path / "bad.toml"
+    bad.write_text(apply_edits(TEXT, edits, PATH, {}), encoding="utf-8")
+    from click.testing import CliRunner
+
+    from mc_tco.cli import main
+
+    out = CliRunner().invoke(main, ["inputs", str(bad)])
+    assert out.exit_code == 2
+    assert err["message"].split(": ", 1)[1] == out.output.strip().split(": ", 3)[3]
+
+
+def test_a_book_naming_other_code_is_refused():
+    text = TEXT.replace('model = "mc_tco.models.tco:model"', 'model = "os:system"')
+    with pytest.raises(api.bridge.BookError, match="'os:system' is not allowed in the app"):
+        api.book_state(text, "mail.toml", MODEL)
+    res = api.check_edits(text, "mail.toml", {}, MODEL)
+    assert not res["ok"] and "not allowed" in res["error"]["message"]
+    with pytest.raises(api.bridge.BookError, match="not allowed"):
+        api.RunCache().get(text, "mail.toml", 256, 0, started_model=MODEL)
+    api.check_model(loads_book(TEXT, PATH), "my_model:run")  # mc_tco.models.*: allowed
+
+
+def test_quick_run_equals_the_engine_and_answers(default_book):
+    cache = api.RunCache()
+    ds = cache.get(TEXT, PATH, 256, 4, session="a")
+    assert cache.get(TEXT, PATH, 256, 4, session="a") is ds  # cached
+    ref = run(load_book(DEFAULT_BOOK), samples=256, seed=4)
+    np.testing.assert_array_equal(ds["p_positive"].values, ref["p_positive"].values)
+    res = api.results_json(ds)
+    json.dumps(res, allow_nan=False)
+    assert res["baseline"] == ["api"] and "buy" in res["strategies"]
+    i = res["grid"].index(1e12)
+    assert res["p"]["buy"]["p"][i] == float(ref["p_positive"].sel(
+        target="saving>0", strategy="buy", demand=1e12))
+    ans = api.answer(ds, 1e12)
+    assert ans["demand"] == 1e12 and "beats the API in" in ans["sentence"]
+    assert len(ans["ranking"]["buy"]["rows"]) == 8
+
+
+def test_a_newer_request_of_the_same_tab_cancels_the_older():
+    cache = api.RunCache()
+    calls = []
+
+    def progress_hook(done, total):
+        calls.append(done)
+        cache.latest["tab"] = object()  # a newer request arrived meanwhile
+
+    orig = api.bridge.quick_run
+
+    def quick(book, samples, seed, progress=None):
+        return orig(book, samples, seed, progress=lambda d, t: (progress_hook(d, t),
+                                                               progress(d, t)))
+
+    api.bridge.quick_run, saved = quick, api.bridge.quick_run
+    try:
+        with pytest.raises(api.Cancelled):
+            cache.get(TEXT, PATH, 512, 0, session="tab")
+    finally:
+        api.bridge.quick_run = saved
+
+
+def test_save_never_overwrites_without_asking(tmp_path):
+    dest = tmp_path / "mine.toml"
+    out = api.save_book(TEXT, PATH, CHEAP, str(dest), overwrite=False)
+    assert out["saved"] == str(dest) and dest.read_text(encoding="utf-8") == out["text"]
+    dest.write_text("# mine\n", encoding="utf-8")
+    assert api.save_book(TEXT, PATH, CHEAP, str(dest), overwrite=False) == {"exists": str(dest)}
+    assert dest.read_text(encoding="utf-8") == "# mine\n"
+    api.save_book(TEXT, PATH, CHEAP, str(dest), overwrite=True)
+    assert "low = 10000" in dest.read_text(encoding="utf-8")
+    with pytest.raises(api.bridge.BookError, match=r"end the name in \.toml"):
+        api.save_book(TEXT, PATH, CHEAP, str(tmp_path / "x.txt"), overwrite=False)
+    with pytest.raises(api.bridge.BookError, match="does not exist"):
+        api.save_book(TEXT, PATH, CHEAP, str(tmp_path / "no" / "x.toml"), overwrite=False)
+    bad = {"node_price": {"dist": "uniform", "fields": {"low": "9", "high": "1"}}}
+    with pytest.raises(api.bridge.BookError, match="must be below"):
+        api.save_book(TEXT, PATH, bad, str(tmp_path / "bad.toml"), overwrite=False)
+    assert not (tmp_path / "bad.toml").exists()
+
+
+def test_pdf_matches_scipy(default_book):
+    inp = default_book.inputs["node_price"]
+    pic = api.pdf(inp)
+    assert pic["kind"] == "pdf"
+    np.testing.assert_allclose(pic["y"], inp.dist.pdf(np.array(pic["x"])), rtol=1e-9)
+    assert api.pdf(default_book.inputs["gpus_per_node"])["kind"] == "constant"
+
+
+def _req(url, body=None, token=None, host=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["X-Mc-Tco-Token"] = token
+    if host:
+        headers["Host"] = host
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_server_needs_the_token_and_a_local_host(app_server):
+    app, url, _ = app_server
+    assert _req(url + "/api/book")[0] == 403
+    assert _req(url + "/api/book", token=app.token, host="evil.example:80")[0] == 403
+    status, state = _req(url + "/api/book", token=app.token)
+    assert status == 200 and state["samples"] == 1024
+    page = urllib.request.urlopen(url + "/", timeout=10).read().decode()
+    assert app.token in page and "http" not in page.replace("http://www.w3.org", "")
+    status, err = _req(url + "/api/check", {"text": state["text"], "path": state["path"],
+                                            "edits": {"node_price": {"dist": "uniform",
+                                                      "fields": {"low": "9", "high": "1"}}}},
+                       token=app.token)
+    assert status == 200 and "must be below" in err["error"]["message"]
+
+
+def test_full_run_cancels_and_writes_nothing(app_server, monkeypatch):
+    import time
+
+    app, _url, folder = app_server
+    monkeypatch.chdir(folder)
+    job = app.full({"path": str(folder / "book.toml"), "seed": 0})
+    app.cancel({"id": job["id"]})
+    for _ in range(600):
+        state = app.job({"id": job["id"]})
+        if state["status"] != "running":
+            break
+        time.sleep(0.05)
+    assert state["status"] == "cancelled", state
+    assert not list((folder / "results").glob("*.nc")) if (folder / "results").exists() else True
