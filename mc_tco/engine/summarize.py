@@ -11,7 +11,7 @@ import numpy as np
 import xarray as xr
 
 from ..results import SCHEMA_VERSION  # also registers ds.mc_tco
-from ..sensitivity.sobol import ci_method_text
+from ..sensitivity.sobol import ci_method_text, indices_dataset
 from ..summary import QUANTILES, quantiles_with_never, summarize_targets
 from .evaluate import _targets_array
 from .plan import Plan, RunSums
@@ -66,7 +66,6 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
     first = base.isel(sample=slice(0, 1)).load()
     stacked, cells = _targets_array(plan, first)
     cell_shape = tuple(stacked.sizes[c] for c in cells)
-    k = plan.design.num_factors
     t = stacked.sizes["target"]
     res = sums.result(plan.conf_level)
     book = plan.book
@@ -80,51 +79,14 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
             **{c: stacked.coords[c].values for c in cells if c in stacked.coords},
         }
     )
-    d = len(plan.factors)
-    sdims = ("target", "input", *cells)
-    gdims = ("target", "group", *cells)
-    if plan.groups:
-        ds = ds.assign_coords(group=plan.groups)
-    for name, long in [
-        ("S1", "first-order Sobol' index"),
-        ("ST", "total-order Sobol' index"),
-        ("S1_conf", "half-width of the confidence interval of S1"),
-        ("ST_conf", "half-width of the confidence interval of ST"),
-    ]:
-        arr = res[name].reshape((k, t, *cell_shape)).swapaxes(0, 1)
-        ds[name] = (sdims, arr[:, :d], {"long_name": long, "units": "1"})
-        if plan.groups:
-            ds[f"{name.replace('_conf', '')}_group{'_conf' if 'conf' in name else ''}"] = (
-                gdims, arr[:, d:], {"long_name": long + " of a group of inputs", "units": "1"}
-            )
-    if plan.second_order:
-        ds = ds.assign_coords(input_2=("input_2", plan.factors))
-        for name in ("S2", "S2_conf"):
-            arr = np.moveaxis(res[name].reshape((k, k, t, *cell_shape)), 2, 0)[:, :d, :d]
-            ds[name] = (("target", "input", "input_2", *cells), arr, {"units": "1"})
-    for name in ["S1", "S1_group", "S2"]:
-        if name in ds:
-            below = ds[name] < -ds[f"{name}_conf"]
-            ds[f"{name}_negative"] = below.astype(np.int8).assign_attrs(
-                long_name=f"1 where {name} is below minus its half-width: a negative "
-                "estimate larger than its error (kept as estimated; a sign of too few samples "
-                "or of an estimator's bias at small indices)"
-            )
-    ds["constant_output"] = (
-        ("target", *cells),
-        res["constant"].reshape((t, *cell_shape)).astype(np.int8),
-        {"long_name": "1 where the target does not vary: its Sobol' indices are NaN"},
-    )
     ci_text = ci_method_text(
         plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
         estimator=plan.estimator, seed=plan.seed,
     )
-    for name in ("S1_conf", "ST_conf", "S1_group_conf", "ST_group_conf", "S2_conf"):
-        if name in ds:
-            ds[name].attrs.update(ci_prob=plan.conf_level, method=ci_text)
-    for name in ("S1", "ST", "S1_group", "ST_group", "S2"):
-        if name in ds:
-            ds[name].attrs["note"] = "NaN where constant_output = 1 (no variance to apportion)"
+    ds = ds.merge(indices_dataset(
+        res, plan.factors, (t, *cell_shape), ("target", *cells), groups=plan.groups,
+        second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
+    ))
     dim, blocks = _blocks(base, plan, cells)
     parts = []
     for block in blocks:

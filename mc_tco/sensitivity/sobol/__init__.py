@@ -109,7 +109,7 @@ functions. SIAM Review 40, 110-112.
 
 from __future__ import annotations
 
-from .api import sobol_indices, sobol_indices_rqmc
+from .api import indices_dataset, sobol_indices, sobol_indices_rqmc
 from .estimators import CI_METHODS, ESTIMATORS
 from .rqmc import ci_method_text, flag_negative, rqmc_result, rqmc_seeds
 from .sums import BLOCK, SobolSums, poisson_weights
@@ -121,6 +121,7 @@ __all__ = [
     "SobolSums",
     "ci_method_text",
     "flag_negative",
+    "indices_dataset",
     "poisson_weights",
     "rqmc_result",
     "rqmc_seeds",

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import xarray as xr
 
 from .rqmc import ci_method_text, rqmc_result
 from .sums import BLOCK, SobolSums, poisson_weights
 
-__all__ = ["sobol_indices", "sobol_indices_rqmc"]
+__all__ = ["indices_dataset", "sobol_indices", "sobol_indices_rqmc"]
 
 
 def _split(y: xr.DataArray, k: int, dim: str, second_order: bool):
@@ -147,3 +148,79 @@ def sobol_indices_rqmc(
         method=ci_method_text("rqmc", conf_level, replicates=len(ys), estimator=estimator),
     )
     return out
+
+
+def indices_dataset(
+    res: dict,
+    factors: list[str],
+    cell_shape: tuple[int, ...],
+    cell_dims: tuple[str, ...],
+    *,
+    groups: list[str] = (),
+    second_order: bool = False,
+    conf_level: float = 0.95,
+    method: str = "",
+) -> xr.Dataset:
+    """The estimates of :meth:`SobolSums.result` (or :func:`rqmc_result`) with named dims.
+
+    Parameters
+    ----------
+    res : dict
+        ``S1``, ``ST``, ``S1_conf``, ``ST_conf`` of shape (K, C) (and ``S2``, ``S2_conf``
+        (K, K, C); ``constant`` (C,)), K = inputs then groups, C the flattened cells.
+    factors : list of str
+        The inputs (the first ``len(factors)`` of K); the rest are ``groups``.
+    cell_shape, cell_dims
+        How C unflattens, e.g. ``(T, demand, strategy)`` and ``("target", "demand",
+        "strategy")``.
+
+    Returns
+    -------
+    xr.Dataset
+        ``S1``, ``ST``, ``S1_conf``, ``ST_conf`` (cell_dims[0], input, cell_dims[1:]), the
+        ``*_group`` variants over ``group``, ``S2`` over (input, input_2), the
+        ``*_negative`` flags and ``constant_output``; half-widths carry ``ci_prob`` and
+        ``method``. Coordinates are the caller's to add.
+    """
+    k, d = len(factors) + len(groups), len(factors)
+    lead, rest = cell_dims[0], tuple(cell_dims[1:])
+    sdims, gdims = (lead, "input", *rest), (lead, "group", *rest)
+    ds = xr.Dataset(coords={"input": list(factors)})
+    if groups:
+        ds = ds.assign_coords(group=list(groups))
+    for name, long in [
+        ("S1", "first-order Sobol' index"),
+        ("ST", "total-order Sobol' index"),
+        ("S1_conf", "half-width of the confidence interval of S1"),
+        ("ST_conf", "half-width of the confidence interval of ST"),
+    ]:
+        arr = res[name].reshape((k, *cell_shape)).swapaxes(0, 1)
+        ds[name] = (sdims, arr[:, :d], {"long_name": long, "units": "1"})
+        if groups:
+            ds[f"{name.replace('_conf', '')}_group{'_conf' if 'conf' in name else ''}"] = (
+                gdims, arr[:, d:], {"long_name": long + " of a group of inputs", "units": "1"}
+            )
+    if second_order:
+        ds = ds.assign_coords(input_2=("input_2", list(factors)))
+        for name in ("S2", "S2_conf"):
+            arr = np.moveaxis(res[name].reshape((k, k, *cell_shape)), 2, 0)[:, :d, :d]
+            ds[name] = ((lead, "input", "input_2", *rest), arr, {"units": "1"})
+    for name in ["S1", "S1_group", "S2"]:
+        if name in ds:
+            below = ds[name] < -ds[f"{name}_conf"]
+            ds[f"{name}_negative"] = below.astype(np.int8).assign_attrs(
+                long_name=f"1 where {name} is below minus its half-width: a negative "
+                "estimate larger than its error (kept as estimated; a sign of too few samples "
+                "or of an estimator's bias at small indices)"
+            )
+    ds["constant_output"] = (
+        cell_dims, res["constant"].reshape(cell_shape).astype(np.int8),
+        {"long_name": "1 where the target does not vary: its Sobol' indices are NaN"},
+    )
+    for name in ("S1_conf", "ST_conf", "S1_group_conf", "ST_group_conf", "S2_conf"):
+        if name in ds:
+            ds[name].attrs.update(ci_prob=conf_level, method=method)
+    for name in ("S1", "ST", "S1_group", "ST_group", "S2"):
+        if name in ds:
+            ds[name].attrs["note"] = "NaN where constant_output = 1 (no variance to apportion)"
+    return ds
