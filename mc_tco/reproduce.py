@@ -61,6 +61,9 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
                 options[flag] = bool(options[flag])
         # files from before the randomized-QMC default had one bootstrapped scramble
         options.setdefault("ci", "bootstrap")
+        # and no adaptive size; their family check, if any, is in the variables
+        options.update(target_halfwidth=None, max_samples=None,
+                       family_check="family_check_p_positive" in ds)
     known = set(inspect.signature(plan_run).parameters) - {"book"}
     unknown = sorted(set(options) - known)
     if unknown:

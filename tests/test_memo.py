@@ -263,6 +263,12 @@ def test_report_runs_both_books_and_writes_the_compared_memo(tmp_path, monkeypat
     assert "`mc-tco report --samples 256 --seed 2`" in md
     ds = open_results(tmp_path / "results/article.nc")
     assert ds.attrs["samples"] == 256 and ds.attrs["seed"] == 2
+    # issue 10: every product of the report (the family check too) is in run_options, so
+    # the file reruns to the same numbers
+    assert ds.mc_tco.options["family_check"] is True
+    again = CliRunner().invoke(main, ["rerun", "results/deepseek-v4.1-flash.nc"])
+    assert again.exit_code == 0, again.output
+    assert "every variable matches exactly" in again.output
 
 
 # ----------------------------------------------------------------------------- claims' rules

@@ -121,8 +121,9 @@ def test_rows_are_reused_when_doubling(tmp_path):
     grown = run(book, samples=256, seed=3, resamples=10)
     from mc_tco.engine import execute, plan_run
 
-    plan = plan_run(book, samples=256, seed=3, resamples=10)
-    doubled = execute(plan, target_halfwidth=1e-9, max_samples=1024)
+    plan = plan_run(book, samples=256, seed=3, resamples=10, target_halfwidth=1e-9,
+                    max_samples=1024)
+    doubled = execute(plan)
     direct = run(book, samples=1024, seed=3, resamples=10)
     for name in ("S1", "ST", "S1_conf", "p_positive", "target_quantile"):
         np.testing.assert_allclose(doubled[name].values, direct[name].values, rtol=1e-12)

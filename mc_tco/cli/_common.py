@@ -14,6 +14,14 @@ from ..errors import McTcoError
 DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
 
 
+def default_book() -> str:
+    """The default book: ./distributions/ first, else the one shipped with the package."""
+    from ..shipped import shipped_book
+
+    return str(shipped_book())
+
+
+
 def friendly(func):
     """Turn :class:`McTcoError`, Ctrl-C and SIGTERM into a one-line message and exit code
     (2 for an error, 130 for Ctrl-C, 143 for SIGTERM)."""
@@ -72,7 +80,7 @@ class Progress:
 
 
 book_argument = click.argument(
-    "book", required=False, default=DEFAULT_BOOK, metavar="[BOOK]",
+    "book", required=False, default=default_book, metavar="[BOOK]",
     type=click.Path(dir_okay=True, path_type=str),
 )
 

@@ -9,13 +9,13 @@ import webbrowser
 import click
 
 from ..app import bridge
-from ._common import DEFAULT_BOOK
+from ._common import default_book
 
 __all__ = ["app"]
 
 
 @click.command()
-@click.argument("book", required=False, default=DEFAULT_BOOK, metavar="[BOOK]",
+@click.argument("book", required=False, default=default_book, metavar="[BOOK]",
                 type=click.Path(dir_okay=True, path_type=str))
 @click.option("--port", type=int, default=8050, show_default=True,
               help="Port to listen on (0: any free port).")

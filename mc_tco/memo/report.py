@@ -15,14 +15,11 @@ from pathlib import Path
 from ..book import load_book
 from ..engine import execute, plan_run
 from ..io import check_writable, open_results
+from ..shipped import ARTICLE, DEFAULT, shipped_book
 from . import DEFAULT_DEMAND, build_memo, check_out_dir, write_memo
 
-__all__ = ["ARTICLE_BOOK", "DEFAULT_BOOK", "Report", "make_report"]
+__all__ = ["Report", "make_report"]
 
-_ROOT = Path(__file__).resolve().parents[2]
-#: the shipped books (found next to the package in a checkout)
-DEFAULT_BOOK = _ROOT / "distributions" / "deepseek-v4.1-flash.toml"
-ARTICLE_BOOK = _ROOT / "distributions" / "article.toml"
 
 
 @dataclass
@@ -40,7 +37,7 @@ def make_report(
     seed: int = 0,
     demand: float = DEFAULT_DEMAND,
     results_dir: str | Path = "results",
-    books: tuple[str | Path, str | Path] = (DEFAULT_BOOK, ARTICLE_BOOK),
+    books: tuple[str | Path, str | Path] | None = None,
     command: str = "",
     progress: Callable[[str], Callable[[int, int], None] | None] = lambda label: None,
     say: Callable[[str], None] = lambda text: None,
@@ -49,6 +46,8 @@ def make_report(
 
     Parameters
     ----------
+    books : (path, path), optional
+        The default book and the article's (:func:`mc_tco.shipped.shipped_book`).
     samples, seed : int
         Base sample size and seed of both runs; each run includes its family check, and
         its ``run_options`` record it, so ``mc-tco rerun`` reproduces the files.
@@ -64,6 +63,7 @@ def make_report(
         Receives one line per finished step.
     """
     results_dir = Path(results_dir)
+    books = books or (shipped_book(DEFAULT), shipped_book(ARTICLE))
     plans = [plan_run(load_book(b), samples=samples, seed=seed, family_check=True)
              for b in books]  # check both books before running
     outs = [results_dir / f"{p.book.stem}.nc" for p in plans]
@@ -78,7 +78,7 @@ def make_report(
         with execute(plan, progress=progress(label), out=out,
                      family_progress=progress(label + " family check")):
             pass
-        say(f"[{i}/{steps}] ran {plan.book.path}: {plan.samples:,} samples, "
+        say(f"[{i}/{steps}] ran {_shown(plan.book.path)}: {plan.samples:,} samples, "
             f"{plan.model_runs:,} model runs and a family check, {time.monotonic() - t:.1f} s; "
             f"wrote {out}")
     ds, other = (open_results(o) for o in outs)  # the memo reads the files just written
@@ -86,3 +86,12 @@ def make_report(
                       paths={"results": str(outs[0]), "compare": str(outs[1])})
     files = write_memo(memo, memo_dir)
     return Report(outs, memo_dir, files)
+
+
+def _shown(path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    p = Path(path).resolve()
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
