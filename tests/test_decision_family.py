@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from mc_tco.decision.family import (
+from mc_tco.engine import execute, plan_run
+from mc_tco.engine.family import (
     SHAPES,
     add_family_check,
     family_check,
@@ -16,7 +17,6 @@ from mc_tco.decision.family import (
     paired_difference_interval,
     swap_family,
 )
-from mc_tco.engine import execute, plan_run
 
 
 @pytest.mark.parametrize("family", SHAPES)

@@ -1,7 +1,7 @@
 """Words and tables for the decision analyses: the terminal, JSON, and memo sections.
 
 Everything here formats results computed by :mod:`~mc_tco.decision.prim`,
-:mod:`~mc_tco.decision.voi` and :mod:`~mc_tco.decision.family`; the ``*_section``
+:mod:`~mc_tco.decision.voi` and :mod:`~mc_tco.engine.family`; the ``*_section``
 functions compute them from a results dataset (from the stored samples only, no model run)
 and return Markdown whose sentences are built from the numbers.
 """

@@ -96,7 +96,7 @@ def execute(
         sample, from ``plan.samples``, re-using every row already evaluated, until the
         decision indicators are ranked to that precision (see
         :func:`~.adaptive.convergence_step`), stopping at ``plan.max_samples``; its
-        ``family_check`` adds the family check (:mod:`mc_tco.decision.family`).
+        ``family_check`` adds the family check (:mod:`.family`).
     progress : callable, optional
         ``progress(done, total)`` in base samples.
     scheduler : str or distributed.Client, optional
@@ -131,7 +131,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress):
         while stages[-1] < plan.max_samples:
             stages.append(stages[-1] * 2)
     if plan.family_check:
-        from ..decision.family import family_check
+        from .family import family_check
 
         family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)

@@ -42,7 +42,8 @@ import xarray as xr
 
 from ..book import Book, Input
 from ..distributions import build_distribution
-from ..summary import QUANTILES, quantiles_with_never, stack_targets, wilson_interval
+from ..summary import QUANTILES, quantiles_with_never, stack_targets
+from ..uncertainty import wilson_interval
 
 __all__ = [
     "SHAPES",
@@ -173,7 +174,8 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
         Attrs: ``family_check_seconds``, ``family_check_swapped`` and
         ``family_check_unchanged`` (JSON lists of inputs).
     """
-    from ..engine import evaluate_base, plan_run
+    from .evaluate import evaluate_base
+    from .plan import plan_run
 
     start = time.monotonic()
     variants = family_variants(plan.book)
