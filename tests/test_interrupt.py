@@ -100,8 +100,8 @@ def wait_for_temp(folder: Path, proc: subprocess.Popen, timeout: float = 120) ->
 def test_ctrl_c_mid_run_keeps_the_previous_file(previous):
     out, before = previous
     proc, master = start_run(out, samples=16384, tty=True)
-    seen = read_until(master, b"sampling [")  # the progress bar: it is computing
-    assert b"sampling [" in seen, seen
+    seen = read_until(master, b"sampling  [")  # the progress bar: it is computing
+    assert b"sampling  [" in seen, seen
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=60) == 130
     seen += read_rest(master)

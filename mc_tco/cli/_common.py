@@ -43,40 +43,45 @@ def friendly(func):
 
 
 class Progress:
-    """A progress bar on stderr with the time left, shown once a run takes over 1.5 s."""
+    """Progress on stderr, shown once a step takes over ``delay`` seconds.
+
+    On a terminal it is :func:`click.progressbar` (bar, percentage, time left). In a log
+    (stderr not a terminal) click's bar prints only its label, so a line with the share
+    done and the time left is written every 10 s instead.
+    """
 
     def __init__(self, label: str, enabled: bool = True, delay: float = 1.5):
         self.label = label
         self.enabled = enabled
         self.delay = delay
         self.start = time.monotonic()
-        self.shown = False
         self.tty = sys.stderr.isatty()
-        self.last_line = 0.0
+        self.bar = None
+        self.done = 0
+        self.last_line = None
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
             return
         elapsed = time.monotonic() - self.start
-        if elapsed < self.delay and done < total:
+        if elapsed < self.delay and done < total and self.bar is None:
             return
-        frac = done / total if total else 1.0
-        left = elapsed * (1 - frac) / frac if frac > 0 else float("nan")
-        width = 30
-        bar = "#" * int(width * frac) + "-" * (width - int(width * frac))
-        text = (
-            f"{self.label} [{bar}] {100 * frac:5.1f}%  {elapsed:6.1f}s elapsed, "
-            f"~{left:.1f}s left"
-        )
         if self.tty:
-            click.echo("\r" + text, nl=False, err=True)
-            self.shown = True
+            if self.bar is None:
+                self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
+                                             show_eta=True, show_percent=True, width=30)
+                self.bar.__enter__()
+            self.bar.update(done - self.done)
+            self.done = done
             if done >= total:
-                click.echo("", err=True)
-        elif elapsed - self.last_line >= 10 or (done >= total and self.shown):
-            click.echo(text, err=True)
+                self.bar.__exit__(None, None, None)
+            return
+        if self.last_line is None or elapsed - self.last_line >= 10 or done >= total:
+            frac = done / total if total else 1.0
+            left = elapsed * (1 - frac) / frac if frac > 0 else float("nan")
+            click.echo(f"{self.label}: {100 * frac:5.1f}%  {elapsed:6.1f}s elapsed, "
+                       f"~{left:.1f}s left", err=True)
             self.last_line = elapsed
-            self.shown = True
 
 
 book_argument = click.argument(
