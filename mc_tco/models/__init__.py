@@ -13,12 +13,9 @@ and report points. The TCO model of :mod:`mc_tco.models.tco` does.
 
 from __future__ import annotations
 
-import importlib
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,8 +23,7 @@ import xarray as xr
 
 from ..book import Book, Grid
 from ..errors import BookError, ModelError
-
-DEFAULT_MODEL = "mc_tco.models.tco:model"
+from .loading import DEFAULT_MODEL, model_facts, model_file, model_source_hash, resolve_model
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -37,6 +33,9 @@ __all__ = [
     "check_book",
     "check_outputs",
     "check_samples",
+    "model_facts",
+    "model_file",
+    "model_source_hash",
     "resolve_model",
 ]
 
@@ -105,55 +104,6 @@ class ModelSpec:
     distributions: tuple[str, ...] = ()
     #: labels of the indicator ``target > 0`` for people, e.g. "beats the API"
     indicator_label: str = "> 0"
-
-
-def resolve_model(book: Book) -> Callable:
-    """Import the book's model function (``module:function``), or the TCO model."""
-    path = book.model or DEFAULT_MODEL
-    module_name, _, func_name = path.partition(":")
-    extra = [str(Path.cwd())]
-    if book.path and Path(book.path).parent.exists():
-        extra.append(str(Path(book.path).resolve().parent))
-    added = [p for p in extra if p not in sys.path]
-    sys.path[:0] = added
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise book.error(
-            "book.model",
-            f"cannot import module '{module_name}' ({exc}); put {module_name}.py in the "
-            "working directory or next to the book, or install it",
-            "model",
-        ) from None
-    except Exception as exc:
-        raise book.error(
-            "book.model",
-            f"importing '{module_name}' failed: {type(exc).__name__}: {exc}",
-            "model",
-        ) from None
-    finally:
-        for p in added:
-            if p in sys.path:
-                sys.path.remove(p)
-    func = getattr(module, func_name, None)
-    if func is None:
-        raise book.error(
-            "book.model",
-            f"module '{module_name}' has no '{func_name}'; name a function defined in it",
-            "model",
-        )
-    if not callable(func):
-        raise book.error(
-            "book.model",
-            f"'{path}' is {_article(type(func).__name__)} {type(func).__name__}, not a function; "
-            "name a function model(inputs) -> xr.Dataset",
-            "model",
-        )
-    return func
-
-
-def _article(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def spec_of(model: Callable) -> ModelSpec:
