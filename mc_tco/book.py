@@ -17,6 +17,7 @@ are in :mod:`mc_tco.models`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import math
 import re
@@ -30,6 +31,7 @@ import numpy as np
 from .distributions import (
     FAMILIES,
     LIST_FIELDS,
+    SCALED_FIELDS,
     U_MIN,
     FieldProblem,
     build_distribution,
@@ -66,6 +68,24 @@ class Input:
     description: str = ""
     dist: Any = None
     line: int | None = None
+    #: how the book's unit was converted to the model's, e.g. "given in month, converted to
+    #: year (/ 12)"; "" when the book used the model's unit
+    unit_note: str = ""
+
+    def in_unit(self, unit: str, factor: float = 1.0, note: str = "") -> Input:
+        """This input in ``unit``: every field in the input's unit multiplied by ``factor``.
+
+        ``factor`` must be positive (a change of scale, never of sign).
+        """
+        if factor == 1.0:
+            return dataclasses.replace(self, unit=unit, unit_note=note)
+        params = {
+            k: ([x * factor for x in v] if isinstance(v, list) else v * factor)
+            if k in SCALED_FIELDS else v
+            for k, v in self.params.items()
+        }
+        dist = build_distribution(self.family, params)
+        return dataclasses.replace(self, params=params, unit=unit, unit_note=note, dist=dist)
 
     @property
     def is_constant(self) -> bool:

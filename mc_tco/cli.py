@@ -186,6 +186,8 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         keep_samples=keep_samples, by_group=by == "group", ci=ci, replicates=replicates,
         estimator=estimator,
     )
+    if not quiet:
+        _unit_notes(b)
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)
     check_writable(out)  # fail on an unwritable --out before computing
@@ -224,6 +226,14 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
                 click.echo(family_text(ds))
 
 
+def _unit_notes(book) -> None:
+    """Say on stderr which inputs were converted to the model's units (issue 11 item 2)."""
+    for inp in book.inputs.values():
+        if inp.unit_note:
+            click.echo(f"mc-tco: note: {book.path}: inputs.{inp.name}: {inp.unit_note}",
+                       err=True)
+
+
 def _check_disk(plan, out: Path, max_samples: int | None) -> None:
     """Refuse a run whose base rows cannot fit on the disk of --out, before computing."""
     import shutil
@@ -255,6 +265,7 @@ def inputs(book):
 
     b = load_book(book)
     plan_run(b, samples=16, resamples=0)  # check the book against its model too
+    _unit_notes(b)
     click.echo(inputs_table(b))
 
 

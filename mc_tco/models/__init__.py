@@ -23,6 +23,7 @@ import xarray as xr
 
 from ..book import Book, Grid
 from ..errors import BookError, ModelError
+from .book_units import apply_units, percent_hint
 from .loading import DEFAULT_MODEL, model_facts, model_file, model_source_hash, resolve_model
 
 __all__ = [
@@ -112,8 +113,12 @@ def spec_of(model: Callable) -> ModelSpec:
     return spec if isinstance(spec, ModelSpec) else ModelSpec()
 
 
-def check_book(book: Book, spec: ModelSpec) -> None:
+def check_book(book: Book, spec: ModelSpec) -> list[str]:
     """Check that ``book`` gives the model every input it needs, no other, within range.
+
+    Inputs are first expressed in the model's units (:func:`.book_units.apply_units`:
+    months -> years, kUSD -> USD, % -> fraction, a missing unit takes the model's); the
+    book is changed in place and the notes of the conversions are returned.
 
     Raises
     ------
@@ -121,8 +126,10 @@ def check_book(book: Book, spec: ModelSpec) -> None:
         Naming the missing or unknown input, or the input whose distribution reaches
         outside what the model accepts, with the fix.
     """
+    notes: list[str] = []
     if not spec.inputs:
-        return
+        return notes
+    notes += apply_units(book, spec.inputs)
     missing = [n for n in spec.inputs if n not in book.inputs]
     if missing:
         rule = spec.inputs[missing[0]]
@@ -175,8 +182,9 @@ def check_book(book: Book, spec: ModelSpec) -> None:
             raise book.error(
                 f"inputs.{name}",
                 f"{what} reaches outside what the model allows: {name} must be "
-                f"{rule.range_text()} ({rule.unit}); {fix}",
+                f"{rule.range_text()} ({rule.unit}); {fix}{percent_hint(inp, rule, lo, hi)}",
             )
+    return notes
 
 
 def _sample_label(da: xr.DataArray, index: tuple) -> str:
