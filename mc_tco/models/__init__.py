@@ -32,6 +32,7 @@ __all__ = [
     "ModelSpec",
     "check_analysis",
     "check_book",
+    "check_grid",
     "check_outputs",
     "check_samples",
     "model_facts",
@@ -105,6 +106,9 @@ class ModelSpec:
     distributions: tuple[str, ...] = ()
     #: labels of the indicator ``target > 0`` for people, e.g. "beats the API"
     indicator_label: str = "> 0"
+    #: the values each grid dim may take, e.g. {"demand": InputRule("tokens/month", 0,
+    #: low_open=True)}; a book's grid point outside is refused
+    grid_rules: dict[str, InputRule] = field(default_factory=dict)
 
 
 def spec_of(model: Callable) -> ModelSpec:
@@ -127,6 +131,7 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
         outside what the model accepts, with the fix.
     """
     notes: list[str] = []
+    check_grid(book, spec)
     if not spec.inputs:
         return notes
     notes += apply_units(book, spec.inputs)
@@ -185,6 +190,35 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
                 f"{rule.range_text()} ({rule.unit}); {fix}{percent_hint(inp, rule, lo, hi)}",
             )
     return notes
+
+
+def check_grid(book: Book, spec: ModelSpec) -> None:
+    """Refuse a grid point of ``book`` outside the range its model declares for that dim.
+
+    Raises
+    ------
+    BookError
+        Naming the file, the line, the grid dim, the point and the allowed range.
+    """
+    for dim, grid in book.grid.items():
+        rule = spec.grid_rules.get(dim)
+        if rule is None:
+            continue
+        ok = rule.contains(grid.values)
+        if ok.all():
+            continue
+        value = float(np.asarray(grid.values)[~ok][0])
+        if grid.spacing == "values":
+            key = "values"
+        else:
+            key = "start" if value <= float(np.min(grid.values)) else "stop"
+        raise book.error(
+            f"grid.{dim}",
+            f"the point {value:g} is outside what the model allows: {dim} must be "
+            f"{rule.range_text()} ({rule.unit or grid.unit}); remove it or move the grid "
+            "into that range",
+            key,
+        )
 
 
 def _sample_label(da: xr.DataArray, index: tuple) -> str:
