@@ -35,6 +35,7 @@ __all__ = [
     "check_grid",
     "check_outputs",
     "check_samples",
+    "check_targets",
     "model_facts",
     "model_file",
     "model_source_hash",
@@ -109,6 +110,13 @@ class ModelSpec:
     #: the values each grid dim may take, e.g. {"demand": InputRule("tokens/month", 0,
     #: low_open=True)}; a book's grid point outside is refused
     grid_rules: dict[str, InputRule] = field(default_factory=dict)
+    #: outputs that are a benefit (higher is better, 0 at the baseline), e.g. ("saving",
+    #: "npv"); only these may be targets. Empty: every output may be
+    benefits: tuple[str, ...] = ()
+    #: the dim whose labels are the alternatives decided among, e.g. "strategy"
+    alternatives: str | None = None
+    #: the alternative every benefit is measured against, e.g. "api"
+    baseline: str | None = None
 
 
 def spec_of(model: Callable) -> ModelSpec:
@@ -132,6 +140,7 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
     """
     notes: list[str] = []
     check_grid(book, spec)
+    check_targets(book, spec)
     if not spec.inputs:
         return notes
     notes += apply_units(book, spec.inputs)
@@ -190,6 +199,27 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
                 f"{rule.range_text()} ({rule.unit}); {fix}{percent_hint(inp, rule, lo, hi)}",
             )
     return notes
+
+
+def check_targets(book: Book, spec: ModelSpec) -> None:
+    """Refuse ``[analysis] targets`` that are not a benefit the model declares.
+
+    A target is read as "higher is better, 0 at the baseline" (P(target > 0) = "beats the
+    API"); a cost or a node count read that way gives wrong answers. A model that declares
+    no ``benefits`` allows every output.
+    """
+    if not spec.benefits:
+        return
+    for name in book.analysis.get("targets", []):
+        if name not in spec.benefits:
+            against = f" against '{spec.baseline}'" if spec.baseline else ""
+            raise book.error(
+                "analysis.targets",
+                f"'{name}' is not a benefit of the model (higher is better, measured{against}), "
+                f"so 'P({name} > 0)' means nothing; targets can be "
+                f"{', '.join(spec.benefits)}",
+                "targets",
+            )
 
 
 def check_grid(book: Book, spec: ModelSpec) -> None:
