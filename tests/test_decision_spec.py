@@ -118,8 +118,8 @@ def test_explain_on_a_tco_file(article_run, tmp_path):
     """The TCO declarations, as the results file stores them."""
     ds = article_run.copy()
     ds.attrs.update(benefits='["saving", "npv"]', alternatives="strategy", baseline="api")
-    with pytest.raises(OptionError, match="--target cost: not a benefit.*choose one of "
-                                          "saving, npv"):
+    with pytest.raises(OptionError, match=r"--target cost: not a benefit.*choose one of "
+                                          r"saving, npv"):
         decision_data(ds, target="cost")
     with pytest.raises(OptionError, match="--target nodes: not a benefit"):
         decision_data(ds, target="nodes")
