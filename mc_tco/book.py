@@ -366,12 +366,7 @@ def _show(value) -> str:
 
 def _number(value, where: str, key: str, err) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        hint = ""
-        if isinstance(value, str):
-            hint = f"; write it without quotes, e.g. {key} = 400000"
-            cleaned = value.replace("_", "").replace(",", "").strip()
-            with contextlib.suppress(ValueError):
-                hint = f"; write {key} = {float(cleaned):g} (no quotes)"
+        hint = _number_hint(value, key) if isinstance(value, str) else ""
         raise err(f"{where}.{key}", f"{key} must be a number, got {_show(value)}{hint}", key)
     try:
         value = float(value)
@@ -380,6 +375,31 @@ def _number(value, where: str, key: str, err) -> float:
     if not math.isfinite(value):
         raise err(f"{where}.{key}", f"{key} must be a finite number, got {value}", key)
     return value
+
+
+def _number_hint(text: str, key: str) -> str:
+    """How to write the string ``text`` as a TOML number: ``"0,028"`` (a decimal comma) ->
+    0.028, ``"1,500"`` (thousands) -> 1500, ``"10%"`` -> 0.1, ``"400_000"`` -> 400000."""
+    s = text.strip().replace("_", "").replace(" ", "")
+    m = re.fullmatch(r"([-+]?\d+(?:[.,]\d+)?)%", s)
+    if m:
+        v = float(m.group(1).replace(",", "."))
+        return (f"; write {key} = {v / 100:g} ({text.strip()} as a fraction, no quotes; "
+                'or keep the number and write unit = "%")')
+    if re.fullmatch(r"[-+]?[1-9]\d{0,2}(,\d{3})+", s):  # thousands separators
+        v = float(s.replace(",", ""))
+        shown = f"{int(v)}" if abs(v) < 1e15 else f"{v:g}"
+        if re.fullmatch(r"[-+]?\d+,\d{3}", s):  # "1,500": thousands or a decimal comma
+            alt = float(s.replace(",", "."))
+            return (f"; write {key} = {shown} (no quotes), or {key} = {alt:g} if the comma "
+                    "is a decimal point")
+        return f"; write {key} = {shown} (no quotes)"
+    if re.fullmatch(r"[-+]?\d*,\d+", s):  # a decimal comma: "0,028"
+        return (f"; write {key} = {float(s.replace(',', '.')):g} (a decimal point, not a "
+                "comma, and no quotes)")
+    with contextlib.suppress(ValueError):
+        return f"; write {key} = {float(s):g} (no quotes)"
+    return f"; write it without quotes, e.g. {key} = 400000"
 
 
 def _grid(dim: str, spec, err) -> Grid:
