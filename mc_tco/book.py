@@ -245,7 +245,11 @@ def load_book(path: str | Path) -> Book:
 
 
 def loads_book(text: str, path: str = "<book>") -> Book:
-    """Parse and check a book from its TOML ``text``; ``path`` is used in messages."""
+    """Parse and check a book from its TOML ``text``; ``path`` is used in messages.
+
+    A UTF-8 byte order mark (Windows editors write one) is dropped.
+    """
+    text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -254,12 +258,12 @@ def loads_book(text: str, path: str = "<book>") -> Book:
         line = int(m.group(1)) if m else None
         what = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg) if m else msg
         where = f"column {m.group(2)}" if m else None
-        raise BookError(
-            path,
-            where,
-            f"TOML syntax error: {what}; check quotes, brackets and 'key = value' on this line",
-            line,
-        ) from None
+        fix = "check quotes, brackets and 'key = value' on this line"
+        bad_line = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
+        if "Unescaped '\\'" in what or ("\\" in bad_line and '"' in bad_line):
+            fix = ("a backslash in \"...\" starts an escape; write a Windows path in single "
+                   "quotes, e.g. source = 'C:\\finance\\prices.xlsx', or use / or \\\\")
+        raise BookError(path, where, f"TOML syntax error: {what}; {fix}", line) from None
     return _from_dict(data, text, path)
 
 
