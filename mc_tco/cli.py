@@ -173,12 +173,14 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     """
     from .book import load_book
     from .engine import DEFAULT_SAMPLES, check_scheduler, execute, plan_run
-    from .io import check_writable
+    from .options import check_out, check_run_options
     from .text import run_summary
 
-    b = load_book(book)
     if samples is None:
         samples = 1024 if target_halfwidth is not None else DEFAULT_SAMPLES
+    check_run_options(samples=samples, ci=ci, replicates=replicates, resamples=resamples,
+                      target_halfwidth=target_halfwidth, max_samples=max_samples)
+    b = load_book(book)
     start_samples = samples
     plan = plan_run(
         b, samples=start_samples, seed=seed, resamples=resamples,
@@ -190,7 +192,7 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         _unit_notes(b)
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)
-    check_writable(out)  # fail on an unwritable --out before computing
+    check_out(out, book)  # fail on an unwritable --out, or one that is not results, first
     _check_disk(plan, out, max_samples if target_halfwidth is not None else None)
     start = time.monotonic()
     progress = Progress("sampling", enabled=not quiet)

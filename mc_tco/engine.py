@@ -302,16 +302,10 @@ def plan_run(
 KEEP_SAMPLES = ("all", "targets")
 
 
-def _check_samples(samples) -> None:
-    if isinstance(samples, bool) or not isinstance(samples, int | np.integer):
-        raise OptionError(f"--samples must be a whole number, got {samples!r}")
-    if samples < MIN_SAMPLES or samples & (samples - 1):
-        lower = 1 << max(int(math.log2(max(samples, 1))), 4)
-        suggestion = f"{lower} or {lower * 2}" if samples > MIN_SAMPLES else str(MIN_SAMPLES)
-        raise OptionError(
-            f"--samples must be a power of two >= {MIN_SAMPLES} (the Sobol' design keeps its "
-            f"balance only then), got {samples}; try {suggestion}"
-        )
+def _check_samples(samples, flag: str = "--samples") -> None:
+    from .options import check_power_of_two
+
+    check_power_of_two(samples, flag)
 
 
 # ----------------------------------------------------------------------------- chunks
@@ -666,7 +660,7 @@ def execute(
                 f"--target-halfwidth must lie between 0 and 1, got {target_halfwidth}"
             )
         max_samples = max_samples or plan.samples * 64
-        _check_samples(max_samples)
+        _check_samples(max_samples, "--max-samples")
         if max_samples < plan.samples:
             raise OptionError(
                 f"--max-samples ({max_samples}) must be at least --samples ({plan.samples})"

@@ -66,7 +66,7 @@ def option_results(tmp_path_factory):
 def test_a_non_benefit_target_in_a_book_is_refused(option_results):
     folder, _ = option_results
     (folder / "cost.toml").write_text(BOOK.format(target="cost"))
-    res = CliRunner().invoke(main, ["run", str(folder / "cost.toml"), "-n", "16",
+    res = CliRunner().invoke(main, ["run", str(folder / "cost.toml"), "-n", "64",
                                     "-o", str(folder / "x.nc")])
     assert res.exit_code == 2
     assert res.stderr.startswith(f"mc-tco: error: {folder / 'cost.toml'}:7: analysis.targets: "

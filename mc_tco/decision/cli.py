@@ -103,7 +103,8 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
       mc-tco explain results/article.nc --demand 3T --among api,buy,rent,owned
       mc-tco explain results/x.nc --demand 1.26T --json explain.json
     """
-    from ..io import atomic_path, check_writable, open_results
+    from ..io import atomic_path, open_results
+    from ..options import check_writable_as
     from .prim import discover
     from .text import explain_dict, explain_text
     from .voi import value_of_information
@@ -136,7 +137,7 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
             raise OptionError(f"--group {item}: write NAME=INPUT1,INPUT2")
         groups[name.strip()] = _names(members, f"--group {name.strip()}")
     if json_path:
-        check_writable(json_path)
+        check_writable_as(json_path, "--json")
     ds = open_results(results)
     inputs = _names(inputs_text, "--inputs")
     disc = voi = None
