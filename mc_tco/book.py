@@ -39,7 +39,7 @@ from .distributions import (
 )
 from .errors import BookError
 
-__all__ = ["Book", "Grid", "Input", "load_book", "loads_book"]
+__all__ = ["DEFAULT_BOOK", "Book", "Grid", "Input", "find_default_book", "load_book", "loads_book"]
 
 _TOP_LEVEL = {"book", "grid", "analysis", "inputs"}
 _BOOK_FIELDS = {"name", "description", "model"}
@@ -202,6 +202,32 @@ class Book:
         return BookError(self.path, where, message, _locate(self.text, where, field_name))
 
 
+#: the book ``mc-tco run`` and ``mc-tco inputs`` read without an argument
+DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
+
+
+def find_default_book() -> Path:
+    """The default book: in ``distributions/`` of the working directory, else next to the
+    package (the repository a checkout or an editable install runs from).
+
+    Raises
+    ------
+    BookError
+        When neither exists, saying where it was looked for and what to do.
+    """
+    candidates = [Path(DEFAULT_BOOK), Path(__file__).resolve().parents[1] / DEFAULT_BOOK]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise BookError(
+        DEFAULT_BOOK,
+        None,
+        "the default book is not here nor next to the mc_tco package ("
+        + ", ".join(str(c) for c in candidates)
+        + "); give a book's path, e.g. mc-tco run path/to/book.toml",
+    )
+
+
 def load_book(path: str | Path) -> Book:
     """Read and check an assumption book.
 
@@ -220,6 +246,8 @@ def load_book(path: str | Path) -> Book:
         With a one-line message naming the file, the line, the input and the fix.
     """
     p = Path(path)
+    if str(path) == DEFAULT_BOOK and not p.exists():
+        p = path = find_default_book()
     if p.is_dir():
         raise BookError(str(path), None, "is a folder; give the path of a .toml book")
     try:

@@ -148,7 +148,7 @@ _book_argument = click.argument(
 @click.option("--keep-samples", type=click.Choice(["all", "targets"]), default="all",
               show_default=True,
               help="Per-sample outputs kept in the file: all (what the memo needs), or only "
-                   "the targets and break-even (about 5x smaller; for very large --samples).")
+                   "the targets and break-even (about 4.5x smaller; for very large --samples).")
 @click.option("--family-check", is_flag=True,
               help="Also rerun the base sample with each bounded input's family swapped "
                    "(uniform, triangular, PERT over the same range); store and print how far "
