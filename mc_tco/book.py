@@ -180,6 +180,14 @@ class Book:
     analysis: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, Input] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """Short: a notebook shows the name, the file and what is in it, not the TOML."""
+        n, k = len(self.inputs), len(self.uncertain)
+        grid = ", ".join(f"{d}: {g.values.size}" for d, g in self.grid.items())
+        return (f"<Book {self.name!r} from {self.path!r}: {n} inputs ({k} uncertain)"
+                + (f", grid {grid}" if grid else "")
+                + (f", model {self.model}" if self.model else "") + ">")
+
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()

@@ -25,8 +25,8 @@ def test_the_default_book_is_found_from_any_folder(tmp_path, monkeypatch):
 def test_no_default_book_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(book_module, "__file__", str(tmp_path / "pkg" / "mc_tco" / "book.py"))
-    with pytest.raises(BookError, match="the default book is not here nor next to the mc_tco "
-                                        "package .*give a book's path"):
+    with pytest.raises(BookError, match=r"the default book is not here nor next to the mc_tco "
+                                        r"package .*give a book's path"):
         load_book(DEFAULT_BOOK)
 
 
@@ -47,3 +47,10 @@ def test_an_emoji_in_a_figure_text_leaks_no_warning():
     ax.legend()
     assert to_png(fig)[:4] == b"\x89PNG"
     assert ax.get_title() == "Article book"
+
+
+def test_a_books_repr_is_short(default_book):
+    text = repr(default_book)
+    assert text.startswith(f"<Book '{default_book.name}' from '{default_book.path}': ")
+    assert f"{len(default_book.inputs)} inputs ({len(default_book.uncertain)} uncertain)" in text
+    assert "grid demand: 41" in text and "[inputs." not in text and len(text) < 300
