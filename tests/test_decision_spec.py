@@ -11,7 +11,7 @@ from mc_tco.book import loads_book
 from mc_tco.cli import main
 from mc_tco.decision.data import decision_data, decision_spec
 from mc_tco.errors import BookError, OptionError
-from mc_tco.models import ModelSpec, check_book
+from mc_tco.models import ModelSpec, check_book, check_targets
 
 MODEL = '''
 import numpy as np
@@ -79,8 +79,9 @@ def test_a_model_without_declarations_allows_every_target():
     book = loads_book('[analysis]\ntargets = ["cost"]\n[inputs.x]\ndist = "uniform"\n'
                       'low = 0\nhigh = 1\n', "b.toml")
     assert check_book(book, ModelSpec()) == []
+    check_targets(book, ModelSpec())
     with pytest.raises(BookError, match="targets can be saving, npv"):
-        check_book(book, ModelSpec(benefits=("saving", "npv")))
+        check_targets(book, ModelSpec(benefits=("saving", "npv")))
 
 
 def test_explain_uses_the_declared_alternatives_dim(option_results):
@@ -127,3 +128,12 @@ def test_explain_on_a_tco_file(article_run, tmp_path):
 
     with pytest.raises(OptionError, match="--strategy api: the API is the baseline"):
         discover(ds, strategy="api")
+
+
+def test_an_unknown_target_is_named_as_unknown_first(option_results):
+    folder, _ = option_results
+    (folder / "profit.toml").write_text(BOOK.format(target="profit"))
+    res = CliRunner().invoke(main, ["run", str(folder / "profit.toml"), "-n", "64",
+                                    "-o", str(folder / "y.nc")])
+    assert res.exit_code == 2
+    assert "the model returned no output 'profit'; its outputs are value, cost" in res.stderr

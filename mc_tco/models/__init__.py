@@ -140,7 +140,6 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
     """
     notes: list[str] = []
     check_grid(book, spec)
-    check_targets(book, spec)
     if not spec.inputs:
         return notes
     notes += apply_units(book, spec.inputs)
@@ -365,12 +364,14 @@ def check_analysis(
     report: dict[str, list],
     focus: dict[str, Any],
     distributions: list[str],
+    spec: ModelSpec | None = None,
 ) -> None:
     """Check the book's ``[analysis]`` against what the model returned (before the run).
 
-    Every target and distribution must be an output; every dim of ``report`` and ``focus``
-    a dim of the targets, with labels of the right kind that exist (numeric points are
-    matched to the nearest grid point, text labels exactly).
+    Every target and distribution must be an output, every target of the book a benefit
+    when ``spec`` declares them (:func:`check_targets`); every dim of ``report`` and
+    ``focus`` a dim of the targets, with labels of the right kind that exist (numeric
+    points are matched to the nearest grid point, text labels exactly).
 
     Raises
     ------
@@ -386,6 +387,8 @@ def check_analysis(
                     f"the model returned no output '{name}'; its outputs are {outputs}",
                     key,
                 )
+    if spec is not None:
+        check_targets(book, spec)
     dims: dict[str, Any] = {}
     for t in targets:
         for d in out[t].dims:
