@@ -17,6 +17,7 @@ are in :mod:`mc_tco.models`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import math
 import re
@@ -30,6 +31,7 @@ import numpy as np
 from .distributions import (
     FAMILIES,
     LIST_FIELDS,
+    SCALED_FIELDS,
     U_MIN,
     FieldProblem,
     build_distribution,
@@ -37,7 +39,7 @@ from .distributions import (
 )
 from .errors import BookError
 
-__all__ = ["Book", "Grid", "Input", "load_book", "loads_book"]
+__all__ = ["DEFAULT_BOOK", "Book", "Grid", "Input", "find_default_book", "load_book", "loads_book"]
 
 _TOP_LEVEL = {"book", "grid", "analysis", "inputs"}
 _BOOK_FIELDS = {"name", "description", "model"}
@@ -66,6 +68,24 @@ class Input:
     description: str = ""
     dist: Any = None
     line: int | None = None
+    #: how the book's unit was converted to the model's, e.g. "given in month, converted to
+    #: year (/ 12)"; "" when the book used the model's unit
+    unit_note: str = ""
+
+    def in_unit(self, unit: str, factor: float = 1.0, note: str = "") -> Input:
+        """This input in ``unit``: every field in the input's unit multiplied by ``factor``.
+
+        ``factor`` must be positive (a change of scale, never of sign).
+        """
+        if factor == 1.0:
+            return dataclasses.replace(self, unit=unit, unit_note=note)
+        params = {
+            k: ([x * factor for x in v] if isinstance(v, list) else v * factor)
+            if k in SCALED_FIELDS else v
+            for k, v in self.params.items()
+        }
+        dist = build_distribution(self.family, params)
+        return dataclasses.replace(self, params=params, unit=unit, unit_note=note, dist=dist)
 
     @property
     def is_constant(self) -> bool:
@@ -175,6 +195,14 @@ class Book:
     analysis: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, Input] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """Short: a notebook shows the name, the file and what is in it, not the TOML."""
+        n, k = len(self.inputs), len(self.uncertain)
+        grid = ", ".join(f"{d}: {g.values.size}" for d, g in self.grid.items())
+        return (f"<Book {self.name!r} from {self.path!r}: {n} inputs ({k} uncertain)"
+                + (f", grid {grid}" if grid else "")
+                + (f", model {self.model}" if self.model else "") + ">")
+
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
@@ -197,6 +225,32 @@ class Book:
         return BookError(self.path, where, message, _locate(self.text, where, field_name))
 
 
+#: the book ``mc-tco run`` and ``mc-tco inputs`` read without an argument
+DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
+
+
+def find_default_book() -> Path:
+    """The default book: in ``distributions/`` of the working directory, else next to the
+    package (the repository a checkout or an editable install runs from).
+
+    Raises
+    ------
+    BookError
+        When neither exists, saying where it was looked for and what to do.
+    """
+    candidates = [Path(DEFAULT_BOOK), Path(__file__).resolve().parents[1] / DEFAULT_BOOK]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise BookError(
+        DEFAULT_BOOK,
+        None,
+        "the default book is not here nor next to the mc_tco package ("
+        + ", ".join(str(c) for c in candidates)
+        + "); give a book's path, e.g. mc-tco run path/to/book.toml",
+    )
+
+
 def load_book(path: str | Path) -> Book:
     """Read and check an assumption book.
 
@@ -215,6 +269,8 @@ def load_book(path: str | Path) -> Book:
         With a one-line message naming the file, the line, the input and the fix.
     """
     p = Path(path)
+    if str(path) == DEFAULT_BOOK and not p.exists():
+        p = path = find_default_book()
     if p.is_dir():
         raise BookError(str(path), None, "is a folder; give the path of a .toml book")
     try:
@@ -240,7 +296,11 @@ def load_book(path: str | Path) -> Book:
 
 
 def loads_book(text: str, path: str = "<book>") -> Book:
-    """Parse and check a book from its TOML ``text``; ``path`` is used in messages."""
+    """Parse and check a book from its TOML ``text``; ``path`` is used in messages.
+
+    A UTF-8 byte order mark (Windows editors write one) is dropped.
+    """
+    text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -249,12 +309,12 @@ def loads_book(text: str, path: str = "<book>") -> Book:
         line = int(m.group(1)) if m else None
         what = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg) if m else msg
         where = f"column {m.group(2)}" if m else None
-        raise BookError(
-            path,
-            where,
-            f"TOML syntax error: {what}; check quotes, brackets and 'key = value' on this line",
-            line,
-        ) from None
+        fix = "check quotes, brackets and 'key = value' on this line"
+        bad_line = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
+        if "Unescaped '\\'" in what or ("\\" in bad_line and '"' in bad_line):
+            fix = ("a backslash in \"...\" starts an escape; write a Windows path in single "
+                   "quotes, e.g. source = 'C:\\finance\\prices.xlsx', or use / or \\\\")
+        raise BookError(path, where, f"TOML syntax error: {what}; {fix}", line) from None
     return _from_dict(data, text, path)
 
 
@@ -361,12 +421,7 @@ def _show(value) -> str:
 
 def _number(value, where: str, key: str, err) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        hint = ""
-        if isinstance(value, str):
-            hint = f"; write it without quotes, e.g. {key} = 400000"
-            cleaned = value.replace("_", "").replace(",", "").strip()
-            with contextlib.suppress(ValueError):
-                hint = f"; write {key} = {float(cleaned):g} (no quotes)"
+        hint = _number_hint(value, key) if isinstance(value, str) else ""
         raise err(f"{where}.{key}", f"{key} must be a number, got {_show(value)}{hint}", key)
     try:
         value = float(value)
@@ -375,6 +430,31 @@ def _number(value, where: str, key: str, err) -> float:
     if not math.isfinite(value):
         raise err(f"{where}.{key}", f"{key} must be a finite number, got {value}", key)
     return value
+
+
+def _number_hint(text: str, key: str) -> str:
+    """How to write the string ``text`` as a TOML number: ``"0,028"`` (a decimal comma) ->
+    0.028, ``"1,500"`` (thousands) -> 1500, ``"10%"`` -> 0.1, ``"400_000"`` -> 400000."""
+    s = text.strip().replace("_", "").replace(" ", "")
+    m = re.fullmatch(r"([-+]?\d+(?:[.,]\d+)?)%", s)
+    if m:
+        v = float(m.group(1).replace(",", "."))
+        return (f"; write {key} = {v / 100:g} ({text.strip()} as a fraction, no quotes; "
+                'or keep the number and write unit = "%")')
+    if re.fullmatch(r"[-+]?[1-9]\d{0,2}(,\d{3})+", s):  # thousands separators
+        v = float(s.replace(",", ""))
+        shown = f"{int(v)}" if abs(v) < 1e15 else f"{v:g}"
+        if re.fullmatch(r"[-+]?\d+,\d{3}", s):  # "1,500": thousands or a decimal comma
+            alt = float(s.replace(",", "."))
+            return (f"; write {key} = {shown} (no quotes), or {key} = {alt:g} if the comma "
+                    "is a decimal point")
+        return f"; write {key} = {shown} (no quotes)"
+    if re.fullmatch(r"[-+]?\d*,\d+", s):  # a decimal comma: "0,028"
+        return (f"; write {key} = {float(s.replace(',', '.')):g} (a decimal point, not a "
+                "comma, and no quotes)")
+    with contextlib.suppress(ValueError):
+        return f"; write {key} = {float(s):g} (no quotes)"
+    return f"; write it without quotes, e.g. {key} = 400000"
 
 
 def _grid(dim: str, spec, err) -> Grid:

@@ -270,6 +270,11 @@ FAMILIES: dict[str, Family] = {
 
 #: fields that hold lists of numbers rather than one number
 LIST_FIELDS = frozenset({"values", "weights"})
+#: fields given in the input's unit (scaled when a book's unit is converted to the model's);
+#: the others (shape, sigma, ci, a, b, weights) have no unit
+SCALED_FIELDS = frozenset(
+    {"value", "low", "high", "min", "mode", "max", "mean", "sd", "median", "values"}
+)
 
 
 def ppf(dist, u) -> np.ndarray:

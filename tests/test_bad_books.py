@@ -31,7 +31,23 @@ from .conftest import ARTICLE_BOOK, DEFAULT_BOOK, ROOT
 BAD_BOOKS = ROOT / "tests" / "bad_books"
 BOOKS = sorted(BAD_BOOKS.glob("*.toml"))
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
-PREVIOUS = b"the previous results file\n"
+
+
+def _previous_results() -> bytes:
+    """The bytes of a (tiny) results file of an earlier run: --out accepts only those."""
+    import tempfile
+
+    import xarray as xr
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "previous.nc"
+        xr.Dataset({"saving": ("sample", [1.0, 2.0])},
+                   attrs={"mc_tco_version": "0", "book_sha256": "0"}).to_netcdf(
+            path, engine="h5netcdf")
+        return path.read_bytes()
+
+
+PREVIOUS = _previous_results()
 
 
 def expectation(path: Path) -> dict[str, str]:
@@ -186,7 +202,7 @@ def test_unparseable_options_are_usage_errors(args, tmp_path):
 
 def _run_out(out: Path, cwd: Path, as_user: bool = False):
     """``mc-tco run`` writing ``out``; ``as_user``: without root's right to write anywhere."""
-    cmd = [MC_TCO, "run", str(ARTICLE_BOOK), "--samples", "16", "-q", "--out", str(out)]
+    cmd = [MC_TCO, "run", str(ARTICLE_BOOK), "--samples", "64", "-q", "--out", str(out)]
     if as_user and os.geteuid() == 0:
         # root ignores file modes through CAP_DAC_OVERRIDE; drop it for the child
         setpriv = shutil.which("setpriv")
@@ -197,7 +213,7 @@ def _run_out(out: Path, cwd: Path, as_user: bool = False):
 
 
 def test_out_is_a_folder(tmp_path):
-    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "16", "--out", str(tmp_path)])
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--out", str(tmp_path)])
     assert res.exit_code == 2
     assert res.stderr == (
         f"mc-tco: error: --out {tmp_path}: is a folder; give a file name ending in .nc\n"
@@ -207,7 +223,7 @@ def test_out_is_a_folder(tmp_path):
 def test_out_below_a_file(tmp_path):
     (tmp_path / "results").write_text("not a folder")
     out = tmp_path / "results" / "deep" / "x.nc"
-    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "16", "--out", str(out)])
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--out", str(out)])
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr == (
         f"mc-tco: error: --out {out}: cannot create folder {out.parent} "
@@ -247,6 +263,6 @@ def test_out_read_only_file(tmp_path):
 
 def test_default_book_default_out_needs_no_options(tmp_path):
     # the options' defaults are valid: the shortest command works (a small run here)
-    res = CliRunner().invoke(main, ["run", str(DEFAULT_BOOK), "-n", "16", "-q", "--out",
+    res = CliRunner().invoke(main, ["run", str(DEFAULT_BOOK), "-n", "64", "-q", "--out",
                                     str(tmp_path / "x.nc")])
     assert res.exit_code == 0, res.output

@@ -136,8 +136,8 @@ def test_kill_while_writing_keeps_the_previous_file_and_the_next_write_cleans_up
     assert f".{_HOST}.{proc.pid}." in tmp.name
     assert not out.with_name("x.nc.bak").exists()
     # the next run into the folder removes it, and keeps the previous results as x.nc.bak
-    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "32", "--bootstrap", "0",
-                                    "-q", "--out", str(out)])
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "32", "--replicates", "2",
+                                    "--bootstrap", "0", "-q", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert temp_files(out.parent) == []
     assert out.with_name("x.nc.bak").read_bytes() == before
@@ -150,7 +150,8 @@ def test_rerun_keeps_one_backup(tmp_path):
     contents = []
     for samples in ("16", "32", "64"):
         res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", samples,
-                                        "--bootstrap", "0", "-q", "--out", str(out)])
+                                        "--replicates", "2", "--bootstrap", "0", "-q",
+                                        "--out", str(out)])
         assert res.exit_code == 0, res.output  # no flag needed to run again
         contents.append(out.read_bytes())
     assert out.with_name("x.nc.bak").read_bytes() == contents[1]  # one generation

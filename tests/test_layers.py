@@ -22,7 +22,7 @@ LAYERS = [
     {"distributions", "book", "testfunctions"},
     {"design", "models"},
     {"sensitivity", "uncertainty", "summary"},
-    {"engine", "io", "store", "results"},
+    {"engine", "io", "store", "results", "options"},
     {"decision", "reproduce", "text"},
     {"memo"},
     {"app"},

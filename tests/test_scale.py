@@ -61,7 +61,7 @@ def test_local_cluster_equals_threads(article_book, threaded, tmp_path):
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     out = tmp_path / "x.nc"
-    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "16", "--out", str(out),
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--out", str(out),
                                     "--scheduler", "tcp://127.0.0.1:9"])
     assert res.exit_code == 2, res.output
     assert "cannot reach the scheduler" in res.output and not out.exists()

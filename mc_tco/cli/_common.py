@@ -42,6 +42,14 @@ def friendly(func):
     return wrapper
 
 
+def unit_notes(book) -> None:
+    """Say on stderr which inputs were converted to the model's units (issue 11 item 2)."""
+    for inp in book.inputs.values():
+        if inp.unit_note:
+            click.echo(f"mc-tco: note: {book.path}: inputs.{inp.name}: {inp.unit_note}",
+                       err=True)
+
+
 class Progress:
     """Progress on stderr, shown once a step takes over ``delay`` seconds.
 

@@ -9,26 +9,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 import click
 
 from ..errors import OptionError
+from ..results.points import parse_amount
 from ._common import friendly
 
 DEFAULT_RESULTS = "results/deepseek-v4.1-flash.nc"
-_SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-
-
-def parse_amount(text: str, flag: str) -> float:
-    """``5e11``, ``500B``, ``1.26T`` -> float (k, M, B/G, T suffixes)."""
-    m = re.fullmatch(r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*",
-                     str(text))
-    if not m:
-        raise OptionError(f"{flag} {text}: not a number; write e.g. 5e11 or 500B")
-    return float(m.group(1)) * _SUFFIX[m.group(2).lower()]
-
-
 def _names(text: str | None, flag: str) -> list[str] | None:
     if text is None:
         return None
@@ -106,7 +94,8 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
     from ..decision.prim import discover
     from ..decision.text import explain_dict, explain_text
     from ..decision.voi import value_of_information
-    from ..io import atomic_path, check_writable, open_results
+    from ..io import atomic_path, open_results
+    from ..options import check_writable_as
 
     if not 0 < alpha < 0.5:
         raise OptionError(f"--alpha must lie in (0, 0.5), got {alpha}; 0.05 is usual")
@@ -136,7 +125,7 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
             raise OptionError(f"--group {item}: write NAME=INPUT1,INPUT2")
         groups[name.strip()] = _names(members, f"--group {name.strip()}")
     if json_path:
-        check_writable(json_path)
+        check_writable_as(json_path, "--json")
     ds = open_results(results)
     inputs = _names(inputs_text, "--inputs")
     disc = voi = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ._common import book_argument, friendly
+from ._common import book_argument, friendly, unit_notes
 
 
 @click.command()
@@ -18,6 +18,7 @@ def inputs(book):
 
     b = load_book(book)
     plan_run(b, samples=16, resamples=0)  # check the book against its model too
+    unit_notes(b)
     click.echo(inputs_table(b))
 
 

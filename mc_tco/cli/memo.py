@@ -16,6 +16,16 @@ from ._common import Progress, friendly
 DEFAULT_DEMAND = 5e11  # == mc_tco.memo.DEFAULT_DEMAND (not imported: keeps startup light)
 
 
+def _demand(text) -> float:
+    from ..errors import OptionError
+    from ..results.points import parse_amount
+
+    value = parse_amount(text, "--demand")
+    if not value > 0:
+        raise OptionError(f"--demand must be a positive number of tokens/month, got {text}")
+    return value
+
+
 def _summary(out_dir: Path, files: list[Path]) -> str:
     figs = sum(1 for f in files if f.suffix == ".png")
     csvs = sum(1 for f in files if f.suffix == ".csv")
@@ -25,9 +35,9 @@ def _summary(out_dir: Path, files: list[Path]) -> str:
 
 
 _demand_option = click.option(
-    "--demand", type=float, default=DEFAULT_DEMAND, show_default="5e11",
-    help="Decision demand in tokens/month for the answer, the ranking and the tornado; "
-         "a point of the results' demand grid.",
+    "--demand", default=str(DEFAULT_DEMAND), show_default="5e11",
+    help="Your demand in tokens/month (5e11, 500B, 1.26T): the answer, the ranking and the "
+         "tornado are given there. A point of the results' demand grid.",
 )
 
 
@@ -57,6 +67,8 @@ def memo(results, compare, demand, out_dir, quiet):
     """
     from ..io import open_results
     from ..memo import build_memo, check_out_dir, default_out_dir, write_memo
+
+    demand = _demand(demand)
 
     start = time.monotonic()
     target = out_dir or default_out_dir(results)
@@ -97,6 +109,8 @@ def report(samples, seed, demand, results_dir, quiet):
     memo.html, figures, CSV).
     """
     from ..memo.report import make_report
+
+    demand = _demand(demand)
 
     args = ["mc-tco", "report"]
     if samples != 8192:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._common import Progress, book_argument, friendly
+from ._common import Progress, book_argument, friendly, unit_notes
 
 
 @click.command()
@@ -59,7 +59,7 @@ from ._common import Progress, book_argument, friendly
 @click.option("--keep-samples", type=click.Choice(["all", "targets"]), default="all",
               show_default=True,
               help="Per-sample outputs kept in the file: all (what the memo needs), or only "
-                   "the targets and break-even (about 5x smaller; for very large --samples).")
+                   "the targets and break-even (about 4.5x smaller; for very large --samples).")
 @click.option("--family-check", is_flag=True,
               help="Also rerun the base sample with each bounded input's family swapped "
                    "(uniform, triangular, PERT over the same range); store and print how far "
@@ -84,12 +84,14 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     """
     from ..book import load_book
     from ..engine import DEFAULT_SAMPLES, check_scheduler, execute, plan_run
-    from ..io import check_writable
+    from ..options import check_out, check_run_options
     from ..text import run_summary
 
-    b = load_book(book)
     if samples is None:
         samples = 1024 if target_halfwidth is not None else DEFAULT_SAMPLES
+    check_run_options(samples=samples, ci=ci, replicates=replicates, resamples=resamples,
+                      target_halfwidth=target_halfwidth, max_samples=max_samples)
+    b = load_book(book)
     plan = plan_run(
         b, samples=samples, seed=seed, resamples=resamples,
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
@@ -97,9 +99,11 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         estimator=estimator, target_halfwidth=target_halfwidth, max_samples=max_samples,
         family_check=family_check,
     )
+    if not quiet:
+        unit_notes(b)
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)
-    check_writable(out)  # fail on an unwritable --out before computing
+    check_out(out, book)  # fail on an unwritable --out, or one that is not results, first
     _check_disk(plan, out)
     start = time.monotonic()
 

@@ -11,23 +11,96 @@ labels). :func:`decision_data` selects them and raises a one-line
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
 
 from ..errors import OptionError
+from ..results.points import match_point
 
-__all__ = ["DecisionData", "decision_data", "point_text", "select_point"]
+DEFAULT_MODEL = "mc_tco.models.tco:model"
+
+__all__ = ["DecisionData", "DecisionSpec", "decision_data", "decision_spec", "point_text",
+           "select_point"]
 
 #: a requested grid value matches a grid point within this relative distance
-GRID_TOLERANCE = 5e-3
 #: options left out of the decision unless asked for: "owned" is another company's
 #: situation (GPUs already bought), not an option next to buying
 NOT_BY_DEFAULT = ("owned",)
 #: labels of the two options of a model without a strategy dim
 ACT_OPTIONS = ("don't act", "act")
+
+
+@dataclass(frozen=True)
+class DecisionSpec:
+    """What the model of a results file declares for decisions (its ``ModelSpec``).
+
+    Attributes
+    ----------
+    benefits : tuple of str
+        Outputs that are a benefit (higher is better, 0 at the baseline); empty: any output.
+    alternatives : str or None
+        The dim of the alternatives decided among (e.g. ``strategy``), or None.
+    baseline : str or None
+        The alternative the benefits are measured against (e.g. ``api``), or None.
+    """
+
+    benefits: tuple[str, ...] = ()
+    alternatives: str | None = None
+    baseline: str | None = None
+
+
+def decision_spec(ds: xr.Dataset) -> DecisionSpec:
+    """The decision declarations stored in ``ds.attrs`` by ``mc-tco run``.
+
+    A file written before they were stored, by the TCO model, takes them from the TCO
+    model's spec; another file without them has no baseline, allows every output and
+    takes ``strategy`` as the alternatives dim when it has one.
+    """
+    attrs = ds.attrs
+    if "benefits" in attrs:
+        benefits = tuple(ds.mc_tco.benefits)
+        alternatives = attrs.get("alternatives") or None
+        baseline = attrs.get("baseline") or None
+    elif attrs.get("model", DEFAULT_MODEL) == DEFAULT_MODEL:
+        from ..models.tco import SPEC
+
+        benefits = tuple(getattr(SPEC, "benefits", ()))
+        alternatives = getattr(SPEC, "alternatives", None)
+        baseline = getattr(SPEC, "baseline", None)
+    else:
+        benefits, alternatives, baseline = (), None, None
+    if alternatives is None and "strategy" in ds.dims:
+        alternatives = "strategy"
+    return DecisionSpec(benefits, alternatives, baseline)
+
+
+def check_target(ds: xr.Dataset, target: str, where: str, flag: str = "--target") -> None:
+    """Refuse a target that is not a benefit the file's model declares (OptionError)."""
+    spec = decision_spec(ds)
+    if spec.benefits and target not in spec.benefits:
+        against = f" against {spec.baseline}" if spec.baseline else ""
+        raise OptionError(
+            f"{where}: {flag} {target}: not a benefit of the model (higher is better, "
+            f"measured{against}), so 'act if it is positive' means nothing; choose one of "
+            + ", ".join(spec.benefits)
+        )
+
+
+def check_option(ds: xr.Dataset, option: str, where: str, flag: str = "--strategy") -> None:
+    """Refuse explaining the baseline itself (its benefit is 0 by definition)."""
+    spec = decision_spec(ds)
+    if spec.baseline is not None and option == spec.baseline:
+        labels = [str(v) for v in ds[spec.alternatives].values] if (
+            spec.alternatives in ds.coords) else []
+        others = [v for v in labels if v != spec.baseline]
+        name = "the API" if spec.baseline == "api" else f"'{spec.baseline}'"
+        raise OptionError(
+            f"{where}: {flag} {option}: {name} is the baseline, every benefit is measured "
+            "against it (its own is 0)"
+            + (f"; choose one of {', '.join(others)}" if others else "")
+        )
 
 
 @dataclass
@@ -67,6 +140,8 @@ class DecisionData:
     path: str
     label: str = "> 0"
     extra: dict = field(default_factory=dict)
+    #: the dim of the options in the results file (e.g. ``strategy``), or None
+    alternatives: str | None = None
 
     @property
     def n(self) -> int:
@@ -151,27 +226,30 @@ def decision_data(
             f"{where}: --target {target}: no such per-sample output; choose one of "
             + ", ".join(per_sample)
         )
+    check_target(ds, target, where)
+    alt = decision_spec(ds).alternatives
     da = ds[target]
-    point = select_point(ds, da, at or {}, where)
+    point = select_point(ds, da, at or {}, where, alternatives=alt)
     da = da.sel({k: v for k, v in point.items()})
     unit = str(da.attrs.get("units", ds[target].attrs.get("units", "")))
-    if "strategy" in da.dims:
-        labels = [str(s) for s in ds["strategy"].values]
+    if alt is not None and alt in da.dims:
+        labels = [str(s) for s in ds[alt].values]
         options = list(among) if among else [s for s in labels if s not in NOT_BY_DEFAULT]
         for s in options:
             if s not in labels:
                 raise OptionError(
-                    f"{where}: unknown strategy '{s}'; the results have " + ", ".join(labels)
+                    f"{where}: unknown {alt} '{s}'; the results have " + ", ".join(labels)
                 )
         if len(set(options)) != len(options):
-            raise OptionError(f"{where}: --among lists a strategy twice: {', '.join(options)}")
-        nb = da.sel(strategy=options).transpose("sample", "strategy").values
+            raise OptionError(f"{where}: --among lists a {alt} twice: {', '.join(options)}")
+        nb = da.sel({alt: options}).transpose("sample", alt).values
         has_strategy = True
     else:
         if among:
             raise OptionError(
-                f"{where}: '{target}' has no strategy dim, so there is nothing to choose "
-                "among; the decision is 'act if its expected value is positive'; drop --among"
+                f"{where}: '{target}' has no {alt or 'strategy'} dim, so there is nothing to "
+                "choose among; the decision is 'act if its expected value is positive'; "
+                "drop --among"
             )
         options = list(ACT_OPTIONS)
         values = da.transpose("sample").values
@@ -198,6 +276,7 @@ def decision_data(
         has_strategy=has_strategy,
         path=where,
         label=str(ds.attrs.get("indicator_label", "> 0")),
+        alternatives=alt if has_strategy else None,
     )
 
 
@@ -207,8 +286,9 @@ def _coord(ds: xr.Dataset, name: str, n: int) -> list[str]:
     return [""] * n
 
 
-def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str) -> dict:
-    """The grid value of every dim of ``da`` other than ``sample`` and ``strategy``.
+def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str,
+                 alternatives: str | None = "strategy") -> dict:
+    """The grid value of every dim of ``da`` other than ``sample`` and the alternatives'.
 
     A numeric value matches the nearest grid point within 0.5% (so the printed '1.26T'
     finds 1.2589e12); outside the grid, or between points, is an OptionError that names
@@ -217,14 +297,14 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str) -> dict
     focus = ds.mc_tco.focus
     unknown = [k for k in at if k not in da.dims]
     if unknown:
-        dims = [d for d in da.dims if d not in ("sample", "strategy")]
+        dims = [d for d in da.dims if d not in ("sample", alternatives)]
         raise OptionError(
             f"{where}: --at {unknown[0]}: '{da.name}' has no dim '{unknown[0]}'"
             + (f"; its grid dims are {', '.join(dims)}" if dims else "; it has no grid dims")
         )
     point = {}
     for dim in da.dims:
-        if dim in ("sample", "strategy"):
+        if dim in ("sample", alternatives):
             continue
         coord = ds[dim].values
         flag = "--demand" if dim == "demand" else f"--at {dim}=VALUE"
@@ -252,29 +332,8 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str) -> dict
 
 
 def _nearest(coord: np.ndarray, value, dim: str, flag: str, ds, where: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise OptionError(f"{where}: {flag.split('=')[0]} {dim}: '{value}' is not a number") \
-            from None
-    unit = ds[dim].attrs.get("units", "")
-    lo, hi = float(coord.min()), float(coord.max())
-    shown = flag.replace("=VALUE", "=")
-    if not math.isfinite(v) or v < lo * (1 - GRID_TOLERANCE) or v > hi * (1 + GRID_TOLERANCE):
-        raise OptionError(
-            f"{where}: {shown} {v:g} is outside the grid ({lo:g} to {hi:g} {unit}); choose a "
-            "value in it, or rerun with a book whose grid covers it"
-        )
-    rel = np.abs(coord - v) / np.maximum(np.abs(coord), 1e-300)
-    i = int(np.argmin(rel))
-    if rel[i] > GRID_TOLERANCE:
-        below = coord[coord < v].max()
-        above = coord[coord > v].min()
-        raise OptionError(
-            f"{where}: {shown} {v:g} is not a grid point; the nearest are {below:.4g} and "
-            f"{above:.4g} {unit} (or add {v:g} to the book's [grid.{dim}] include and rerun)"
-        )
-    return float(coord[i])
+    return match_point(coord, value, dim=dim, flag=flag.replace("=VALUE", "="),
+                       unit=ds[dim].attrs.get("units", ""), where=where)
 
 
 def point_text(point: dict, ds: xr.Dataset | None = None, skip=()) -> str:

@@ -67,7 +67,7 @@ import xarray as xr
 from scipy import stats
 
 from ..uncertainty import proportion, replicate_of, wilson_interval
-from .data import DecisionData, decision_data
+from .data import DecisionData, check_option, decision_data, decision_spec
 
 __all__ = [
     "MIN_CASES",
@@ -581,10 +581,12 @@ def discover(
 
     focus = ds.mc_tco.focus
     name = target or _first_target(ds)
-    if name in ds and "strategy" in ds[name].dims:
-        strategy = strategy or focus.get("strategy")
+    alt = decision_spec(ds).alternatives
+    if name in ds and alt is not None and alt in ds[name].dims:
+        strategy = strategy or focus.get(alt)
         if not strategy:
             raise OptionError(f"{path or 'the results'}: choose a strategy with --strategy")
+        check_option(ds, strategy, path or "the results")
         data = decision_data(ds, at=at, among=[strategy], target=target, path=path)
         option = strategy
     else:
@@ -639,7 +641,7 @@ def _suggest(ds: xr.Dataset, data: DecisionData, option: str, min_cases: int) ->
     dim = "demand" if "demand" in numeric else numeric[0]
     da = ds[data.target]
     if data.has_strategy:
-        da = da.sel(strategy=option)
+        da = da.sel({data.alternatives: option})
     others = {k: v for k, v in data.point.items() if k != dim}
     da = da.sel(others)
     counts = (da > 0).sum("sample").values

@@ -91,7 +91,8 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
                 f"for the inputs {values}; the model must return finite targets "
                 f"(of magnitude below {TARGET_MAX:g}: rescale the output otherwise)"
             )
-    check_analysis(plan.book, out, plan.targets, plan.report, plan.focus, plan.distributions)
+    check_analysis(plan.book, out, plan.targets, plan.report, plan.focus, plan.distributions,
+                   spec=plan.spec)
     return out
 
 

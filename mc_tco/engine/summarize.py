@@ -176,6 +176,9 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "focus": json.dumps(plan.focus),
         "distributions": json.dumps(plan.distributions),
         "indicator_label": plan.spec.indicator_label,
+        "benefits": json.dumps(list(plan.spec.benefits)),
+        "alternatives": plan.spec.alternatives or "",
+        "baseline": plan.spec.baseline or "",
         "sobol_estimators": ESTIMATOR_REFERENCES[plan.estimator]
         + ("; S2: Saltelli 2002" if plan.second_order else ""),
         "ci": plan.ci,

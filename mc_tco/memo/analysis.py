@@ -15,6 +15,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import OptionError
+from ..results.points import match_point, parse_amount
 from ..uncertainty import wilson_interval
 
 __all__ = [
@@ -71,25 +72,18 @@ def check_results(ds: xr.Dataset, path: str = "results") -> None:
         )
 
 
-def grid_point(ds: xr.Dataset, demand: float, option: str = "--demand") -> float:
-    """The demand grid value equal to ``demand`` (within 1e-6 relative), or an OptionError.
+def grid_point(ds: xr.Dataset, demand, option: str = "--demand") -> float:
+    """The demand grid value at ``demand`` (``5e11``, ``500B``; one tolerance everywhere:
+    :func:`mc_tco.results.points.match_point`), or an OptionError.
 
     Numbers at a demand are read from the stored grid, never interpolated: a demand that is
     not on the grid must be added to the book (``include``) and the book rerun.
     """
-    grid = ds["demand"].values
-    if not (math.isfinite(demand) and demand > 0):
+    value = parse_amount(demand, option)
+    if not (math.isfinite(value) and value > 0):
         raise OptionError(f"{option} must be a positive number of tokens/month, got {demand}")
-    i = int(np.argmin(np.abs(np.log(grid / demand))))
-    if abs(grid[i] - demand) <= 1e-6 * demand:
-        return float(grid[i])
-    lo = grid[grid < demand]
-    hi = grid[grid > demand]
-    near = ", ".join(f"{v:.4g}" for v in (*lo[-1:], *hi[:1]))
-    raise OptionError(
-        f"{option} {demand:g}: not on the results' demand grid (nearest: {near}); use one of "
-        f"those, or add include = [{demand:g}] to the book's [grid.demand] and rerun it"
-    )
+    return match_point(ds["demand"].values, value, dim="demand", flag=option,
+                       unit=ds["demand"].attrs.get("units", ""))
 
 
 def nearest_point(ds: xr.Dataset, demand: float) -> float:

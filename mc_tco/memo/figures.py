@@ -43,8 +43,26 @@ DPI = 110
 def to_png(fig: Figure, dpi: int = DPI) -> bytes:
     """The figure as PNG bytes (no timestamp in the metadata, so reruns are identical)."""
     buf = io.BytesIO()
+    _drop_missing_glyphs(fig)
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
+
+
+def _drop_missing_glyphs(fig: Figure) -> None:
+    """Remove characters the figure's fonts cannot draw (an emoji in a book name) from its
+    texts, so matplotlib neither warns nor draws an empty box."""
+    from matplotlib.font_manager import findfont, get_font
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        s = text.get_text()
+        if s.isascii():
+            continue
+        font = get_font(findfont(text.get_fontproperties()))
+        kept = "".join(ch for ch in s if ch.isspace() or font.get_char_index(ord(ch)))
+        if kept != s:
+            text.set_text(" ".join(part for part in kept.split(" ") if part) if kept.strip()
+                          else "")
 
 
 def _figure(width: float, height: float, **kw) -> Figure:

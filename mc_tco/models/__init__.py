@@ -13,12 +13,9 @@ and report points. The TCO model of :mod:`mc_tco.models.tco` does.
 
 from __future__ import annotations
 
-import importlib
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,8 +23,8 @@ import xarray as xr
 
 from ..book import Book, Grid
 from ..errors import BookError, ModelError
-
-DEFAULT_MODEL = "mc_tco.models.tco:model"
+from .book_units import apply_units, percent_hint
+from .loading import DEFAULT_MODEL, model_facts, model_file, model_source_hash, resolve_model
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -35,8 +32,13 @@ __all__ = [
     "ModelSpec",
     "check_analysis",
     "check_book",
+    "check_grid",
     "check_outputs",
     "check_samples",
+    "check_targets",
+    "model_facts",
+    "model_file",
+    "model_source_hash",
     "resolve_model",
 ]
 
@@ -105,55 +107,16 @@ class ModelSpec:
     distributions: tuple[str, ...] = ()
     #: labels of the indicator ``target > 0`` for people, e.g. "beats the API"
     indicator_label: str = "> 0"
-
-
-def resolve_model(book: Book) -> Callable:
-    """Import the book's model function (``module:function``), or the TCO model."""
-    path = book.model or DEFAULT_MODEL
-    module_name, _, func_name = path.partition(":")
-    extra = [str(Path.cwd())]
-    if book.path and Path(book.path).parent.exists():
-        extra.append(str(Path(book.path).resolve().parent))
-    added = [p for p in extra if p not in sys.path]
-    sys.path[:0] = added
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise book.error(
-            "book.model",
-            f"cannot import module '{module_name}' ({exc}); put {module_name}.py in the "
-            "working directory or next to the book, or install it",
-            "model",
-        ) from None
-    except Exception as exc:
-        raise book.error(
-            "book.model",
-            f"importing '{module_name}' failed: {type(exc).__name__}: {exc}",
-            "model",
-        ) from None
-    finally:
-        for p in added:
-            if p in sys.path:
-                sys.path.remove(p)
-    func = getattr(module, func_name, None)
-    if func is None:
-        raise book.error(
-            "book.model",
-            f"module '{module_name}' has no '{func_name}'; name a function defined in it",
-            "model",
-        )
-    if not callable(func):
-        raise book.error(
-            "book.model",
-            f"'{path}' is {_article(type(func).__name__)} {type(func).__name__}, not a function; "
-            "name a function model(inputs) -> xr.Dataset",
-            "model",
-        )
-    return func
-
-
-def _article(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"
+    #: the values each grid dim may take, e.g. {"demand": InputRule("tokens/month", 0,
+    #: low_open=True)}; a book's grid point outside is refused
+    grid_rules: dict[str, InputRule] = field(default_factory=dict)
+    #: outputs that are a benefit (higher is better, 0 at the baseline), e.g. ("saving",
+    #: "npv"); only these may be targets. Empty: every output may be
+    benefits: tuple[str, ...] = ()
+    #: the dim whose labels are the alternatives decided among, e.g. "strategy"
+    alternatives: str | None = None
+    #: the alternative every benefit is measured against, e.g. "api"
+    baseline: str | None = None
 
 
 def spec_of(model: Callable) -> ModelSpec:
@@ -162,8 +125,12 @@ def spec_of(model: Callable) -> ModelSpec:
     return spec if isinstance(spec, ModelSpec) else ModelSpec()
 
 
-def check_book(book: Book, spec: ModelSpec) -> None:
+def check_book(book: Book, spec: ModelSpec) -> list[str]:
     """Check that ``book`` gives the model every input it needs, no other, within range.
+
+    Inputs are first expressed in the model's units (:func:`.book_units.apply_units`:
+    months -> years, kUSD -> USD, % -> fraction, a missing unit takes the model's); the
+    book is changed in place and the notes of the conversions are returned.
 
     Raises
     ------
@@ -171,8 +138,11 @@ def check_book(book: Book, spec: ModelSpec) -> None:
         Naming the missing or unknown input, or the input whose distribution reaches
         outside what the model accepts, with the fix.
     """
+    notes: list[str] = []
+    check_grid(book, spec)
     if not spec.inputs:
-        return
+        return notes
+    notes += apply_units(book, spec.inputs)
     missing = [n for n in spec.inputs if n not in book.inputs]
     if missing:
         rule = spec.inputs[missing[0]]
@@ -225,8 +195,59 @@ def check_book(book: Book, spec: ModelSpec) -> None:
             raise book.error(
                 f"inputs.{name}",
                 f"{what} reaches outside what the model allows: {name} must be "
-                f"{rule.range_text()} ({rule.unit}); {fix}",
+                f"{rule.range_text()} ({rule.unit}); {fix}{percent_hint(inp, rule, lo, hi)}",
             )
+    return notes
+
+
+def check_targets(book: Book, spec: ModelSpec) -> None:
+    """Refuse ``[analysis] targets`` that are not a benefit the model declares.
+
+    A target is read as "higher is better, 0 at the baseline" (P(target > 0) = "beats the
+    API"); a cost or a node count read that way gives wrong answers. A model that declares
+    no ``benefits`` allows every output.
+    """
+    if not spec.benefits:
+        return
+    for name in book.analysis.get("targets", []):
+        if name not in spec.benefits:
+            against = f" against '{spec.baseline}'" if spec.baseline else ""
+            raise book.error(
+                "analysis.targets",
+                f"'{name}' is not a benefit of the model (higher is better, measured{against}), "
+                f"so 'P({name} > 0)' means nothing; targets can be "
+                f"{', '.join(spec.benefits)}",
+                "targets",
+            )
+
+
+def check_grid(book: Book, spec: ModelSpec) -> None:
+    """Refuse a grid point of ``book`` outside the range its model declares for that dim.
+
+    Raises
+    ------
+    BookError
+        Naming the file, the line, the grid dim, the point and the allowed range.
+    """
+    for dim, grid in book.grid.items():
+        rule = spec.grid_rules.get(dim)
+        if rule is None:
+            continue
+        ok = rule.contains(grid.values)
+        if ok.all():
+            continue
+        value = float(np.asarray(grid.values)[~ok][0])
+        if grid.spacing == "values":
+            key = "values"
+        else:
+            key = "start" if value <= float(np.min(grid.values)) else "stop"
+        raise book.error(
+            f"grid.{dim}",
+            f"the point {value:g} is outside what the model allows: {dim} must be "
+            f"{rule.range_text()} ({rule.unit or grid.unit}); remove it or move the grid "
+            "into that range",
+            key,
+        )
 
 
 def _sample_label(da: xr.DataArray, index: tuple) -> str:
@@ -343,12 +364,14 @@ def check_analysis(
     report: dict[str, list],
     focus: dict[str, Any],
     distributions: list[str],
+    spec: ModelSpec | None = None,
 ) -> None:
     """Check the book's ``[analysis]`` against what the model returned (before the run).
 
-    Every target and distribution must be an output; every dim of ``report`` and ``focus``
-    a dim of the targets, with labels of the right kind that exist (numeric points are
-    matched to the nearest grid point, text labels exactly).
+    Every target and distribution must be an output, every target of the book a benefit
+    when ``spec`` declares them (:func:`check_targets`); every dim of ``report`` and
+    ``focus`` a dim of the targets, with labels of the right kind that exist (numeric
+    points are matched to the nearest grid point, text labels exactly).
 
     Raises
     ------
@@ -364,6 +387,8 @@ def check_analysis(
                     f"the model returned no output '{name}'; its outputs are {outputs}",
                     key,
                 )
+    if spec is not None:
+        check_targets(book, spec)
     dims: dict[str, Any] = {}
     for t in targets:
         for d in out[t].dims:

@@ -88,6 +88,11 @@ class ResultsAccessor:
         return list(_json(self._ds, "convergence_path", []))
 
     @property
+    def benefits(self) -> list[str]:
+        """Outputs the model declares as benefits (higher is better), e.g. saving, npv."""
+        return list(_json(self._ds, "benefits", []))
+
+    @property
     def family_swapped(self) -> list[str]:
         """Inputs whose family the family check swapped."""
         return list(_json(self._ds, "family_check_swapped", []))
@@ -108,7 +113,7 @@ class ResultsAccessor:
     @property
     def alternatives(self) -> str | None:
         """The dim holding the alternatives compared with a baseline (``strategy``)."""
-        name = self._ds.attrs.get("alternatives_dim", "strategy")
+        name = self._ds.attrs.get("alternatives") or "strategy"
         return name if name in self._ds.dims else None
 
     # ------------------------------------------------------------------ where

@@ -68,6 +68,7 @@ def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
         above = coord[coord > v].min()
         raise OptionError(
             f"{prefix}{flag} {v:g} is not a grid point; the nearest are {below:.4g} and "
-            f"{above:.4g}{unit} (or add {v:g} to the book's [grid.{dim}] include and rerun)"
+            f"{above:.4g}{unit}; use one of those, or add include = [{v:g}] to the book's "
+            f"[grid.{dim}] and rerun it"
         )
     return float(coord[i])

@@ -48,3 +48,4 @@ def returns_array(inputs: xr.Dataset):
 def raises(inputs: xr.Dataset) -> xr.Dataset:
     """Looks up an input the book does not have."""
     return xr.Dataset({"total": inputs["price"] * inputs["volume"]})
+

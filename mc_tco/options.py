@@ -1,0 +1,168 @@
+"""Checks of the run options and output paths, made before any work (issue 11, items 8, 9, 16).
+
+The CLI calls these right after parsing; a notebook calling the library can call them too.
+Each raises :class:`~mc_tco.errors.OptionError` with one line naming the option and the fix.
+:func:`mc_tco.engine.plan_run` checks the options that a plan itself needs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import OptionError
+
+__all__ = [
+    "BOOK_SUFFIXES",
+    "MIN_PER_SCRAMBLE",
+    "check_out",
+    "check_power_of_two",
+    "check_run_options",
+    "check_writable_as",
+]
+
+#: fewest base samples per scramble of ``--ci rqmc``: with fewer, the spread of the R
+#: estimates is noise (``-n 16`` with 8 scrambles printed "ST 0.706 ± 20.997")
+MIN_PER_SCRAMBLE = 8
+#: suffixes of files that are books or notes, never results
+BOOK_SUFFIXES = (".toml", ".md", ".txt", ".py", ".json", ".csv", ".html")
+#: smallest base sample of the Sobol' design
+MIN_SAMPLES = 16
+
+
+def check_power_of_two(value, flag: str) -> None:
+    """``value`` must be a whole power of two >= 16 (the Sobol' design's balance)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionError(f"{flag} must be a whole number, got {value!r}")
+    if value < MIN_SAMPLES or value & (value - 1):
+        lower = 1 << max(int(math.log2(max(value, 1))), 4)
+        suggestion = f"{lower} or {lower * 2}" if value > MIN_SAMPLES else str(MIN_SAMPLES)
+        raise OptionError(
+            f"{flag} must be a power of two >= {MIN_SAMPLES} (the Sobol' design keeps its "
+            f"balance only then), got {value}; try {suggestion}"
+        )
+
+
+def check_run_options(
+    *,
+    samples: int,
+    ci: str = "rqmc",
+    replicates: int = 8,
+    resamples: int = 100,
+    target_halfwidth: float | None = None,
+    max_samples: int | None = None,
+) -> None:
+    """Refuse option combinations of ``mc-tco run`` that would fail or mislead later.
+
+    Parameters
+    ----------
+    samples : int
+        Base sample size N (the start of a ``target_halfwidth`` run).
+    ci, replicates, resamples : str, int, int
+        How intervals are made; R scrambles need N >= ``MIN_PER_SCRAMBLE`` x R, a
+        bootstrap needs 2 or more resamples.
+    target_halfwidth, max_samples : float or None, int or None
+        ``max_samples`` only with ``target_halfwidth``; a power of two >= N.
+
+    Raises
+    ------
+    OptionError
+    """
+    check_power_of_two(samples, "--samples")
+    if ci == "bootstrap" and (isinstance(resamples, bool) or not 2 <= resamples <= 100_000):
+        raise OptionError(
+            f"--ci bootstrap needs --bootstrap of 2..100000 resamples, got {resamples}; "
+            "100 is usual (or choose --ci rqmc)"
+        )
+    if ci == "rqmc" and isinstance(replicates, int) and 2 <= replicates <= 64 and (
+        samples < MIN_PER_SCRAMBLE * replicates
+    ):
+        raise OptionError(
+            f"--samples {samples} gives {samples // replicates} base samples to each of the "
+            f"{replicates} scrambles (--replicates); at least {MIN_PER_SCRAMBLE} per scramble "
+            "are needed for a usable interval: use --samples "
+            f"{MIN_PER_SCRAMBLE * replicates} or more, or fewer --replicates"
+        )
+    if max_samples is not None:
+        if target_halfwidth is None:
+            raise OptionError(
+                f"--max-samples {max_samples} only limits a --target-halfwidth run; add "
+                "--target-halfwidth H, or drop --max-samples and set --samples"
+            )
+        check_power_of_two(max_samples, "--max-samples")
+        if max_samples < samples:
+            raise OptionError(
+                f"--max-samples ({max_samples}) must be at least --samples ({samples})"
+            )
+
+
+def check_writable_as(path: str | Path, flag: str) -> Path:
+    """:func:`mc_tco.io.check_writable` with the messages naming ``flag`` (e.g. ``--json``),
+    and a real write test of the folder (``/proc`` passes the permission test)."""
+    from .io import check_writable
+
+    try:
+        check_writable(path)
+    except OptionError as exc:
+        raise OptionError(str(exc).replace("--out", flag)) from None
+    path = Path(path)
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".mc_tco_probe_"):
+            pass
+    except OSError as exc:
+        raise OptionError(
+            f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another {flag}"
+        ) from None
+    return path
+
+
+def check_out(out: str | Path, book_path: str | None = None) -> Path:
+    """Refuse an ``--out`` that would overwrite something that is not an mc_tco results file.
+
+    Refused: the book itself, a name with a book's (or note's) suffix such as ``.toml``, an
+    existing file that is not a netCDF results file written by mc_tco (its
+    ``mc_tco_version`` attribute), and a place that cannot be written.
+
+    Raises
+    ------
+    OptionError
+    """
+    out = Path(out)
+    if book_path and out.exists() and Path(book_path).exists() and os.path.samefile(
+        out, book_path
+    ):
+        raise OptionError(
+            f"--out {out}: is the book itself; writing results there would replace it; "
+            f"give a results file, e.g. --out results/{out.stem}.nc"
+        )
+    if out.suffix.lower() in BOOK_SUFFIXES:
+        raise OptionError(
+            f"--out {out}: a '{out.suffix}' file is a book or a note, not a results file; "
+            f"give a name ending in .nc, e.g. --out {out.with_suffix('.nc')}"
+        )
+    check_writable_as(out, "--out")
+    if out.is_file() and out.stat().st_size > 0 and not _is_results_file(out):
+        raise OptionError(
+            f"--out {out}: the file exists and is not an mc_tco results file, so it is not "
+            "replaced; choose another --out or move the file away"
+        )
+    return out
+
+
+def _is_results_file(path: Path) -> bool:
+    """Whether ``path`` is a netCDF/HDF5 file with mc_tco's ``mc_tco_version`` attribute."""
+    with open(path, "rb") as f:
+        if f.read(8) != b"\x89HDF\r\n\x1a\n":
+            return False
+    try:
+        import h5py
+
+        with h5py.File(path, "r") as f:
+            return "mc_tco_version" in f.attrs
+    except Exception:  # a damaged or foreign HDF5 file
+        return False

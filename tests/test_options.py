@@ -1,0 +1,100 @@
+"""Every option checked before any work, with a message naming it (issue 11, items 8, 9, 16)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from mc_tco.cli import main
+from mc_tco.errors import OptionError
+from mc_tco.options import check_run_options
+
+from .conftest import ARTICLE_BOOK
+
+
+def _run(args, tmp_path, book=ARTICLE_BOOK):
+    return CliRunner().invoke(main, ["run", str(book), *args])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ci", "bootstrap", "--bootstrap", "0"],
+         "--ci bootstrap needs --bootstrap of 2..100000 resamples, got 0; 100 is usual"),
+        (["--ci", "bootstrap", "--bootstrap", "1"],
+         "--ci bootstrap needs --bootstrap of 2..100000 resamples, got 1"),
+        (["--target-halfwidth", "0.05", "--max-samples", "1000"],
+         "--max-samples must be a power of two >= 16 (the Sobol' design keeps its balance "
+         "only then), got 1000; try 512 or 1024"),
+        (["--max-samples", "4096"],
+         "--max-samples 4096 only limits a --target-halfwidth run; add --target-halfwidth H"),
+        (["-n", "16"],
+         "--samples 16 gives 2 base samples to each of the 8 scrambles (--replicates); at "
+         "least 8 per scramble are needed for a usable interval: use --samples 64 or more"),
+        (["-n", "32", "--replicates", "8"], "use --samples 64 or more"),
+        (["-o", "/proc/x.nc"], "--out /proc/x.nc: cannot write there"),
+    ],
+)
+def test_options_refused_before_any_work(args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", *args])
+    assert res.exit_code == 2, res.output
+    assert res.stdout == "" and len(res.stderr.splitlines()) == 1
+    assert message in res.stderr
+    assert "0 (none)" not in res.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing run, nothing written
+
+
+def test_small_samples_with_fewer_scrambles_are_fine():
+    check_run_options(samples=16, ci="rqmc", replicates=2)
+    check_run_options(samples=16, ci="asymptotic", replicates=8)
+    with pytest.raises(OptionError, match="at least 8 per scramble"):
+        check_run_options(samples=32, ci="rqmc", replicates=8)
+
+
+def test_out_is_the_book_itself(tmp_path):
+    book = tmp_path / "article.toml"
+    book.write_bytes(ARTICLE_BOOK.read_bytes())
+    res = CliRunner().invoke(main, ["run", str(book), "-n", "64", "-o", str(book)])
+    assert res.exit_code == 2
+    assert res.stderr.startswith(f"mc-tco: error: --out {book}: is the book itself")
+    assert book.read_bytes() == ARTICLE_BOOK.read_bytes()
+    assert sorted(tmp_path.iterdir()) == [book]
+
+
+def test_out_with_a_book_suffix(tmp_path):
+    out = tmp_path / "other.toml"
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "-o", str(out)])
+    assert res.exit_code == 2
+    assert f"--out {out}: a '.toml' file is a book or a note" in res.stderr
+    assert f"--out {tmp_path / 'other.nc'}" in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_out_is_a_file_mc_tco_did_not_write(tmp_path):
+    out = tmp_path / "numbers.nc"
+    out.write_bytes(b"someone's data")
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "-o", str(out)])
+    assert res.exit_code == 2
+    assert "the file exists and is not an mc_tco results file, so it is not replaced" in (
+        res.stderr)
+    assert out.read_bytes() == b"someone's data"
+    assert sorted(tmp_path.iterdir()) == [out]
+
+
+def test_out_over_a_results_file_is_replaced(tmp_path):
+    out = tmp_path / "x.nc"
+    for _ in range(2):
+        res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "-q",
+                                        "--bootstrap", "0", "-o", str(out)])
+        assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.nc", "x.nc.bak"]
+
+
+def test_explain_json_names_json(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    target = tmp_path / "file" / "x.json"
+    res = CliRunner().invoke(main, ["explain", str(tmp_path / "r.nc"), "--json", str(target)])
+    assert res.exit_code == 2
+    assert res.stderr.startswith(f"mc-tco: error: --json {target}: cannot create folder")
+    assert "--out" not in res.stderr
