@@ -33,8 +33,13 @@ def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
     return plan.design.mix(values[:, :d], values[:, d:])
 
 
-def _input_dataset(plan: Plan, rows: np.ndarray) -> xr.Dataset:
-    """The model's input Dataset for design rows of input values, shape (rows, D)."""
+def _input_dataset(plan: Plan, rows: np.ndarray, outputs=None) -> xr.Dataset:
+    """The model's input Dataset for design rows of input values, shape (rows, D).
+
+    Its attrs tell a model what the run needs, so it may skip the rest (a model is free to
+    ignore them): ``outputs``, the names needed from these rows (absent: every output), and
+    ``report``, the book's report points per dim (e.g. where to keep a cash path).
+    """
     n = rows.shape[0]
     data = {}
     col = {inp.name: j for j, inp in enumerate(plan.book.uncertain)}
@@ -42,10 +47,13 @@ def _input_dataset(plan: Plan, rows: np.ndarray) -> xr.Dataset:
         values = rows[:, col[name]] if name in col else np.full(n, inp.value)
         data[name] = xr.Variable("sample", values, {"units": inp.unit})
     coords = {dim: xr.Variable(dim, g.values, {"units": g.unit}) for dim, g in plan.grid.items()}
-    return xr.Dataset(data, coords=coords)
+    attrs = {"report": {k: list(v) for k, v in plan.report.items()}}
+    if outputs is not None:
+        attrs["outputs"] = sorted(outputs)
+    return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
-def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
+def _call_model(plan: Plan, inputs: xr.Dataset, check: bool = True) -> xr.Dataset:
     try:
         # floating-point trouble is caught below, with the inputs that caused it
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -91,8 +99,9 @@ def _call_model(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
                 f"for the inputs {values}; the model must return finite targets "
                 f"(of magnitude below {TARGET_MAX:g}: rescale the output otherwise)"
             )
-    check_analysis(plan.book, out, plan.targets, plan.report, plan.focus, plan.distributions,
-                   spec=plan.spec)
+    if check:  # rows asked for the targets only need not carry the other outputs
+        check_analysis(plan.book, out, plan.targets, plan.report, plan.focus,
+                       plan.distributions, spec=plan.spec)
     return out
 
 
@@ -122,11 +131,18 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     """
     rows = design_values(plan, start, stop)  # (n, R, D)
     n, per, d = rows.shape
-    flat = rows.reshape(n * per, d)
-    inputs = _input_dataset(plan, flat)
+    # the base rows (A) with every output the run keeps; the other design rows with the
+    # targets only (a model may skip the rest: break-even searches, cash paths, ...)
+    keep = set(plan.targets) | set(plan.distributions)
+    inputs = _input_dataset(plan, rows[:, 0], None if plan.keep_samples == "all" else keep)
     out = _call_model(plan, inputs)
-    stacked, _ = _targets_array(plan, out)
-    y = stacked.values.reshape(n, per, -1)
+    stacked, cells = _targets_array(plan, out)
+    y = np.empty((n, per, stacked[0].size))
+    y[:, 0] = stacked.values.reshape(n, -1)
+    if per > 1:
+        mixed = _input_dataset(plan, rows[:, 1:].reshape(n * (per - 1), d), plan.targets)
+        others, _ = _targets_array(plan, _call_model(plan, mixed, check=False), cells)
+        y[:, 1:] = others.values.reshape(n, per - 1, -1)
     sums = None
     if shift is not None:
         sums = plan.new_sums(shift)
@@ -138,15 +154,12 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
         else:  # sample g belongs to scramble g % R
             for i, rep in enumerate(sums.reps):
                 rep.add(y[i::r])
-    a_rows = slice(0, None, per)
-    keep = set(plan.targets) | set(plan.distributions)
     base_vars = {
-        k: v.isel(sample=a_rows)
-        for k, v in out.data_vars.items()
+        k: v for k, v in out.data_vars.items()
         if "sample" in v.dims and (plan.keep_samples == "all" or k in keep)
     }
     base = xr.Dataset(base_vars).copy(deep=True)  # a copy, not a view holding the chunk
-    values = np.stack([inputs[f].values[a_rows] for f in plan.factors], axis=1)
+    values = np.stack([inputs[f].values for f in plan.factors], axis=1)
     base["input_value"] = (
         ("sample", "input"), values,
         {"long_name": "sampled value of each uncertain input (base rows)"},
@@ -179,7 +192,8 @@ def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dat
         values = np.empty_like(base)
         for j, inp in enumerate(plan.book.uncertain):
             values[:, j] = inp.ppf(base[:, j])
-        out = _call_model(plan, _input_dataset(plan, values))
+        out = _call_model(plan, _input_dataset(plan, values, set(plan.targets)
+                                               | set(plan.distributions)))
         part = xr.Dataset({k: v for k, v in out.data_vars.items() if "sample" in v.dims})
         part["input_value"] = (("sample", "input"), values)
         parts.append(part.assign_coords(sample=np.arange(s, e)))
