@@ -61,6 +61,7 @@ import xarray as xr
 from scipy import stats
 
 __all__ = [
+    "MIN_EVENTS",
     "MIN_TAIL",
     "Interval",
     "indicator",
@@ -77,6 +78,13 @@ __all__ = [
     "wilson_interval",
     "z_value",
 ]
+
+#: fewest winning and fewest losing scenarios an indicator (``target > 0``, "buy beats the
+#: API") needs before anything finer than its share is read from it: with fewer winning (or
+#: losing) scenarios than this, the indicator's Sobol' indices and the PRIM boxes that
+#: describe where it wins rest on a few dozen points and cannot be told from noise, so they
+#: are not ranked (``mc_tco.text``, the memo) or not searched (``mc_tco.decision.prim``)
+MIN_EVENTS = 50
 
 #: fewest valid rows a scramble needs on the short side of a quantile for the replicate
 #: interval (a replicate quantile closer to the sample's edge is too skewed for a t interval)

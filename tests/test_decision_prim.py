@@ -7,16 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from mc_tco.decision.prim import (
-    MIN_CASES,
-    Box,
-    choose,
-    discover,
-    paste,
-    peel,
-    prim,
-    prune,
-)
+from mc_tco.decision.boxes import Box
+from mc_tco.decision.discovery import discover
+from mc_tco.decision.prim import MIN_CASES, choose, paste, peel, prim, prune
 from mc_tco.errors import OptionError
 
 NAMES = ["x1", "x2", "x3", "x4", "x5"]
@@ -168,7 +161,7 @@ def test_discover_errors(article_run):
 
 
 def test_discover_with_replicates_gives_share_intervals(article_run):
-    from mc_tco.decision.voi import file_replicates
+    from mc_tco.decision.information import file_replicates
 
     r = file_replicates(article_run)
     assert r == 8

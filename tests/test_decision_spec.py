@@ -124,7 +124,7 @@ def test_explain_on_a_tco_file(article_run, tmp_path):
         decision_data(ds, target="cost")
     with pytest.raises(OptionError, match="--target nodes: not a benefit"):
         decision_data(ds, target="nodes")
-    from mc_tco.decision.prim import discover
+    from mc_tco.decision.discovery import discover
 
     with pytest.raises(OptionError, match="--strategy api: the API is the baseline"):
         discover(ds, strategy="api")

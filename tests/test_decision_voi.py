@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from mc_tco.decision.information import evpi_by_demand, value_of_information
 from mc_tco.decision.regression import fit_smoother
-from mc_tco.decision.voi import evpi, evpi_by_demand, evppi, value_of_information
+from mc_tco.decision.voi import evpi, evppi
 from mc_tco.errors import OptionError
 
 
@@ -174,7 +175,7 @@ def test_value_of_information_errors(default_run):
 
 
 def test_value_of_information_with_replicates(article_run):
-    from mc_tco.decision.voi import file_replicates
+    from mc_tco.decision.information import file_replicates
 
     voi = value_of_information(article_run, at={"demand": 3e12}, inputs=["throughput_multiple"],
                                groups={}, replicates=file_replicates(article_run))

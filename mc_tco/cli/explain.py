@@ -1,8 +1,8 @@
 """``mc-tco explain``: scenario discovery and value of information on a results file.
 
 Registered in :mod:`mc_tco.cli` with one ``main.add_command(explain)``. Like every command
-it parses, calls the library (:func:`mc_tco.decision.prim.discover`,
-:func:`mc_tco.decision.voi.value_of_information`) and writes.
+it parses, calls the library (:func:`mc_tco.decision.discovery.discover`,
+:func:`mc_tco.decision.information.value_of_information`) and writes.
 """
 
 from __future__ import annotations
@@ -91,9 +91,9 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
       mc-tco explain results/article.nc --demand 3T --among api,buy,rent,owned
       mc-tco explain results/x.nc --demand 1.26T --json explain.json
     """
-    from ..decision.prim import discover
-    from ..decision.text import explain_dict, explain_text
-    from ..decision.voi import value_of_information
+    from ..decision.discovery import discover
+    from ..decision.information import value_of_information
+    from ..decision.words.explain import explain_dict, explain_text
     from ..io import atomic_path, open_results
     from ..options import check_writable_as
 

@@ -128,9 +128,10 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
                 click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
                            f"({last['why']}).")
             if family_check:
-                from ..decision.text import family_text
+                from ..decision.family_summary import family_summary
+                from ..decision.words.family import family_text
 
-                click.echo(family_text(ds))
+                click.echo(family_text(family_summary(ds)))
 
 
 def _check_disk(plan, out: Path) -> None:

@@ -1,12 +1,25 @@
 """Decision analysis on a results file: when does a strategy win, what is it worth to know
 more, and how much does the shape of the distributions matter.
 
-* :mod:`~mc_tco.decision.prim` — scenario discovery (PRIM, Friedman & Fisher 1999): boxes
-  of the input space where a strategy beats the API, as readable rules.
-* :mod:`~mc_tco.decision.voi` — EVPI and per-input / per-group EVPPI (Strong, Oakley &
-  Brennan 2014) from the stored samples, in USD per month.
+Kernels (numpy, no results file):
+
+* :mod:`~mc_tco.decision.prim`, :mod:`~mc_tco.decision.boxes` — PRIM (Friedman & Fisher
+  1999): peel, paste, prune, choose, and the boxes with their shares.
+* :mod:`~mc_tco.decision.voi` — EVPI and EVPPI estimators (Strong, Oakley & Brennan 2014)
+  on net benefits, with randomized-QMC intervals; :mod:`~mc_tco.decision.regression` the
+  smoothers they fit.
+
+On a results file (stored samples only, no model run):
+
+* :mod:`~mc_tco.decision.data` — one grid point's inputs and net benefits.
+* :mod:`~mc_tco.decision.discovery` — scenario discovery: boxes of the input space where a
+  strategy beats the API, as readable rules.
+* :mod:`~mc_tco.decision.information` — EVPI and per-input / per-group EVPPI in USD per
+  month, EVPI by demand, and the memo's summary of them.
 * :mod:`~mc_tco.engine.family` — reruns the base sample with every bounded input's family
-  swapped (uniform, triangular, PERT over the same range).
-* :mod:`~mc_tco.decision.text`, :mod:`~mc_tco.decision.figures` — terminal text, Markdown
-  sections and figures for the memo, from computed results.
+  swapped (uniform, triangular, PERT over the same range);
+  :mod:`~mc_tco.decision.family_summary` reads what it found at the reported points.
+
+Words and pictures, from computed results: :mod:`~mc_tco.decision.words` (terminal text and
+Markdown sections, one renderer per medium) and :mod:`~mc_tco.decision.figures`.
 """

@@ -338,7 +338,7 @@ def _nearest(coord: np.ndarray, value, dim: str, flag: str, ds, where: str) -> f
 
 def point_text(point: dict, ds: xr.Dataset | None = None, skip=()) -> str:
     """``demand 500B tokens/month`` for a grid point."""
-    from ..text import fmt_value
+    from ..fmt import fmt_value
 
     parts = []
     for k, v in point.items():

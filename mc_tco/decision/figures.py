@@ -23,7 +23,7 @@ def evpi_figure(ds: xr.Dataset, *, among_sets=None, evpi: list[xr.DataArray] | N
     among_sets : list of list of str, optional
         One curve per set of options (default one curve: every strategy but ``owned``).
     evpi : list of xr.DataArray, optional
-        Curves already computed by :func:`mc_tco.decision.voi.evpi_by_demand` (then
+        Curves already computed by :func:`mc_tco.decision.information.evpi_by_demand` (then
         ``among_sets`` is ignored).
     ax : matplotlib Axes, optional
 
@@ -38,8 +38,8 @@ def evpi_figure(ds: xr.Dataset, *, among_sets=None, evpi: list[xr.DataArray] | N
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
 
-    from ..text import fmt_tokens
-    from .voi import evpi_by_demand
+    from ..fmt import fmt_tokens
+    from .information import evpi_by_demand
 
     if evpi is None:
         evpi = [evpi_by_demand(ds, among=among) for among in (among_sets or [None])]

@@ -24,13 +24,6 @@ Bryant & Lempert 2010).
 * **Covering.** The scenarios of the box are set aside and the search is repeated for a
   next box while enough winners remain.
 
-With the run's scramble of each scenario (``replicate=``, base sample ``g`` belongs to
-scramble ``g % R``), :func:`box_share_intervals` gives each found box's coverage, density
-and mass, and :class:`Discovery` the share of winners, a randomized-QMC interval over the
-``R`` scrambles (:func:`mc_tco.uncertainty.proportion`, Wilson's where a scramble has no
-case). It measures the Monte Carlo error of the shares of *this* box, not the noise of the
-box's choice, which was fitted to the same scenarios.
-
 A bound lies halfway between the last removed and the first kept value, so ``x >= bound``
 selects exactly the kept scenarios. The density of a box comes with a Wilson interval for
 its Monte Carlo error; it is measured on the scenarios that chose the box, so it is
@@ -60,94 +53,30 @@ Change 77(1), 34-49.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
-import xarray as xr
 from scipy import stats
 
-from ..uncertainty import proportion, replicate_of, wilson_interval
-from .data import DecisionData, check_option, decision_data, decision_spec
+from ..uncertainty import MIN_EVENTS
+from .boxes import Box, FoundBox, Step, box_share_intervals
 
 __all__ = [
     "MIN_CASES",
-    "Box",
-    "Discovery",
-    "box_share_intervals",
-    "discover",
+    "choose",
     "paste",
     "peel",
     "prim",
     "prune",
+    "quasi_p_values",
 ]
 
 #: fewest winning (and losing) scenarios PRIM is run on; below it a box describes noise
-MIN_CASES = 50
+MIN_CASES = MIN_EVENTS
 PEEL_ALPHA = 0.05
 PASTE_ALPHA = 0.05
 MIN_COVERAGE = 0.5
 SIGNIFICANCE = 0.05
 MAX_BOXES = 3
-
-
-@dataclass
-class Box:
-    """Bounds per input: ``lower <= x < upper`` is inside (``-inf``/``inf``: unrestricted)."""
-
-    lower: np.ndarray
-    upper: np.ndarray
-
-    @classmethod
-    def everything(cls, p: int) -> Box:
-        return cls(np.full(p, -np.inf), np.full(p, np.inf))
-
-    def copy(self) -> Box:
-        return Box(self.lower.copy(), self.upper.copy())
-
-    def contains(self, x: np.ndarray) -> np.ndarray:
-        """Which rows of ``x`` (n, p) lie in the box, (n,) bool."""
-        return np.all((x >= self.lower) & (x < self.upper), axis=1)
-
-    @property
-    def restricted(self) -> np.ndarray:
-        return np.isfinite(self.lower) | np.isfinite(self.upper)
-
-
-class _BoxShares:
-    """Coverage, density, mass and restrictions of a box from its counts."""
-
-    box: Box
-    n_in: int
-    wins_in: int
-    n: int
-    wins: int
-
-    @property
-    def coverage(self) -> float:
-        return self.wins_in / self.wins if self.wins else float("nan")
-
-    @property
-    def density(self) -> float:
-        return self.wins_in / self.n_in if self.n_in else float("nan")
-
-    @property
-    def mass(self) -> float:
-        return self.n_in / self.n
-
-    @property
-    def n_restricted(self) -> int:
-        return int(self.box.restricted.sum())
-
-
-@dataclass
-class Step(_BoxShares):
-    """One box of a peeling trajectory with its statistics on the data it was fitted to."""
-
-    box: Box
-    n_in: int
-    wins_in: int
-    n: int
-    wins: int
 
 
 def _step(box: Box, x: np.ndarray, y: np.ndarray) -> Step:
@@ -331,94 +260,6 @@ def prune(x: np.ndarray, y: np.ndarray, box: Box, *,
             box.upper[j] = np.inf
 
 
-@dataclass
-class FoundBox(_BoxShares):
-    """A box chosen, pasted and pruned, with its statistics on all ``n`` scenarios."""
-
-    box: Box
-    inputs: list[str]
-    n_in: int
-    wins_in: int
-    n: int
-    wins: int
-    new_wins: int
-    qp: dict[str, float]
-    trajectory: list[Step]
-    chosen: int
-    conf_level: float = 0.95
-    #: randomized-QMC intervals of the shares (only with ``replicate=``), see
-    #: :func:`box_share_intervals`
-    shares_rqmc: dict | None = None
-
-    @property
-    def coverage_new(self) -> float:
-        """Share of all winners inside this box and in no earlier box."""
-        return self.new_wins / self.wins
-
-    def density_ci(self) -> tuple[float, float]:
-        lo, hi = wilson_interval(self.wins_in, self.n_in, self.conf_level)
-        return float(lo), float(hi)
-
-    def rules(self) -> dict[str, list[float | None]]:
-        """``{input: [low, high]}`` for the restricted inputs; None where a side is open."""
-        out = {}
-        for j in np.flatnonzero(self.box.restricted):
-            lo, hi = self.box.lower[j], self.box.upper[j]
-            out[self.inputs[j]] = [float(lo) if np.isfinite(lo) else None,
-                                   float(hi) if np.isfinite(hi) else None]
-        return out
-
-    def to_dict(self) -> dict:
-        lo, hi = self.density_ci()
-        return {
-            "rules": self.rules(),
-            "coverage": self.coverage,
-            "density": self.density,
-            "density_ci": [lo, hi],
-            "density_ci_level": self.conf_level,
-            "mass": self.mass,
-            "n_restricted": self.n_restricted,
-            "scenarios_in_box": self.n_in,
-            "winners_in_box": self.wins_in,
-            "coverage_new": self.coverage_new,
-            "quasi_p_values": self.qp,
-            "trajectory": [
-                {"coverage": s.coverage, "density": s.density, "mass": s.mass,
-                 "n_restricted": s.n_restricted}
-                for s in self.trajectory
-            ],
-            "chosen_step": self.chosen,
-            **({"shares_rqmc": self.shares_rqmc} if self.shares_rqmc else {}),
-        }
-
-
-def box_share_intervals(box: Box, x: np.ndarray, y: np.ndarray, replicate, replicates: int,
-                        conf_level: float = 0.95) -> dict:
-    """Coverage, density and mass of ``box`` with randomized-QMC intervals.
-
-    Each share is a proportion over a subset of the scenarios (coverage: of the winners;
-    density: of the box's scenarios; mass: of all), so :func:`mc_tco.uncertainty.proportion`
-    gives the pooled share and its interval over the ``R`` scrambles, or Wilson's on the
-    pooled count where a scramble has no case in the subset (``fallback``).
-
-    Returns
-    -------
-    dict
-        ``{"coverage" | "density" | "mass": {"value", "ci", "fallback"}}`` plus
-        ``conf_level`` and ``replicates``.
-    """
-    y = np.asarray(y, dtype=bool)
-    replicate = np.asarray(replicate)
-    inside = box.contains(np.asarray(x, dtype=float))
-    out: dict = {"conf_level": conf_level, "replicates": replicates}
-    for name, event, among in (("coverage", inside, y), ("density", y, inside),
-                               ("mass", inside, np.ones_like(y))):
-        res = proportion(event[among], replicate[among], replicates, conf_level)
-        out[name] = {"value": float(res.estimate), "ci": [float(res.lower), float(res.upper)],
-                     "fallback": bool(res.fallback)}
-    return out
-
-
 def choose(trajectory: list[Step], min_coverage: float = MIN_COVERAGE) -> int:
     """Index of the box picked from a peeling trajectory.
 
@@ -492,169 +333,3 @@ def prim(
         found.append(fb)
         remaining &= ~inside
     return found
-
-
-@dataclass
-class Discovery:
-    """Scenario discovery for one strategy at one grid point of a results file."""
-
-    data: DecisionData
-    option: str
-    wins: int
-    n: int
-    boxes: list[FoundBox] = field(default_factory=list)
-    status: str = "ok"  # "ok", "too few winners", "too few losers", "no box"
-    min_cases: int = MIN_CASES
-    suggestion: dict | None = None
-    conf_level: float = 0.95
-    min_coverage: float = MIN_COVERAGE
-    #: the share of winners with its randomized-QMC interval (only with ``replicates=``)
-    p_win_rqmc: dict | None = None
-
-    @property
-    def p_win(self) -> float:
-        return self.wins / self.n
-
-    def p_win_ci(self) -> tuple[float, float]:
-        lo, hi = wilson_interval(self.wins, self.n, self.conf_level)
-        return float(lo), float(hi)
-
-    def to_dict(self) -> dict:
-        lo, hi = self.p_win_ci()
-        return {
-            "option": self.option,
-            "winners": self.wins,
-            "scenarios": self.n,
-            "p_win": self.p_win,
-            "p_win_ci": [lo, hi],
-            "status": self.status,
-            "min_cases": self.min_cases,
-            "suggestion": self.suggestion,
-            "boxes": [b.to_dict() for b in self.boxes],
-            **({"p_win_rqmc": self.p_win_rqmc} if self.p_win_rqmc else {}),
-        }
-
-
-def discover(
-    ds: xr.Dataset,
-    *,
-    strategy: str | None = None,
-    at: dict | None = None,
-    target: str | None = None,
-    inputs: list[str] | None = None,
-    alpha: float = PEEL_ALPHA,
-    min_mass: float | None = None,
-    min_coverage: float = MIN_COVERAGE,
-    max_boxes: int = MAX_BOXES,
-    min_cases: int = MIN_CASES,
-    path: str | None = None,
-    replicates: int | None = None,
-) -> Discovery:
-    """Boxes of the input space where ``strategy`` wins (its target > 0) at one grid point.
-
-    Parameters
-    ----------
-    ds : xr.Dataset
-        A results file; needs ``input_value`` and the target (``saving`` by default).
-    strategy : str, optional
-        The strategy explained (default: the file's focus strategy, e.g. ``buy``). For a
-        model without a ``strategy`` dim, the case of interest is "target > 0".
-    at : dict, optional
-        The grid point, e.g. ``{"demand": 5e11}`` (default: the focus point).
-    inputs : list of str, optional
-        Inputs the boxes may restrict (default all).
-    min_cases : int
-        PRIM runs only with at least this many winning and losing scenarios; otherwise
-        ``status`` says which are too few and ``suggestion`` names the nearest demand (or
-        grid value) with enough of both.
-    replicates : int, optional
-        ``R`` of the run's interleaved scrambles
-        (:func:`mc_tco.decision.voi.file_replicates`): adds randomized-QMC intervals of
-        the share of winners and of each box's coverage, density and mass.
-
-    Returns
-    -------
-    Discovery
-    """
-
-    from ..errors import OptionError
-
-    focus = ds.mc_tco.focus
-    name = target or _first_target(ds)
-    alt = decision_spec(ds).alternatives
-    if name in ds and alt is not None and alt in ds[name].dims:
-        strategy = strategy or focus.get(alt)
-        if not strategy:
-            raise OptionError(f"{path or 'the results'}: choose a strategy with --strategy")
-        check_option(ds, strategy, path or "the results")
-        data = decision_data(ds, at=at, among=[strategy], target=target, path=path)
-        option = strategy
-    else:
-        if strategy:
-            raise OptionError(
-                f"{path or 'the results'}: --strategy {strategy}: '{name}' has no strategy "
-                "dim; drop --strategy (the case of interest is then target > 0)"
-            )
-        data = decision_data(ds, at=at, target=target, path=path)
-        option = "act"
-    y = data.option_values(option) > 0
-    wins, n = int(y.sum()), data.n
-    conf = float(ds.attrs.get("conf_level", 0.95))
-    out = Discovery(data, option, wins, n, min_cases=min_cases, conf_level=conf,
-                    min_coverage=min_coverage)
-    rep = None
-    if replicates:
-        rep = replicate_of(ds["sample"].values if "sample" in ds.coords else np.arange(n),
-                           replicates)
-        res = proportion(y, rep, replicates, conf)
-        out.p_win_rqmc = {"value": float(res.estimate), "ci": [float(res.lower),
-                          float(res.upper)], "fallback": bool(res.fallback),
-                          "conf_level": conf, "replicates": replicates}
-    if wins < min_cases or n - wins < min_cases:
-        out.status = "too few winners" if wins < min_cases else "too few losers"
-        out.suggestion = _suggest(ds, data, option, min_cases)
-        return out
-    names = data.check_inputs(inputs) if inputs else list(data.inputs)
-    cols = [data.inputs.index(v) for v in names]
-    out.boxes = prim(
-        data.x[:, cols], y, names, alpha=alpha, min_mass=min_mass, min_coverage=min_coverage,
-        max_boxes=max_boxes, min_cases=min_cases, conf_level=conf, replicate=rep,
-        replicates=replicates,
-    )
-    if not out.boxes:
-        out.status = "no box"
-    return out
-
-
-def _first_target(ds: xr.Dataset) -> str:
-
-    targets = ds.mc_tco.targets
-    return targets[0] if targets else "saving"
-
-
-def _suggest(ds: xr.Dataset, data: DecisionData, option: str, min_cases: int) -> dict | None:
-    """The grid value nearest to the requested one (in log distance for a positive grid)
-    where the option has at least ``min_cases`` winners and losers."""
-    numeric = [d for d, v in data.point.items() if not isinstance(v, str)]
-    if not numeric:
-        return None
-    dim = "demand" if "demand" in numeric else numeric[0]
-    da = ds[data.target]
-    if data.has_strategy:
-        da = da.sel({data.alternatives: option})
-    others = {k: v for k, v in data.point.items() if k != dim}
-    da = da.sel(others)
-    counts = (da > 0).sum("sample").values
-    values = ds[dim].values.astype(float)
-    n = da.sizes["sample"]
-    ok = (counts >= min_cases) & (n - counts >= min_cases)
-    if not ok.any():
-        return None
-    here = float(data.point[dim])
-    if (values > 0).all() and here > 0:
-        dist = np.abs(np.log(values) - np.log(here))
-    else:
-        dist = np.abs(values - here)
-    dist = np.where(ok, dist, np.inf)
-    i = int(np.argmin(dist))
-    return {"dim": dim, "value": float(values[i]), "winners": int(counts[i]), "scenarios": n}

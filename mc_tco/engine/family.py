@@ -222,7 +222,7 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
     dim = xr.DataArray(labels, dims="family_variant", name="family_variant")
     out = xr.Dataset(coords=coords)
     note = ("rerun of the base sample with the family swapped (same support, same Sobol' "
-            "points); see mc_tco.decision.family")
+            "points); see mc_tco.engine.family")
     out["family_check_p_positive"] = xr.concat(probs, dim=dim).assign_attrs(
         units="1", long_name="P(target > 0) under each family variant", note=note)
     out["family_check_p_positive_ci"] = xr.concat(cis, dim=dim).assign_attrs(

@@ -16,7 +16,7 @@ import xarray as xr
 
 from ..errors import OptionError
 from ..results.points import match_point, parse_amount
-from ..uncertainty import wilson_interval
+from ..uncertainty import MIN_EVENTS, wilson_interval
 
 __all__ = [
     "MIN_EVENTS",
@@ -38,8 +38,6 @@ __all__ = [
 
 #: tokens a month of one heavy user (the article: "100 million tokens per heavy user")
 TOKENS_PER_USER = 1e8
-#: fewest winning (and losing) scenarios for the Sobol' indices of an indicator to be ranked
-MIN_EVENTS = 50
 
 _NEEDED = (
     "saving", "cost", "breakeven_demand", "cost_component", "gpu_share",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..text import fmt_pct, fmt_prob_ci, fmt_tokens
+from ..fmt import fmt_pct, fmt_prob_ci, fmt_tokens
 from .analysis import TOKENS_PER_USER
 
 __all__ = ["pct", "pct_ci", "pct_range", "tokens", "usd", "users"]

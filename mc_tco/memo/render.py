@@ -70,7 +70,7 @@ class Document:
 def markdown_section(md: str, anchor: str, extra_blocks: list | None = None) -> Section:
     """A :class:`Section` from Markdown text: a ``## title`` line, then paragraphs,
     ``- `` bullet lists and pipe tables separated by blank lines (what
-    :mod:`mc_tco.decision.text` writes)."""
+    :mod:`mc_tco.decision.words` writes)."""
     lines = md.strip().splitlines()
     title = lines[0].lstrip("#").strip() if lines and lines[0].startswith("#") else anchor
     body = lines[1:] if lines and lines[0].startswith("#") else lines

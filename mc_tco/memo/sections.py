@@ -22,7 +22,7 @@ import numpy as np
 import xarray as xr
 
 from ..book import Book, loads_book
-from ..text import fmt_value
+from ..fmt import fmt_value
 from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
@@ -659,7 +659,7 @@ def section_provenance(ctx: MemoContext) -> Section:
 #: The memo, in order. Insert a new section with one line, e.g. ``section_decision``.
 def section_scenarios(ctx: MemoContext) -> Section | None:
     """Under which conditions does buying pay off? (PRIM, issue 7)"""
-    from ..decision.text import scenario_section
+    from ..decision.words.prim import scenario_section
 
     return markdown_section(
         scenario_section(ctx.ds, strategy=ctx.strategy, demand=ctx.demand), "scenarios"
@@ -669,7 +669,7 @@ def section_scenarios(ctx: MemoContext) -> Section | None:
 def section_value_of_information(ctx: MemoContext) -> Section | None:
     """What is it worth to know more before deciding? (EVPI, EVPPI, issue 7)"""
     from ..decision.figures import evpi_figure
-    from ..decision.text import voi_section
+    from ..decision.words.voi import voi_section
 
     figure = Figure(
         "evpi", F.to_png(evpi_figure(ctx.ds, among_sets=[None, ["api", *A.STRATEGIES]])),
@@ -685,7 +685,7 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
 
 def section_family(ctx: MemoContext) -> Section | None:
     """Does the answer depend on the shape of the distributions? (issue 7)"""
-    from ..decision.text import family_section
+    from ..decision.words.family import family_section
 
     return markdown_section(family_section(ctx.ds), "family-check")
 

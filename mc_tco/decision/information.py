@@ -1,0 +1,279 @@
+"""Value of information on a results file: EVPI and EVPPI at a grid point, and EVPI by demand.
+
+The estimators are :mod:`mc_tco.decision.voi`'s (numpy, on net benefits of shape (n, D));
+here they read the stored samples of a results file at one grid point
+(:func:`mc_tco.decision.data.decision_data`) and label what they return. :func:`voi_summary`
+is what the memo describes: the EVPI curve over demand and EVPI/EVPPI at the focus demand
+(and, when nothing is worth learning there, at the reported demand where EVPI is largest).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import xarray as xr
+
+from ..uncertainty import replicate_of
+from .data import DecisionData, decision_data, point_text
+from .voi import DRAWS, ReplicateVoi, evpi, evpi_replicates, evppi, evppi_replicates
+
+__all__ = [
+    "VoiResult",
+    "VoiSummary",
+    "evpi_by_demand",
+    "file_replicates",
+    "value_of_information",
+    "voi_summary",
+]
+
+
+def file_replicates(ds: xr.Dataset) -> int | None:
+    """``R`` of a results file run with randomized-QMC intervals, else None."""
+    if ds.attrs.get("ci") == "rqmc" and int(ds.attrs.get("replicates", 1)) > 1:
+        return int(ds.attrs["replicates"])
+    return None
+
+
+@dataclass
+class VoiResult:
+    """EVPI and EVPPI at one decision point; values in ``unit``.
+
+    ``evppi`` and ``evppi_groups`` map a name to ``(value, standard error)``; ``methods``
+    maps the same names to the smoother used.
+    """
+
+    data: DecisionData
+    evpi: float
+    evpi_se: float
+    expected: dict[str, float]
+    best: str
+    evppi: dict[str, tuple[float, float]] = field(default_factory=dict)
+    evppi_groups: dict[str, tuple[float, float]] = field(default_factory=dict)
+    group_members: dict[str, list[str]] = field(default_factory=dict)
+    methods: dict[str, str] = field(default_factory=dict)
+    #: randomized-QMC intervals (only with ``replicates=``): EVPI, and EVPPI by input / group
+    evpi_rqmc: ReplicateVoi | None = None
+    evppi_rqmc: dict[str, ReplicateVoi] = field(default_factory=dict)
+    evppi_groups_rqmc: dict[str, ReplicateVoi] = field(default_factory=dict)
+
+    @property
+    def unit(self) -> str:
+        return self.data.unit
+
+    def ranked(self, groups: bool = False) -> list[tuple[str, float, float]]:
+        """``(name, value, standard error)`` sorted by value, largest first."""
+        table = self.evppi_groups if groups else self.evppi
+        return sorted(((k, v, s) for k, (v, s) in table.items()), key=lambda r: -r[1])
+
+    def to_dict(self) -> dict:
+        """The JSON form: values, standard errors and 95% half-widths."""
+        out = {
+            "unit": self.unit,
+            "options": list(self.data.options),
+            "expected_net_benefit": self.expected,
+            "best_option": self.best,
+            "evpi": self.evpi,
+            "evpi_se": self.evpi_se,
+            "evppi": {k: v for k, (v, _) in self.evppi.items()},
+            "evppi_se": {k: s for k, (_, s) in self.evppi.items()},
+            "evppi_groups": {k: v for k, (v, _) in self.evppi_groups.items()},
+            "evppi_groups_se": {k: s for k, (_, s) in self.evppi_groups.items()},
+            "evppi_group_members": self.group_members,
+            "evppi_methods": self.methods,
+            "se_note": "standard errors; a 95% interval is value ± 1.96 se",
+        }
+        if self.evpi_rqmc is not None:
+            out["evpi_rqmc"] = self.evpi_rqmc.to_dict()
+            out["evppi_rqmc"] = {k: v.to_dict() for k, v in self.evppi_rqmc.items()}
+            out["evppi_groups_rqmc"] = {k: v.to_dict() for k, v in self.evppi_groups_rqmc.items()}
+        return out
+
+
+def value_of_information(
+    ds: xr.Dataset,
+    *,
+    at: dict | None = None,
+    among: list[str] | None = None,
+    target: str | None = None,
+    inputs: list[str] | None = None,
+    groups: dict[str, list[str]] | None = None,
+    draws: int = DRAWS,
+    seed: int = 0,
+    path: str | None = None,
+    replicates: int | None = None,
+    conf_level: float = 0.95,
+) -> VoiResult:
+    """EVPI and per-input and per-group EVPPI at one point of a results file.
+
+    Parameters
+    ----------
+    ds : xr.Dataset
+        A results file (``mc_tco.io.open_results``): needs ``input_value`` (sample, input)
+        and the target (sample, ...).
+    at : dict, optional
+        The grid point, e.g. ``{"demand": 5e11}`` (default: the file's focus point).
+    among : list of str, optional
+        Options (strategies) to decide among; default every strategy but ``owned``.
+    target : str, optional
+        The incremental net benefit, e.g. ``saving`` (USD/month, the default) or ``npv``
+        (USD). For a model without a ``strategy`` dim the decision is "act if the expected
+        target is positive".
+    inputs : list of str, optional
+        Inputs whose EVPPI is estimated (default all).
+    groups : dict, optional
+        Groups of inputs (default: the book's groups, the ``input_group`` coordinate).
+    draws, seed : int
+        Posterior draws for the EVPPI error and their seed.
+    path : str, optional
+        The file name, for error messages.
+    replicates : int, optional
+        ``R`` of the run's interleaved scrambles (:func:`file_replicates`): adds the
+        randomized-QMC intervals (``evpi_rqmc``, ``evppi_rqmc``, ``evppi_groups_rqmc``), at
+        the cost of ``R`` more regression fits (on ``n / R`` rows each) per EVPPI.
+    conf_level : float
+        Level of those intervals.
+
+    Returns
+    -------
+    VoiResult
+    """
+    data = decision_data(ds, at=at, among=among, target=target, path=path)
+    nb = data.net_benefit
+    value, se = evpi(nb)
+    expected = dict(zip(data.options, map(float, nb.mean(axis=0)), strict=True))
+    best = max(expected, key=expected.get)
+    out = VoiResult(data, value, se, expected, best)
+    rep = None
+    if replicates:
+        sample = ds["sample"].values if "sample" in ds.coords else np.arange(data.n)
+        rep = replicate_of(sample, replicates)
+        out.evpi_rqmc = evpi_replicates(nb, rep, replicates, conf_level)
+    names = data.check_inputs(inputs) if inputs else list(data.inputs)
+    rng = np.random.default_rng(seed)
+    for name in names:
+        j = data.inputs.index(name)
+        v, s, method = evppi(data.x[:, j], nb, draws=draws, rng=rng)
+        out.evppi[name] = (v, s)
+        out.methods[name] = method
+        if rep is not None:
+            out.evppi_rqmc[name] = evppi_replicates(data.x[:, j], nb, rep, replicates,
+                                                    conf_level, value=v)
+    if groups is None:
+        groups = data.groups()
+    for gname, members in groups.items():
+        members = data.check_inputs(members)
+        if len(members) == 1 and members[0] in out.evppi:  # the same estimate, not a redraw
+            out.evppi_groups[gname] = out.evppi[members[0]]
+            out.group_members[gname] = members
+            out.methods[f"group:{gname}"] = out.methods[members[0]]
+            if rep is not None:
+                out.evppi_groups_rqmc[gname] = out.evppi_rqmc[members[0]]
+            continue
+        cols = [data.inputs.index(m) for m in members]
+        v, s, method = evppi(data.x[:, cols], nb, draws=draws, rng=rng)
+        out.evppi_groups[gname] = (v, s)
+        out.group_members[gname] = members
+        out.methods[f"group:{gname}"] = method
+        if rep is not None:
+            out.evppi_groups_rqmc[gname] = evppi_replicates(data.x[:, cols], nb, rep,
+                                                            replicates, conf_level, value=v)
+    return out
+
+
+def evpi_by_demand(
+    ds: xr.Dataset,
+    *,
+    among: list[str] | None = None,
+    target: str | None = None,
+    path: str | None = None,
+    replicates: int | None = None,
+    conf_level: float = 0.95,
+) -> xr.DataArray:
+    """EVPI at every demand of a results file.
+
+    With ``replicates`` (:func:`file_replicates`) the coordinates ``evpi_lower`` and
+    ``evpi_upper`` (demand) hold the randomized-QMC interval of :func:`evpi_replicates`
+    (a DataArray's coordinate cannot add the ``ci_bound`` dim).
+
+    Returns
+    -------
+    xr.DataArray
+        EVPI over ``demand`` in the target's unit (USD/month for ``saving``), with the
+        coordinate ``evpi_se`` (its standard error) and ``best_option`` (the option with
+        the highest expected net benefit at that demand). It peaks where the decision is
+        hardest: where two options are close on average and the uncertainty can reverse
+        their order.
+    """
+    if "demand" not in ds.dims:
+        from ..errors import OptionError
+
+        raise OptionError(f"{path or 'the results'}: no 'demand' dim; EVPI vs demand needs one")
+    values, ses, bests, cis = [], [], [], []
+    for d in ds["demand"].values:
+        data = decision_data(ds, at={"demand": float(d)}, among=among, target=target, path=path)
+        nb = data.net_benefit
+        v, s = evpi(nb)
+        if replicates:
+            sample = ds["sample"].values if "sample" in ds.coords else np.arange(data.n)
+            r = evpi_replicates(nb, replicate_of(sample, replicates), replicates, conf_level)
+            cis.append([r.lower, r.upper])
+        values.append(v)
+        ses.append(s)
+        bests.append(data.options[int(np.argmax(nb.mean(axis=0)))])
+    cis = np.array(cis)
+    extra = ({"evpi_lower": ("demand", cis[:, 0]), "evpi_upper": ("demand", cis[:, 1])}
+             if cis.size else {})
+    return xr.DataArray(
+        np.array(values),
+        dims="demand",
+        coords={
+            "demand": ds["demand"],
+            "evpi_se": ("demand", np.array(ses)),
+            "best_option": ("demand", np.array(bests, dtype=object).astype(str)),
+            **extra,
+        },
+        name="evpi",
+        attrs={
+            "units": data.unit,
+            "long_name": "expected value of perfect information",
+            "options": ", ".join(data.options),
+            "target": data.target,
+            "where": point_text(data.point, ds, skip=("demand",)),
+        },
+    )
+
+
+@dataclass(frozen=True)
+class VoiSummary:
+    """What the memo says about the value of information: the EVPI curve over ``demand``
+    (:func:`evpi_by_demand`) and EVPI/EVPPI at one or two demands (``points``, the first the
+    requested one)."""
+
+    curve: xr.DataArray
+    points: tuple[VoiResult, ...]
+
+
+def voi_summary(ds: xr.Dataset, *, demand: float | None = None,
+                among: list[str] | None = None) -> VoiSummary:
+    """EVPI by demand, and EVPI and EVPPI at ``demand`` (default: the focus demand, else the
+    demand where EVPI peaks) and, when no input or group is worth anything there, at the
+    reported demand where EVPI is largest (if it is positive there).
+
+    Returns
+    -------
+    VoiSummary
+        Values in the target's unit (USD/month for ``saving``).
+    """
+    curve = evpi_by_demand(ds, among=among)
+    peak = float(curve["demand"].values[int(np.argmax(curve.values))])
+    d0 = demand if demand is not None else ds.mc_tco.focus.get("demand", peak)
+    first = value_of_information(ds, at={"demand": d0}, among=among)
+    points = [first]
+    if all(v <= 0 for _, v, _ in first.ranked() + first.ranked(True)):
+        cands = [d for d in ds.mc_tco.report.get("demand", []) if d != d0]
+        if cands:
+            best = max(cands, key=lambda d: float(curve.sel(demand=d, method="nearest")))
+            if float(curve.sel(demand=best, method="nearest")) > 0:
+                points.append(value_of_information(ds, at={"demand": best}, among=among))
+    return VoiSummary(curve, tuple(points))
