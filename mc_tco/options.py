@@ -85,6 +85,18 @@ def check_run_options(
             "are needed for a usable interval: use --samples "
             f"{MIN_PER_SCRAMBLE * replicates} or more, or fewer --replicates"
         )
+    check_adaptive(samples, target_halfwidth, max_samples)
+
+
+def check_adaptive(samples: int, target_halfwidth: float | None,
+                   max_samples: int | None) -> None:
+    """``--target-halfwidth`` in (0, 1); ``--max-samples`` only with it, a power of two >= N."""
+    if target_halfwidth is not None and (
+        isinstance(target_halfwidth, bool) or not 0 < target_halfwidth < 1
+    ):
+        raise OptionError(
+            f"--target-halfwidth must lie between 0 and 1, got {target_halfwidth}"
+        )
     if max_samples is not None:
         if target_halfwidth is None:
             raise OptionError(

@@ -176,7 +176,7 @@ def test_book_path_problems(make, fragment, tmp_path):
          "--samples of the run, 4096), got 100"),
         (["--max-samples", "1000", "--target-halfwidth", "0.1"],
          "--max-samples must be a power of two"),
-        (["--max-samples", "1024"], "--max-samples only bounds a --target-halfwidth run"),
+        (["--max-samples", "1024"], "--max-samples 1024 only limits a --target-halfwidth run"),
         (["--chunk-size", "0"], "--chunk-size must be a multiple of 256"),
     ],
 )

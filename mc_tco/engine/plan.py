@@ -8,7 +8,6 @@ Sobol' sums of a run, one per scramble.
 from __future__ import annotations
 
 import functools
-import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from ..book import Book, Grid
 from ..design import SaltelliDesign
 from ..errors import BookError, OptionError
 from ..models import ModelSpec, check_book, resolve_model, spec_of
+from ..options import check_adaptive, check_power_of_two
 from ..sensitivity.sobol import (
     BLOCK,
     CI_METHODS,
@@ -218,22 +218,9 @@ def plan_run(
         raise OptionError(f"--bootstrap must be 0 (none) or 2..100000 resamples, got {resamples}")
     if not 0 < conf_level < 1:
         raise OptionError(f"--conf-level must lie strictly between 0 and 1, got {conf_level}")
-    if target_halfwidth is not None:
-        if isinstance(target_halfwidth, bool) or not 0 < target_halfwidth < 1:
-            raise OptionError(
-                f"--target-halfwidth must lie between 0 and 1, got {target_halfwidth}"
-            )
-        max_samples = samples * 64 if max_samples is None else max_samples
-        check_samples(max_samples, "--max-samples")
-        if max_samples < samples:
-            raise OptionError(
-                f"--max-samples ({max_samples}) must be at least --samples ({samples})"
-            )
-    elif max_samples is not None:
-        raise OptionError(
-            "--max-samples only bounds a --target-halfwidth run; give --target-halfwidth H "
-            "too, or leave --max-samples out"
-        )
+    check_adaptive(samples, target_halfwidth, max_samples)
+    if target_halfwidth is not None and max_samples is None:
+        max_samples = samples * 64
     largest = max_samples or samples
     if chunk_size is None:
         chunk_size = BLOCK
@@ -327,12 +314,4 @@ KEEP_SAMPLES = ("all", "targets")
 
 def check_samples(samples, flag: str = "--samples") -> None:
     """Raise :class:`OptionError` unless ``samples`` is a power of two >= 16."""
-    if isinstance(samples, bool) or not isinstance(samples, int | np.integer):
-        raise OptionError(f"{flag} must be a whole number, got {samples!r}")
-    if samples < MIN_SAMPLES or samples & (samples - 1):
-        lower = 1 << max(int(math.log2(max(samples, 1))), 4)
-        suggestion = f"{lower} or {lower * 2}" if samples > MIN_SAMPLES else str(MIN_SAMPLES)
-        raise OptionError(
-            f"{flag} must be a power of two >= {MIN_SAMPLES} (the Sobol' design keeps its "
-            f"balance only then), got {samples}; try {suggestion}"
-        )
+    check_power_of_two(samples, flag)

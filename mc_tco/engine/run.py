@@ -70,6 +70,14 @@ def run(
     >>> ds = mc_tco.run("distributions/article.toml", samples=1024)  # doctest: +SKIP
     >>> ds.mc_tco.p_beats("buy")  # doctest: +SKIP
     """
+    from ..options import check_run_options
+    from .plan import DEFAULT_SAMPLES
+
+    if "samples" not in options:
+        options["samples"] = 1024 if options.get("target_halfwidth") else DEFAULT_SAMPLES
+    check_run_options(**{k: options[k] for k in ("samples", "ci", "replicates", "resamples",
+                                                  "target_halfwidth", "max_samples")
+                         if k in options})
     if isinstance(book, str | Path):
         from ..book import load_book
 
