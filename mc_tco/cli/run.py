@@ -84,6 +84,7 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     """
     from ..book import load_book
     from ..engine import DEFAULT_SAMPLES, check_scheduler, execute, plan_run
+    from ..engine.evaluate import fit_chunk
     from ..options import check_out, check_run_options
     from ..text import run_summary
 
@@ -99,6 +100,7 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         estimator=estimator, target_halfwidth=target_halfwidth, max_samples=max_samples,
         family_check=family_check,
     )
+    plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     if not quiet:
         unit_notes(b)
     out = out or Path("results") / f"{b.stem}.nc"
