@@ -80,7 +80,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
         out.append("")
         out.append(f"P({what}), with its {conf} Monte Carlo interval")
         header = [f"{col_dim} ({unit})" if col_dim else ""] + [
-            fmt_value(c, unit) if c is not None else "" for c in cols
+            fmt_value(c, unit) if c is not None else "P" for c in cols
         ]
         body = []
         for row in rows:
@@ -119,15 +119,25 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
         f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
         for k, v in focus.items()
     )
+    where = f" at {where}" if where else ""
+    hinted = False
     for t in targets:
         for target in (f"{t}>0", t):
-            what = f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'"
+            plain = label in ("> 0", "")
+            what = (f"'{t} > 0'" + ("" if plain else f" ({label})") if target.endswith(">0")
+                    else f"'{t}'")
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
+                if not hinted:
+                    dims = [d for d in st.dims if d != "input"]
+                    out += ["", "Inputs are ranked at one point of the grid: set [analysis] "
+                            f"focus = {{{', '.join(f'{d} = ...' for d in dims)}}} in the book "
+                            f"(the grid dims without a focus: {', '.join(dims)})"]
+                    hinted = True
                 continue
             out.append("")
             if not np.isfinite(st.values).any():
-                out.append(f"Inputs ranked by ST for {what} at {where}: not defined, the "
+                out.append(f"Inputs ranked by ST for {what}{where}: not defined, the "
                            "target does not vary there")
                 continue
             if target.endswith(">0"):
@@ -135,7 +145,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 wins = round(p * ds.sizes["sample"])
                 if min(wins, ds.sizes["sample"] - wins) < RARE:
                     out.append(
-                        f"Inputs ranked by ST for {what} at {where}: only {wins:,} of "
+                        f"Inputs ranked by ST for {what}{where}: only {wins:,} of "
                         f"{ds.sizes['sample']:,} scenarios "
                         f"{('has' if wins == 1 else 'have') if wins < RARE else 'miss'} "
                         f"{t} > 0 here, too few to rank the inputs (see the ranking "
@@ -145,11 +155,11 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
             for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
                 if f"ST{suffix}" not in ds:
                     continue
-                out.append(f"Top {noun} by total Sobol' index ST for {what} at {where} "
+                out.append(f"Top {noun} by total Sobol' index ST for {what}{where} "
                            f"(± {conf} {_ci_label(ds)} half-width)")
                 out.append(_ranking(ds, suffix, dim, target, focus))
             if "S2" in ds:
-                out.append(f"Largest second-order indices S2 for {what} at {where}")
+                out.append(f"Largest second-order indices S2 for {what}{where}")
                 out.append(_pairs(ds, target, focus))
     return "\n".join(out)
 
