@@ -158,10 +158,19 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 out.append(f"Top {noun} by total Sobol' index ST for {what}{where} "
                            f"(± {conf} {_ci_label(ds)} half-width)")
                 out.append(_ranking(ds, suffix, dim, target, focus))
+            if "S2" in ds or "ST_group" in ds:
+                out.append(EXTRA_ROWS_NOTE)
             if "S2" in ds:
                 out.append(f"Largest second-order indices S2 for {what}{where}")
                 out.append(_pairs(ds, target, focus))
     return "\n".join(out)
+
+
+#: why --by group / --second-order move S1 a little (issue 11 item 18)
+EXTRA_ROWS_NOTE = (
+    "  (note: S1 is centred on the mean of all design rows, as SALib does; --by group and "
+    "--second-order add rows, which moves S1 by up to ~1e-3 against a run without them)"
+)
 
 
 def _ci_label(ds: xr.Dataset) -> str:
