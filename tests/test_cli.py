@@ -97,3 +97,16 @@ def test_a_model_without_a_grid_reads_cleanly(tmp_path):
     i = lines.index("P(margin > 0), with its 95% Monte Carlo interval")
     assert lines[i + 1].strip() == "P"
     assert lines[i + 2].startswith("margin ")
+
+
+def test_by_group_says_why_s1_moves(tmp_path):
+    """Issue 11 item 18: extra design rows move S1 (SALib's centring); the output says so."""
+    from .conftest import ARTICLE_BOOK
+
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--by", "group",
+                                    "-o", str(tmp_path / "g.nc")])
+    assert res.exit_code == 0, res.output
+    assert "S1 is centred on the mean of all design rows" in res.output
+    plain = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64",
+                                      "-o", str(tmp_path / "p.nc")])
+    assert "S1 is centred" not in plain.output
