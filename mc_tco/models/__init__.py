@@ -105,6 +105,8 @@ class ModelSpec:
     distributions: tuple[str, ...] = ()
     #: labels of the indicator ``target > 0`` for people, e.g. "beats the API"
     indicator_label: str = "> 0"
+    #: inputs of an earlier version of the model -> what replaced them (refused in a book)
+    retired: dict[str, str] = field(default_factory=dict)
 
 
 def resolve_model(book: Book) -> Callable:
@@ -173,6 +175,7 @@ def check_book(book: Book, spec: ModelSpec) -> None:
     """
     if not spec.inputs:
         return
+    _check_retired(book, spec)
     missing = [n for n in spec.inputs if n not in book.inputs]
     if missing:
         rule = spec.inputs[missing[0]]
@@ -227,6 +230,19 @@ def check_book(book: Book, spec: ModelSpec) -> None:
                 f"{what} reaches outside what the model allows: {name} must be "
                 f"{rule.range_text()} ({rule.unit}); {fix}",
             )
+
+
+def _check_retired(book: Book, spec: ModelSpec) -> None:
+    """Refuse a book written for an earlier version of the model: one clause per retired
+    input it uses, with what replaced it."""
+    old = [n for n in book.inputs if n in spec.retired]
+    if old:
+        what = "; ".join(f"[inputs.{n}] is {spec.retired[n]}" for n in old)
+        raise book.error(
+            f"inputs.{old[0]}",
+            f"the book is written for an earlier version of the model: {what}; rewrite it "
+            "for the current one (see distributions/ for the shipped books)",
+        )
 
 
 def _sample_label(da: xr.DataArray, index: tuple) -> str:

@@ -1,39 +1,57 @@
-"""The self-hosting TCO model: API vs buying, renting or already owning 8-GPU nodes.
+"""The self-hosting TCO model, version 2: monthly cash flows of five strategies.
 
-This is the model of ``shared/MODEL.md``, reconstructed from the article "Does Self-Hosting
-DeepSeek Pay Off for Mid-Size Companies". Every quantity of its input list is an input of
-the book (constants included); :data:`model.spec` lists them with units and allowed ranges.
+This is the model of ``shared/MODEL.md`` (version 2), reconstructed from the article "Does
+Self-Hosting DeepSeek Pay Off for Mid-Size Companies". Every quantity of its input list is
+an input of the book (constants included); :data:`model.spec` lists them with units and
+allowed ranges. Months ``t = 0 .. T-1``, ``T = round(12 * horizon_years)``; the equations
+are MODEL.md's, written out month by month in :func:`.tco_kernels.paths` and, for the
+npv alone, in the equivalent fused form of :func:`.tco_kernels.npv_grid`::
 
-All costs are monthly equivalents in USD (H = 730 hours a month, 30.4 days a month)::
+    npv[buy]   = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VB[t]
+    npv[owned] = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VO[t]
+    npv[rent]  = demand * LB + (sovereignty_value - staff) * A - sum_t need[t] * VR[t]
 
-    list_blend   = api_price_level * [(1-output_share) * (hit*price_hit + (1-hit)*price_miss)
-                                      + output_share * price_output]          [USD/Mtok]
-    trend        = mean over months k = 0..12L-1 of (1 + api_price_annual_change)**(k/12)
-    p            = list_blend * trend / 1e6                                   [USD/token]
-    cost[api]    = p * demand
-    node_capacity= G * reference_revenue_per_gpu_hour / (valley_price_factor * list_blend)
-                   * 1e6 / throughput_multiple * H * utilization             [tokens/month]
-    nodes        = max(1, ceil(demand / node_capacity))
-    crf          = r / (1 - (1+r)**(-12L)),  r = (discount_rate + regulatory_premium) / 12
-    cost[buy]    = staff + nodes*(node_price*crf + power + upkeep) + storage
-    cost[rent]   = staff + nodes*G*gpu_rent_per_hour*H + storage
-    cost[owned]  = staff + nodes*(power + upkeep) + storage
-    saving[s]    = cost[api] - cost[s] + sovereignty_value     (saving[api] = 0)
+where ``LB`` is the discounted API bill served in house less the SSDs per token, and
+``VB[t] = W[t] - W[t+1]`` with ``W[u]`` the discounted cost of a node bought in month
+``u`` (price, upkeep and power to the horizon, less its discounted resale): summation by
+parts of MODEL.md's flows, so the demand loop carries only the node counts. The hybrid
+is summed month by month (its served tokens and storage depend on its fleet).
 
 Choices where MODEL.md leaves room, and why:
 
-* ``trend`` uses the closed form of the geometric mean, ``expm1(M*l)/(M*expm1(l))`` with
-  ``l = log1p(change)/12`` and ``M = 12L``; it equals the month-by-month mean for whole
-  months and stays exact when the change is close to 0 (no 0/0).
-* ``npv[s]`` is the present value over the ``12L`` months, at the same monthly rate ``r``,
-  of the monthly saving: ``saving / crf``. Because the hardware enters the monthly cost as
-  ``price * crf``, this equals "minus the purchase, plus the discounted operating savings"
-  for buy, without a second cash-flow model that could drift from the first.
-* ``breakeven_demand[s]`` is exact (see :func:`breakeven_demand`): per node count ``n`` the
-  saving is linear in demand, so the first ``n`` whose interval holds a root gives it.
-* ``api_price_level`` scales the tokens that DeepSeek's 38 USD/GPU-hour buys (revenue /
-  price) as MODEL.md writes; it therefore cancels in the API-equivalent revenue of a node
-  and acts only through the fixed costs (staff, the first node) and storage.
+* Node counts use a relative tolerance of 1e-9: ``need = ceil(x (1 - 1e-9))`` and
+  ``floor(x (1 + 1e-9))`` with ``x = D[t] / cap[t]``, so a demand that is an exact multiple
+  of a node's capacity does not buy one node more (or the hybrid one fewer) through
+  rounding.
+* ``payback_months`` counts the resale in the last month (``t + 1 = T``), the month the
+  nodes are sold; ``api``'s payback and peak cash need are 0 (it never spends ahead).
+  Payback is the *first* month the cumulative discounted flow reaches 0, even when a later
+  node purchase takes it below 0 again; ``peak_cash_need`` sees those later holes.
+* ``cost`` is derived from the npv, ``cost[s] = cost[api] + sovereignty - saving[s]``,
+  which is MODEL.md's definition rearranged (the hybrid's sovereignty counts only when it
+  owns a node, as its staff).
+* ``cost_component`` (buy) has a sixth component, ``setup_api``: the API bill during
+  setup, so the components sum to ``cost[buy]``; ``hardware`` is net of the discounted
+  resale.
+* ``breakeven_demand`` scans 401 demands (1 token, then 400 log-spaced from 1e6 to 1e15
+  tokens/month) and bisects the first bracket where npv turns >= 0 geometrically to a
+  relative width below 1e-13; 0 where npv >= 0 already at 1 token/month, ``inf`` where
+  never up to 1e15, NaN for ``api``. The hybrid breaks even only where it owns a node
+  (with none it *is* the API, npv 0). A crossing narrower than one scan step (5.3% in
+  demand) can be missed: the npv dips at each new node, but a dip lasts a node's capacity.
+* ``irr`` is sought in yearly rates from -99% to +999,900% by safeguarded Newton; NaN
+  where the flows (with the resale) never change sign or the present value does not
+  change sign over that range. With several sign changes (later node purchases) it is
+  one root of several.
+* ``horizon_years`` may vary by sample; arrays run to the longest horizon and months past
+  a row's horizon carry no flow (``cash_path`` repeats its final value there). It is
+  limited to 30 years to bound memory.
+* ``api_price_per_mtok`` is the undiscounted mean of the API price over the horizon (as
+  version 1's); ``node_capacity`` is a node's capacity at month 0;
+  ``implied_valley_factor`` is ``38 / (reference_tokens_per_gpu_hour * blend / 1e6)``,
+  the consistency check MODEL.md suggests (38 USD/GPU-hour: the article's figure).
+* ``storage_tb``, ``nodes`` and the investment outputs are buy's; ``investment`` and
+  ``initial_investment`` are undiscounted, at the prices of the month of purchase.
 """
 
 from __future__ import annotations
@@ -45,12 +63,19 @@ import xarray as xr
 
 from ..book import Grid
 from . import InputRule, ModelSpec, check_outputs, check_samples
+from . import tco_kernels as kern
 
 NAME = "mc_tco.models.tco:model"
 HOURS_PER_MONTH = 730.0
 DAYS_PER_MONTH = 30.4
-STRATEGIES = ("api", "buy", "rent", "owned")
-COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff")
+STRATEGIES = ("api", "buy", "rent", "owned", "hybrid")
+COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff", "setup_api")
+#: DeepSeek's revenue per GPU-hour the article quotes (for ``implied_valley_factor``)
+ARTICLE_REVENUE_PER_GPU_HOUR = 38.0
+#: demands of the break-even search: the first token, then 1e6 .. 1e15 tokens/month
+BREAKEVEN_SCAN = np.concatenate([[1.0], np.geomspace(1e6, 1e15, 400)])
+BISECTION_STEPS = 60
+ROW_BLOCK = 4096
 
 INF = math.inf
 _I = InputRule
@@ -60,38 +85,59 @@ def _P(unit, description, high=INF):
     return InputRule(unit, 0.0, high, description, low_open=True)
 
 
+def _rate(description):
+    return InputRule("1/year", -1.0, 10.0, description, low_open=True)
+
+
 INPUTS = {
     "price_input_cache_hit": _I("USD/Mtok", 0, INF, "API list price of cached input tokens"),
     "price_input_cache_miss": _I("USD/Mtok", 0, INF, "API list price of uncached input tokens"),
     "price_output": _I("USD/Mtok", 0, INF, "API list price of output tokens"),
     "api_price_level": _P("1", "multiplier on the API list prices"),
-    "api_price_annual_change": InputRule(
-        "1/year", -1.0, 10.0, "yearly change of API prices", low_open=True
-    ),
+    "api_price_annual_change": _rate("yearly change of API prices"),
     "output_share": _I("1", 0, 1, "fraction of tokens that are output"),
     "api_cache_hit_rate": _I("1", 0, 1, "fraction of input tokens billed as cache hits"),
-    "reference_revenue_per_gpu_hour": _P("USD/GPU-hour", "DeepSeek's revenue per GPU-hour"),
-    "valley_price_factor": _P("1", "valley price as a fraction of list price", 1.0),
-    "throughput_multiple": _P("1", "DeepSeek's per-GPU throughput / self-hoster's"),
-    "utilization": _P("1", "average fraction of node capacity used", 1.0),
+    "reference_tokens_per_gpu_hour": _P(
+        "tokens/GPU-hour", "tokens one GPU of DeepSeek's stack serves an hour (all-day average)"
+    ),
+    "throughput_multiple": _P("1", "DeepSeek's per-GPU throughput / self-hoster's at month 0"),
+    "throughput_final_ratio": _P("1", "final throughput multiple / initial one", 1.0),
+    "learning_months": _P("month", "time constant of the self-hoster's learning"),
+    "utilization": _P("1", "average load of a fleet sized for all demand", 1.0),
+    "hybrid_utilization": _P("1", "average load of a base-load fleet", 1.0),
     "gpus_per_node": _I("GPU", 1, INF, "GPUs per node"),
-    "node_price": _P("USD", "price of one 8xB300 node"),
-    "gpu_rent_per_hour": _I("USD/GPU-hour", 0, INF, "rental price per GPU-hour"),
-    "amortization_years": _I("year", 1 / 12, 100, "amortisation horizon (at least a month)"),
+    "ramp_months": _I("month", 1, INF, "months until the run-rate demand is reached"),
+    "demand_annual_growth": _rate("yearly growth of demand after the ramp"),
+    "setup_months": _I("month", 0, INF, "months before a self-hosted fleet serves traffic"),
+    "node_price": _P("USD", "price of one 8xB300 node at month 0"),
+    "gpu_rent_per_hour": _I("USD/GPU-hour", 0, INF, "rental price per GPU-hour at month 0"),
+    "gpu_price_annual_change": _rate("yearly change of node prices and GPU rent"),
+    "node_annual_depreciation": _I("1/year", 0, 1, "yearly loss of a node's resale value"),
+    "horizon_years": _I("year", 1 / 12, 30, "horizon of the cash flows (a month to 30 years)"),
     "node_power_kw": _I("kW", 0, INF, "power draw of one node"),
     "pue": _I("1", 1, INF, "power usage effectiveness of the data centre"),
     "electricity_price": _I("USD/kWh", 0, INF, "electricity price"),
     "maintenance_fraction": _I("1/year", 0, INF, "yearly upkeep as a fraction of node price"),
     "kv_kb_per_token": _I("KB/token", 0, INF, "KV cache stored per token"),
     "kv_ttl_days": _I("day", 0, INF, "time a KV cache entry is kept"),
-    "kv_unique_fraction": _I("1", 0, 1, "fraction of tokens whose KV is newly stored"),
+    "kv_unique_fraction": _I("1", 0, 1, "fraction of served tokens whose KV is newly stored"),
     "ssd_price_per_tb": _I("USD/TB", 0, INF, "SSD price"),
     "storage_overhead": _I("1", 1, INF, "servers, replication, free space on top of raw SSD"),
     "staff_fte": _I("FTE", 0, INF, "dedicated engineers"),
     "staff_cost_per_fte": _I("USD/year", 0, INF, "loaded cost of one engineer"),
-    "discount_rate": _I("1/year", 0, 1, "cost of capital"),  # negative rates: not supported
-    "regulatory_premium": _I("1/year", 0, 1, "extra discount rate for regulatory risk"),
+    "discount_rate": _I("1/year", 0, 1, "cost of capital"),
+    "regulatory_premium": _I("1/year", 0, 1, "extra discount rate on self-hosting flows"),
     "sovereignty_value": _I("USD/month", -INF, INF, "value of keeping data in house"),
+}
+
+_THROUGHPUT = (
+    "throughput is now reference_tokens_per_gpu_hour, tokens one GPU of DeepSeek's stack "
+    "serves an hour (about 8.3e8; 3.98e8 at the article's point), independent of the API price"
+)
+RETIRED = {
+    "amortization_years": "renamed horizon_years (the months of cash flows; the article's 4)",
+    "valley_price_factor": f"removed: {_THROUGHPUT}",
+    "reference_revenue_per_gpu_hour": f"removed: {_THROUGHPUT}",
 }
 
 REPORT_DEMANDS = [1e11, 3e11, 5e11, 1e12, 3e12]
@@ -104,258 +150,295 @@ SPEC = ModelSpec(
         )
     },
     targets=("saving",),
-    report={"demand": REPORT_DEMANDS, "strategy": ["buy", "rent", "owned"]},
+    report={"demand": REPORT_DEMANDS, "strategy": ["buy", "rent", "owned", "hybrid"]},
     focus={"demand": 5e11, "strategy": "buy"},
     distributions=("breakeven_demand",),
     indicator_label="beats the API",
+    retired=RETIRED,
 )
 
-
-def _v(ds: xr.Dataset, name: str) -> xr.DataArray:
-    return ds[name]
-
-
-def mean_growth(annual_change, months):
-    """Mean of ``(1 + annual_change) ** (k / 12)`` over ``k = 0 .. months - 1``.
-
-    Closed form ``expm1(M l) / (M expm1(l))`` with ``l = log1p(annual_change) / 12``,
-    exact as ``annual_change -> 0`` (where the mean is 1).
-    """
-    lg = np.log1p(annual_change) / 12.0
-    small = np.abs(lg) < 1e-12
-    safe = xr.where(small, 1.0, lg) if isinstance(lg, xr.DataArray) else np.where(small, 1.0, lg)
-    ratio = np.expm1(months * safe) / (months * np.expm1(safe))
-    # second-order series for tiny l: 1 + (M-1) l / 2
-    series = 1.0 + (months - 1) * lg / 2.0
-    if isinstance(ratio, xr.DataArray):
-        return xr.where(small, series, ratio)
-    return np.where(small, series, ratio)
+FAST = {"npv", "saving", "cost"}
+PATH = {"payback_months", "peak_cash_need", "nodes", "storage_tb", "initial_investment",
+        "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"}
+PER_SAMPLE = {"api_price_per_mtok", "list_price_per_mtok", "node_capacity",
+              "node_api_revenue_per_hour", "rent_per_node_hour", "implied_valley_factor"}
 
 
-def capital_recovery_factor(annual_rate, years):
-    """Monthly capital recovery factor ``r / (1 - (1 + r)**(-12 L))`` with ``r`` monthly.
-
-    Equals ``1 / (12 L)`` (straight-line) when the rate is 0.
-    """
-    r = annual_rate / 12.0
-    months = 12.0 * years
-    small = np.abs(r) < 1e-12
-    safe = xr.where(small, 1.0, r)
-    crf = -safe / np.expm1(-months * np.log1p(safe))
-    return xr.where(small, 1.0 / months + r / 2.0, crf)
+def _growth(annual, t):
+    """``(1 + annual) ** (t / 12)`` for rows (R,) and months (M,): (R, M)."""
+    return np.exp(np.log1p(annual)[:, None] * (t / 12.0))
 
 
-def breakeven_demand(fixed, node_cost, margin, capacity):
-    """Smallest demand at which ``margin*d - fixed - nodes(d)*node_cost >= 0`` (numpy kernel).
+def row_factors(x: dict[str, np.ndarray]):
+    """Everything of a row that does not depend on the demand.
 
     Parameters
     ----------
-    fixed : array
-        Fixed monthly cost net of any fixed benefit, ``staff - sovereignty_value`` [USD/month].
-    node_cost : array
-        Monthly cost of one node for the strategy [USD/month].
-    margin : array
-        API price minus storage cost per token, ``p - storage/demand`` [USD/token].
-    capacity : array
-        Tokens one node serves a month, ``node_capacity`` [tokens/month].
+    x : dict
+        Input name -> values (rows,).
 
     Returns
     -------
-    array
-        Break-even demand in tokens/month, ``inf`` where the strategy never breaks even,
-        0 where it does from the first token.
-
-    Notes
-    -----
-    With ``nodes(d) = max(1, ceil(d / capacity))`` the saving is linear on each node
-    interval ``((n-1) cap, n cap]``, with root ``d_n = (fixed + n node_cost) / margin``.
-    The first ``n`` with ``d_n <= n cap`` gives the break-even ``max(d_n, 0)`` (its root
-    cannot lie below the interval, or interval ``n-1`` would have held one). That holds iff
-    ``fixed <= n (margin cap - node_cost)``: ``n = 1`` if it already holds, else
-    ``ceil(fixed / (margin cap - node_cost))`` when a full node earns a positive margin,
-    else never. With ``margin <= 0`` the saving falls with demand, so only ``d -> 0`` can
-    break even.
+    K : ndarray (rows, kern.NV, months)
+        The month vectors of :mod:`.tco_kernels` (indices ``kern.Q`` ...).
+    S : ndarray (rows, kern.NS)
+        The scalars (``kern.T_`` ...).
+    extra : dict
+        ``blend`` (USD/Mtok), ``api_level`` (discounted API bill per token of demand over
+        the annuity factor, USD/month per token/month), ``max_qh`` (largest D/caph per unit
+        demand), ``cap0`` (tokens/node-month), ``p_mean`` (USD/token).
     """
-    fixed, node_cost, margin, capacity = np.broadcast_arrays(
-        *(np.asarray(a, dtype=float) for a in (fixed, node_cost, margin, capacity))
+    T = np.maximum(1, np.rint(12.0 * x["horizon_years"])).astype(np.int64)
+    M = int(T.max())
+    t = np.arange(M, dtype=float)
+    valid = t[None, :] < T[:, None]
+    col = {k: np.asarray(v, dtype=float)[:, None] for k, v in x.items()}
+    hit, share = col["api_cache_hit_rate"], col["output_share"]
+    blend = col["api_price_level"] * (
+        (1 - share) * (hit * col["price_input_cache_hit"]
+                       + (1 - hit) * col["price_input_cache_miss"])
+        + share * col["price_output"]
     )
-    out = np.full(fixed.shape, np.inf)
-    node_margin = margin * capacity - node_cost
-    pos = margin > 0
-    first = pos & (fixed <= node_margin)
-    later = pos & ~first & (node_margin > 0)
-    n = np.ones(fixed.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n[later] = np.ceil(fixed[later] / node_margin[later])
-        # guard the ceil against rounding: the root must fit in the n-th node interval
-        ok = first | later
-        root = (fixed + n * node_cost) / np.where(pos, margin, 1.0)
-        bump = ok & (root > n * capacity * (1 + 1e-12))
-        n[bump] += 1
-        root = (fixed + n * node_cost) / np.where(pos, margin, 1.0)
-    out[ok] = np.maximum(root[ok], 0.0)
-    out[~pos & (fixed + node_cost <= 0)] = 0.0
-    return out
+    gd = np.minimum(1.0, (t + 1) / col["ramp_months"]) * _growth(x["demand_annual_growth"], t)
+    p = blend / 1e6 * _growth(x["api_price_annual_change"], t)
+    hw = _growth(x["gpu_price_annual_change"], t)
+    pp = col["node_price"] * hw
+    f = col["throughput_final_ratio"]
+    mult = col["throughput_multiple"] * (f + (1 - f) * np.exp(-t / col["learning_months"]))
+    G = col["gpus_per_node"]
+    cap = G * col["reference_tokens_per_gpu_hour"] / mult * HOURS_PER_MONTH * col["utilization"]
+    caph = cap * (col["hybrid_utilization"] / col["utilization"])
+    phi = np.clip(t + 1 - col["setup_months"], 0.0, 1.0)
+    rate = (1 + col["discount_rate"] + col["regulatory_premium"]) ** (1 / 12) - 1
+    d = np.where(valid, (1 + rate) ** -t, 0.0)
+    d_end = (1 + rate[:, 0]) ** -T.astype(float)
+    ann = d.sum(axis=1)
+    d_next = np.concatenate([d[:, 1:], np.zeros((len(T), 1))], axis=1)
+    tail = np.cumsum(d[:, ::-1], axis=1)[:, ::-1]
+    power = col["node_power_kw"] * col["pue"] * HOURS_PER_MONTH * col["electricity_price"]
+    staff = col["staff_fte"] * col["staff_cost_per_fte"] / 12.0
+    mf12 = col["maintenance_fraction"] / 12.0
+    tbpt = (col["kv_unique_fraction"] * (col["kv_ttl_days"] / DAYS_PER_MONTH)
+            * col["kv_kb_per_token"] * 1e3 / 1e12 * col["storage_overhead"])
+    ssdtb = tbpt * col["ssd_price_per_tb"]
+    resale = np.where(valid, (1 - col["node_annual_depreciation"])
+                      ** ((T[:, None] - t) / 12.0), 0.0)
+    w = np.where(valid, pp * d + (mf12 * pp + power) * tail - d_end[:, None] * pp * resale, 0.0)
+    w_next = np.concatenate([w[:, 1:], np.zeros((len(T), 1))], axis=1)
+    K = np.empty((len(T), kern.NV, M))
+    K[:, kern.Q] = gd / cap
+    K[:, kern.QH] = gd / caph
+    K[:, kern.GD] = gd
+    K[:, kern.PHI] = phi
+    K[:, kern.CAPH] = caph
+    K[:, kern.VB] = w - w_next
+    K[:, kern.VO] = d * (power + mf12 * col["node_price"])
+    K[:, kern.VR] = d * phi * G * col["gpu_rent_per_hour"] * hw * HOURS_PER_MONTH
+    K[:, kern.DP] = d * p
+    K[:, kern.DD] = d - d_next
+    K[:, kern.PP] = pp
+    K[:, kern.GRH] = G * col["gpu_rent_per_hour"] * hw * HOURS_PER_MONTH
+    K[:, kern.D] = d
+    K[:, kern.P] = p
+    K[:, kern.RS] = resale
+    served_top = np.maximum.accumulate(phi * gd, axis=1)
+    S = np.empty((len(T), kern.NS))
+    S[:, kern.T_] = T
+    S[:, kern.SSDTB] = ssdtb[:, 0]
+    S[:, kern.LB] = (d * p * phi * gd).sum(1) - ssdtb[:, 0] * (served_top * (d - d_next)).sum(1)
+    S[:, kern.CB] = (x["sovereignty_value"] - staff[:, 0]) * ann
+    S[:, kern.STAFF] = staff[:, 0]
+    S[:, kern.SOV] = x["sovereignty_value"]
+    S[:, kern.POWER] = power[:, 0]
+    S[:, kern.MF12] = mf12[:, 0]
+    S[:, kern.NODE0] = x["node_price"]
+    S[:, kern.SSD] = x["ssd_price_per_tb"]
+    S[:, kern.TBPT] = tbpt[:, 0]
+    S[:, kern.DT] = d_end
+    S[:, kern.ANN] = ann
+    extra = {
+        "blend": blend[:, 0],
+        "api_level": (d * p * gd).sum(1) / ann,
+        "max_qh": np.where(valid, gd / caph, 0.0).max(axis=1),
+        "cap0": cap[:, 0],
+        "p_mean": np.where(valid, p, 0.0).sum(1) / T,
+        "p0": p[:, 0],
+    }
+    return np.ascontiguousarray(K), S, extra
+
+
+def wanted_outputs(inputs: xr.Dataset) -> set[str]:
+    """The outputs to compute: ``inputs.attrs["outputs"]`` when set, else all."""
+    names = inputs.attrs.get("outputs")
+    if names is None:
+        return set(OUTPUT_ATTRS)
+    return {names} if isinstance(names, str) else set(names)
+
+
+def _report_demands(inputs: xr.Dataset) -> np.ndarray:
+    report = inputs.attrs.get("report") or {}
+    points = report.get("demand") if isinstance(report, dict) else None
+    return np.asarray(points if points else REPORT_DEMANDS, dtype=float).reshape(-1)
+
+
+def _block(x: dict[str, np.ndarray], demand, cash_demand, want: set[str]) -> dict:
+    """The outputs of one block of rows, as numpy arrays keyed by output name."""
+    K, S, extra = row_factors(x)
+    rows, n_dem = K.shape[0], demand.shape[0]
+    ann = S[:, kern.ANN]
+    res: dict[str, np.ndarray] = {}
+    if want & FAST:
+        npv4 = np.empty((rows, n_dem, 4))
+        kern.npv_grid(K, S, demand, npv4)
+        npv = np.concatenate([np.zeros((rows, n_dem, 1)), npv4], axis=2)
+        saving = npv / ann[:, None, None]
+        cost_api = extra["api_level"][:, None] * demand[None, :]
+        owns = np.floor(demand[None, :] * extra["max_qh"][:, None] * (1 + kern.EPS)) > 0
+        sov = np.broadcast_to(S[:, kern.SOV][:, None, None], saving.shape).copy()
+        sov[:, :, 0] = 0.0
+        sov[:, :, 4] *= owns
+        res.update(npv=npv, saving=saving, cost=cost_api[:, :, None] + sov - saving)
+    if want & (PATH | {"irr"}):
+        out = np.empty((rows, n_dem, kern.NRES))
+        irr = np.full((rows, n_dem, 2), np.nan)
+        kern.paths(K, S, demand, "irr" in want, False, out, irr, np.empty((1, 1, 1, 4)))
+        zero = np.zeros((rows, n_dem, 1))
+        res["payback_months"] = np.concatenate([zero, out[:, :, kern.PAY:kern.PAY + 4]], 2)
+        res["peak_cash_need"] = np.concatenate([zero, out[:, :, kern.PEAK:kern.PEAK + 4]], 2)
+        capn, caps = out[:, :, kern.CAPN], out[:, :, kern.CAPS]
+        res.update(
+            nodes=out[:, :, kern.NODES],
+            storage_tb=out[:, :, kern.TB],
+            initial_investment=out[:, :, kern.INIT],
+            investment=capn + caps,
+            gpu_share=capn / (capn + caps),
+            storage_to_gpu_ratio=caps / capn,
+            cost_component=out[:, :, kern.COMP:kern.COMP + len(COMPONENTS)],
+        )
+        nan = np.full((rows, n_dem), np.nan)
+        res["irr"] = np.stack([nan, irr[:, :, 0], nan, nan, irr[:, :, 1]], axis=2)
+    if "cash_path" in want:
+        cash = np.empty((rows, cash_demand.shape[0], K.shape[2], 4))
+        scratch = np.empty((rows, cash_demand.shape[0], kern.NRES))
+        kern.paths(K, S, cash_demand, False, True, scratch, np.empty((1, 1, 2)), cash)
+        res["cash_path"] = np.concatenate([np.zeros(cash.shape[:3] + (1,)), cash], axis=3)
+    if "breakeven_demand" in want:
+        be = np.empty((rows, 4))
+        kern.breakeven(K, S, BREAKEVEN_SCAN, BISECTION_STEPS, be)
+        res["breakeven_demand"] = np.concatenate([np.full((rows, 1), np.nan), be], axis=1)
+    G = x["gpus_per_node"]
+    per_sample = {
+        "api_price_per_mtok": lambda: extra["p_mean"] * 1e6,
+        "list_price_per_mtok": lambda: extra["blend"],
+        "node_capacity": lambda: extra["cap0"],
+        "node_api_revenue_per_hour": lambda: (
+            G * x["reference_tokens_per_gpu_hour"] / x["throughput_multiple"] * extra["p0"]),
+        "rent_per_node_hour": lambda: G * x["gpu_rent_per_hour"],
+        "implied_valley_factor": lambda: ARTICLE_REVENUE_PER_GPU_HOUR / (
+            x["reference_tokens_per_gpu_hour"] * extra["blend"] / 1e6),
+    }
+    for name in want & PER_SAMPLE:
+        res[name] = per_sample[name]()
+    return res
+
+
+DIMS = {
+    "npv": ("demand", "strategy"), "saving": ("demand", "strategy"),
+    "cost": ("demand", "strategy"), "payback_months": ("demand", "strategy"),
+    "peak_cash_need": ("demand", "strategy"), "irr": ("demand", "strategy"),
+    "breakeven_demand": ("strategy",), "nodes": ("demand",), "storage_tb": ("demand",),
+    "initial_investment": ("demand",), "investment": ("demand",), "gpu_share": ("demand",),
+    "storage_to_gpu_ratio": ("demand",), "cost_component": ("demand", "component"),
+    "cash_path": ("cash_demand", "month", "strategy"),
+}
 
 
 def model(inputs: xr.Dataset) -> xr.Dataset:
-    """Monthly cost, saving and derived outputs of the four strategies.
+    """Cash flows, npv, level monthly saving and derived outputs of the five strategies.
 
     Parameters
     ----------
     inputs : xr.Dataset
         One variable per input of :data:`INPUTS` along ``sample``; coordinate ``demand``
-        in tokens/month.
+        in tokens/month. Optional attrs: ``outputs`` (the names to compute; all when
+        absent) and ``report`` (``{"demand": [...]}``, the demands of ``cash_path``;
+        :data:`REPORT_DEMANDS` when absent).
 
     Returns
     -------
     xr.Dataset
-        ``cost``, ``saving``, ``npv`` (sample, demand, strategy); ``breakeven_demand``
-        (sample, strategy); ``nodes``, ``storage_tb``, ``initial_investment``,
-        ``gpu_share``, ``storage_to_gpu_ratio``, ``payback_months`` (sample, demand);
-        ``cost_component`` (sample, demand, component) of buy; and per sample
-        ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
-        ``node_api_revenue_per_hour``, ``rent_per_node_hour``. Units in attrs.
+        ``npv``, ``saving``, ``cost``, ``payback_months``, ``peak_cash_need``, ``irr``
+        (sample, demand, strategy); ``breakeven_demand`` (sample, strategy); ``nodes``,
+        ``storage_tb``, ``initial_investment``, ``investment``, ``gpu_share``,
+        ``storage_to_gpu_ratio`` (sample, demand) of buy; ``cost_component`` (sample,
+        demand, component) of buy; ``cash_path`` (sample, cash_demand, month, strategy);
+        and per sample ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
+        ``node_api_revenue_per_hour``, ``rent_per_node_hour``, ``implied_valley_factor``.
+        Units in attrs.
 
     Raises
     ------
     ModelError
-        When an input lies outside its :data:`INPUTS` rule (e.g. ``utilization`` > 1, a
-        negative price, ``pue`` < 1), naming the input, the sample and the value; or when
-        an output is NaN, naming the sample's input values.
+        When an input lies outside its :data:`INPUTS` rule, naming the input, the sample
+        and the value; or when an output is NaN where it must not be, naming the sample's
+        input values.
     """
-    # a notebook may call the model directly, bypassing the book checks: same rules here
     check_samples(inputs, SPEC, NAME)
-    x = inputs
-    demand = x["demand"]
-    G = _v(x, "gpus_per_node")
-    L = _v(x, "amortization_years")
-    hit = _v(x, "api_cache_hit_rate")
-    out_share = _v(x, "output_share")
-
-    list_blend = (
-        (1 - out_share)
-        * (hit * x["price_input_cache_hit"] + (1 - hit) * x["price_input_cache_miss"])
-        + out_share * x["price_output"]
-    ) * x["api_price_level"]
-    trend = mean_growth(x["api_price_annual_change"], 12.0 * L)
-    p = list_blend * trend / 1e6
-    cost_api = p * demand
-
-    tokens_per_gpu_hour_ref = (
-        x["reference_revenue_per_gpu_hour"] / (x["valley_price_factor"] * list_blend) * 1e6
-    )
-    tokens_per_gpu_hour_self = tokens_per_gpu_hour_ref / x["throughput_multiple"]
-    node_capacity = G * tokens_per_gpu_hour_self * HOURS_PER_MONTH * x["utilization"]
-    nodes = np.maximum(1.0, np.ceil(demand / node_capacity))
-
-    crf = capital_recovery_factor(x["discount_rate"] + x["regulatory_premium"], L)
-    power_month = x["node_power_kw"] * x["pue"] * HOURS_PER_MONTH * x["electricity_price"]
-    upkeep_month = x["node_price"] * x["maintenance_fraction"] / 12.0
-    storage_tb_per_token = (
-        x["kv_unique_fraction"]
-        * (x["kv_ttl_days"] / DAYS_PER_MONTH)
-        * x["kv_kb_per_token"]
-        * 1e3
-        / 1e12
-        * x["storage_overhead"]
-    )
-    storage_tb = demand * storage_tb_per_token
-    storage_cost_per_token = storage_tb_per_token * x["ssd_price_per_tb"] * crf
-    storage_month = demand * storage_cost_per_token
-    staff_month = x["staff_fte"] * x["staff_cost_per_fte"] / 12.0
-    sovereignty = x["sovereignty_value"]
-
-    node_cost = {
-        "buy": x["node_price"] * crf + power_month + upkeep_month,
-        "rent": G * x["gpu_rent_per_hour"] * HOURS_PER_MONTH,
-        "owned": power_month + upkeep_month,
+    want = wanted_outputs(inputs) & set(OUTPUT_ATTRS)
+    demand = np.asarray(inputs["demand"].values, dtype=float)
+    cash_demand = _report_demands(inputs)
+    x = {k: np.asarray(inputs[k].values, dtype=float).reshape(-1) for k in INPUTS}
+    rows = len(x["node_price"])
+    parts = [
+        _block({k: v[i:i + ROW_BLOCK] for k, v in x.items()}, demand, cash_demand, want)
+        for i in range(0, rows, ROW_BLOCK)
+    ]
+    months = int(max(1, round(12.0 * float(np.max(x["horizon_years"])))))
+    coords = {
+        "demand": inputs["demand"],
+        "strategy": list(STRATEGIES),
+        "component": list(COMPONENTS),
+        "cash_demand": ("cash_demand", cash_demand, {"units": "tokens/month"}),
+        "month": ("month", np.arange(months), {"units": "month"}),
     }
-    strategy = xr.DataArray(list(STRATEGIES), dims="strategy", name="strategy")
-    cost = xr.concat(
-        [cost_api] + [staff_month + nodes * node_cost[s] + storage_month for s in STRATEGIES[1:]],
-        dim=strategy,
-        coords="minimal",
-        join="exact",
-    )
-    saving = (cost.sel(strategy="api") - cost + sovereignty).where(strategy != "api", 0.0)
-    npv = saving / crf
-
-    margin = p - storage_cost_per_token
-    breakeven = xr.concat(
-        [xr.full_like(p, np.nan)]
-        + [
-            xr.apply_ufunc(
-                breakeven_demand, staff_month - sovereignty, node_cost[s], margin, node_capacity
-            )
-            for s in STRATEGIES[1:]
-        ],
-        dim=strategy,
-        coords="minimal",
-    )
-
-    gpu_capex = nodes * x["node_price"]
-    storage_capex = storage_tb * x["ssd_price_per_tb"]
-    initial_investment = gpu_capex + storage_capex
-    operating_saving = cost_api - (staff_month + nodes * (power_month + upkeep_month)) + sovereignty
-    payback = xr.where(operating_saving > 0, initial_investment / operating_saving.where(
-        operating_saving > 0, 1.0), np.inf)
-
-    components = xr.concat(
-        [
-            nodes * x["node_price"] * crf,
-            nodes * power_month,
-            nodes * upkeep_month,
-            storage_month,
-            (staff_month + 0 * demand),
-        ],
-        dim=xr.DataArray(list(COMPONENTS), dims="component", name="component"),
-        coords="minimal",
-    )
-
-    out = xr.Dataset(
-        {
-            "cost": cost.transpose("sample", "demand", "strategy"),
-            "saving": saving.transpose("sample", "demand", "strategy"),
-            "npv": npv.transpose("sample", "demand", "strategy"),
-            "breakeven_demand": breakeven.transpose("sample", "strategy"),
-            "nodes": nodes.transpose("sample", "demand"),
-            "storage_tb": storage_tb.transpose("sample", "demand"),
-            "initial_investment": initial_investment.transpose("sample", "demand"),
-            "gpu_share": (gpu_capex / initial_investment).transpose("sample", "demand"),
-            "storage_to_gpu_ratio": (storage_capex / gpu_capex).transpose("sample", "demand"),
-            "payback_months": payback.transpose("sample", "demand"),
-            "cost_component": components.transpose("sample", "demand", "component"),
-            "api_price_per_mtok": p * 1e6,
-            "list_price_per_mtok": list_blend,
-            "node_capacity": node_capacity,
-            "node_api_revenue_per_hour": G * tokens_per_gpu_hour_self * p,
-            "rent_per_node_hour": G * x["gpu_rent_per_hour"],
-        }
-    )
-    for name, (unit, long_name) in OUTPUT_ATTRS.items():
+    data = {}
+    for name in parts[0]:
+        arr = np.concatenate([p[name] for p in parts], axis=0) if len(parts) > 1 else parts[0][
+            name]
+        dims = ("sample", *DIMS.get(name, ()))
+        data[name] = xr.Variable(dims, arr)
+    used = {d for v in data.values() for d in v.dims}
+    out = xr.Dataset(data, coords={k: v for k, v in coords.items() if k in used})
+    for name in out.data_vars:
+        unit, long_name = OUTPUT_ATTRS[name]
         out[name].attrs.update(units=unit, long_name=long_name)
-    check_outputs(out, inputs, NAME, nan_allowed={"breakeven_demand": {"strategy": "api"}})
+    checked = out.drop_vars([n for n in ("irr",) if n in out])
+    check_outputs(checked, inputs, NAME, nan_allowed={"breakeven_demand": {"strategy": "api"}})
     return out
 
 
 OUTPUT_ATTRS = {
-    "cost": ("USD/month", "monthly-equivalent cost of the strategy"),
-    "saving": ("USD/month", "cost of the API minus cost of the strategy, plus sovereignty value"),
-    "npv": ("USD", "present value of the monthly saving over the amortisation horizon"),
-    "breakeven_demand": ("tokens/month", "smallest demand at which the strategy saves money"),
-    "nodes": ("1", "8-GPU nodes needed"),
-    "storage_tb": ("TB", "KV-cache storage needed, with overhead"),
-    "initial_investment": ("USD", "purchase of nodes and SSDs (buy)"),
-    "gpu_share": ("1", "share of the nodes in the initial investment (buy)"),
-    "storage_to_gpu_ratio": ("1", "KV-cache SSD purchase as a fraction of the GPU purchase"),
-    "payback_months": ("month", "initial investment / monthly operating saving (buy)"),
-    "cost_component": ("USD/month", "monthly cost of buy by component"),
+    "npv": ("USD", "present value of the strategy's cash flows minus the API's"),
+    "saving": ("USD/month", "level monthly equivalent of the npv (> 0: beats the API)"),
+    "cost": ("USD/month", "level monthly equivalent of the strategy's cost"),
+    "payback_months": ("month", "first month the cumulative discounted flow is >= 0"),
+    "peak_cash_need": ("USD", "deepest cumulative discounted flow below 0"),
+    "irr": ("1/year", "internal rate of return of the flows (buy, hybrid)"),
+    "breakeven_demand": ("tokens/month", "smallest demand at which the strategy's npv >= 0"),
+    "nodes": ("1", "buy's fleet at the horizon"),
+    "storage_tb": ("TB", "buy's KV-cache storage at the horizon, with overhead"),
+    "initial_investment": ("USD", "buy's month-0 purchase of nodes and SSDs"),
+    "investment": ("USD", "buy's purchases over the horizon, nodes and SSDs, undiscounted"),
+    "gpu_share": ("1", "share of the nodes in buy's investment"),
+    "storage_to_gpu_ratio": ("1", "buy's SSD purchases as a fraction of its node purchases"),
+    "cost_component": ("USD/month", "buy's level monthly cost by component"),
+    "cash_path": ("USD", "cumulative discounted flow at the report demands"),
     "api_price_per_mtok": ("USD/Mtok", "blended API price averaged over the horizon"),
     "list_price_per_mtok": ("USD/Mtok", "blended API list price today"),
-    "node_capacity": ("tokens/month", "tokens one self-hosted node serves a month"),
+    "node_capacity": ("tokens/month", "tokens one self-hosted node serves at month 0"),
     "node_api_revenue_per_hour": ("USD/hour", "API bill of the load one full node serves"),
     "rent_per_node_hour": ("USD/hour", "rent of one node's GPUs"),
+    "implied_valley_factor": ("1", "38 USD/GPU-hour over the API bill of a reference GPU"),
 }
 
 model.spec = SPEC
