@@ -66,8 +66,8 @@ from . import InputRule, ModelSpec, check_outputs, check_samples
 from . import tco_kernels as kern
 
 NAME = "mc_tco.models.tco:model"
-HOURS_PER_MONTH = 730.0
-DAYS_PER_MONTH = 30.4
+HOURS_PER_MONTH = kern.HOURS_PER_MONTH
+DAYS_PER_MONTH = kern.DAYS_PER_MONTH
 STRATEGIES = ("api", "buy", "rent", "owned", "hybrid")
 COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff", "setup_api")
 #: DeepSeek's revenue per GPU-hour the article quotes (for ``implied_valley_factor``)
@@ -75,7 +75,7 @@ ARTICLE_REVENUE_PER_GPU_HOUR = 38.0
 #: demands of the break-even search: the first token, then 1e6 .. 1e15 tokens/month
 BREAKEVEN_SCAN = np.concatenate([[1.0], np.geomspace(1e6, 1e15, 400)])
 BISECTION_STEPS = 60
-ROW_BLOCK = 4096
+ROW_BLOCK = 8192
 
 INF = math.inf
 _I = InputRule
@@ -164,107 +164,9 @@ PER_SAMPLE = {"api_price_per_mtok", "list_price_per_mtok", "node_capacity",
               "node_api_revenue_per_hour", "rent_per_node_hour", "implied_valley_factor"}
 
 
-def _growth(annual, t):
-    """``(1 + annual) ** (t / 12)`` for rows (R,) and months (M,): (R, M)."""
-    return np.exp(np.log1p(annual)[:, None] * (t / 12.0))
-
-
-def row_factors(x: dict[str, np.ndarray]):
-    """Everything of a row that does not depend on the demand.
-
-    Parameters
-    ----------
-    x : dict
-        Input name -> values (rows,).
-
-    Returns
-    -------
-    K : ndarray (rows, kern.NV, months)
-        The month vectors of :mod:`.tco_kernels` (indices ``kern.Q`` ...).
-    S : ndarray (rows, kern.NS)
-        The scalars (``kern.T_`` ...).
-    extra : dict
-        ``blend`` (USD/Mtok), ``api_level`` (discounted API bill per token of demand over
-        the annuity factor, USD/month per token/month), ``max_qh`` (largest D/caph per unit
-        demand), ``cap0`` (tokens/node-month), ``p_mean`` (USD/token).
-    """
-    T = np.maximum(1, np.rint(12.0 * x["horizon_years"])).astype(np.int64)
-    M = int(T.max())
-    t = np.arange(M, dtype=float)
-    valid = t[None, :] < T[:, None]
-    col = {k: np.asarray(v, dtype=float)[:, None] for k, v in x.items()}
-    hit, share = col["api_cache_hit_rate"], col["output_share"]
-    blend = col["api_price_level"] * (
-        (1 - share) * (hit * col["price_input_cache_hit"]
-                       + (1 - hit) * col["price_input_cache_miss"])
-        + share * col["price_output"]
-    )
-    gd = np.minimum(1.0, (t + 1) / col["ramp_months"]) * _growth(x["demand_annual_growth"], t)
-    p = blend / 1e6 * _growth(x["api_price_annual_change"], t)
-    hw = _growth(x["gpu_price_annual_change"], t)
-    pp = col["node_price"] * hw
-    f = col["throughput_final_ratio"]
-    mult = col["throughput_multiple"] * (f + (1 - f) * np.exp(-t / col["learning_months"]))
-    G = col["gpus_per_node"]
-    cap = G * col["reference_tokens_per_gpu_hour"] / mult * HOURS_PER_MONTH * col["utilization"]
-    caph = cap * (col["hybrid_utilization"] / col["utilization"])
-    phi = np.clip(t + 1 - col["setup_months"], 0.0, 1.0)
-    rate = (1 + col["discount_rate"] + col["regulatory_premium"]) ** (1 / 12) - 1
-    d = np.where(valid, (1 + rate) ** -t, 0.0)
-    d_end = (1 + rate[:, 0]) ** -T.astype(float)
-    ann = d.sum(axis=1)
-    d_next = np.concatenate([d[:, 1:], np.zeros((len(T), 1))], axis=1)
-    tail = np.cumsum(d[:, ::-1], axis=1)[:, ::-1]
-    power = col["node_power_kw"] * col["pue"] * HOURS_PER_MONTH * col["electricity_price"]
-    staff = col["staff_fte"] * col["staff_cost_per_fte"] / 12.0
-    mf12 = col["maintenance_fraction"] / 12.0
-    tbpt = (col["kv_unique_fraction"] * (col["kv_ttl_days"] / DAYS_PER_MONTH)
-            * col["kv_kb_per_token"] * 1e3 / 1e12 * col["storage_overhead"])
-    ssdtb = tbpt * col["ssd_price_per_tb"]
-    resale = np.where(valid, (1 - col["node_annual_depreciation"])
-                      ** ((T[:, None] - t) / 12.0), 0.0)
-    w = np.where(valid, pp * d + (mf12 * pp + power) * tail - d_end[:, None] * pp * resale, 0.0)
-    w_next = np.concatenate([w[:, 1:], np.zeros((len(T), 1))], axis=1)
-    K = np.empty((len(T), kern.NV, M))
-    K[:, kern.Q] = gd / cap
-    K[:, kern.QH] = gd / caph
-    K[:, kern.GD] = gd
-    K[:, kern.PHI] = phi
-    K[:, kern.CAPH] = caph
-    K[:, kern.VB] = w - w_next
-    K[:, kern.VO] = d * (power + mf12 * col["node_price"])
-    K[:, kern.VR] = d * phi * G * col["gpu_rent_per_hour"] * hw * HOURS_PER_MONTH
-    K[:, kern.DP] = d * p
-    K[:, kern.DD] = d - d_next
-    K[:, kern.PP] = pp
-    K[:, kern.GRH] = G * col["gpu_rent_per_hour"] * hw * HOURS_PER_MONTH
-    K[:, kern.D] = d
-    K[:, kern.P] = p
-    K[:, kern.RS] = resale
-    served_top = np.maximum.accumulate(phi * gd, axis=1)
-    S = np.empty((len(T), kern.NS))
-    S[:, kern.T_] = T
-    S[:, kern.SSDTB] = ssdtb[:, 0]
-    S[:, kern.LB] = (d * p * phi * gd).sum(1) - ssdtb[:, 0] * (served_top * (d - d_next)).sum(1)
-    S[:, kern.CB] = (x["sovereignty_value"] - staff[:, 0]) * ann
-    S[:, kern.STAFF] = staff[:, 0]
-    S[:, kern.SOV] = x["sovereignty_value"]
-    S[:, kern.POWER] = power[:, 0]
-    S[:, kern.MF12] = mf12[:, 0]
-    S[:, kern.NODE0] = x["node_price"]
-    S[:, kern.SSD] = x["ssd_price_per_tb"]
-    S[:, kern.TBPT] = tbpt[:, 0]
-    S[:, kern.DT] = d_end
-    S[:, kern.ANN] = ann
-    extra = {
-        "blend": blend[:, 0],
-        "api_level": (d * p * gd).sum(1) / ann,
-        "max_qh": np.where(valid, gd / caph, 0.0).max(axis=1),
-        "cap0": cap[:, 0],
-        "p_mean": np.where(valid, p, 0.0).sum(1) / T,
-        "p0": p[:, 0],
-    }
-    return np.ascontiguousarray(K), S, extra
+def input_matrix(x: dict[str, np.ndarray]) -> np.ndarray:
+    """The inputs as the kernels' matrix (rows, ``kern.COLUMNS``)."""
+    return np.ascontiguousarray(np.stack([x[c] for c in kern.COLUMNS], axis=1), dtype=float)
 
 
 def wanted_outputs(inputs: xr.Dataset) -> set[str]:
@@ -281,65 +183,88 @@ def _report_demands(inputs: xr.Dataset) -> np.ndarray:
     return np.asarray(points if points else REPORT_DEMANDS, dtype=float).reshape(-1)
 
 
-def _block(x: dict[str, np.ndarray], demand, cash_demand, want: set[str]) -> dict:
-    """The outputs of one block of rows, as numpy arrays keyed by output name."""
-    K, S, extra = row_factors(x)
-    rows, n_dem = K.shape[0], demand.shape[0]
+def _shape(name: str, rows: int, n_dem: int, n_cash: int, n_months: int) -> tuple:
+    size = {"demand": n_dem, "strategy": len(STRATEGIES), "component": len(COMPONENTS),
+            "cash_demand": n_cash, "month": n_months}
+    return (rows, *(size[d] for d in DIMS.get(name, ())))
+
+
+def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) -> None:
+    """Compute the outputs ``want`` of the rows ``rows`` into the arrays of ``out``."""
+    X = input_matrix({k: v[rows] for k, v in x.items()})
+    M = kern.months(X)
+    n, n_dem = X.shape[0], demand.shape[0]
+    S = np.empty((n, kern.NS))
+    kern.scalars(X, M, S)
     ann = S[:, kern.ANN]
-    res: dict[str, np.ndarray] = {}
     if want & FAST:
-        npv4 = np.empty((rows, n_dem, 4))
-        kern.npv_grid(K, S, demand, npv4)
-        npv = np.concatenate([np.zeros((rows, n_dem, 1)), npv4], axis=2)
-        saving = npv / ann[:, None, None]
-        cost_api = extra["api_level"][:, None] * demand[None, :]
-        owns = np.floor(demand[None, :] * extra["max_qh"][:, None] * (1 + kern.EPS)) > 0
-        sov = np.broadcast_to(S[:, kern.SOV][:, None, None], saving.shape).copy()
-        sov[:, :, 0] = 0.0
-        sov[:, :, 4] *= owns
-        res.update(npv=npv, saving=saving, cost=cost_api[:, :, None] + sov - saving)
+        first = "npv" if "npv" in want else "saving"
+        dest = out[first][rows] if first in out else np.empty((n, n_dem, len(STRATEGIES)))
+        kern.npv_grid(X, M, demand, first == "saving", dest)
+        if first == "npv" and want & {"saving", "cost"}:
+            saving = out["saving"][rows] if "saving" in out else np.empty_like(dest)
+            np.divide(dest, ann[:, None, None], out=saving)
+        else:
+            saving = dest
+        if "cost" in want:
+            cost = out["cost"][rows]
+            owns = np.floor(demand[None, :] * S[:, kern.MAX_QH, None] * (1 + kern.EPS)) > 0
+            np.subtract((S[:, kern.API_LEVEL, None] * demand[None, :])[:, :, None], saving,
+                        out=cost)
+            cost[:, :, 1:4] += S[:, kern.SOV, None, None]
+            cost[:, :, 4] += S[:, kern.SOV, None] * owns
     if want & (PATH | {"irr"}):
-        out = np.empty((rows, n_dem, kern.NRES))
-        irr = np.full((rows, n_dem, 2), np.nan)
-        kern.paths(K, S, demand, "irr" in want, False, out, irr, np.empty((1, 1, 1, 4)))
-        zero = np.zeros((rows, n_dem, 1))
-        res["payback_months"] = np.concatenate([zero, out[:, :, kern.PAY:kern.PAY + 4]], 2)
-        res["peak_cash_need"] = np.concatenate([zero, out[:, :, kern.PEAK:kern.PEAK + 4]], 2)
-        capn, caps = out[:, :, kern.CAPN], out[:, :, kern.CAPS]
-        res.update(
-            nodes=out[:, :, kern.NODES],
-            storage_tb=out[:, :, kern.TB],
-            initial_investment=out[:, :, kern.INIT],
-            investment=capn + caps,
-            gpu_share=capn / (capn + caps),
-            storage_to_gpu_ratio=caps / capn,
-            cost_component=out[:, :, kern.COMP:kern.COMP + len(COMPONENTS)],
-        )
-        nan = np.full((rows, n_dem), np.nan)
-        res["irr"] = np.stack([nan, irr[:, :, 0], nan, nan, irr[:, :, 1]], axis=2)
+        res = np.empty((n, n_dem, kern.NRES))
+        irr = np.full((n, n_dem, 2), np.nan)
+        kern.paths(X, M, demand, "irr" in want, False, res, irr, np.empty((1, 1, 1, 4)))
+        capn, caps = res[:, :, kern.CAPN], res[:, :, kern.CAPS]
+        fields = {
+            "payback_months": lambda: res[:, :, kern.PAY:kern.PAY + 4],
+            "peak_cash_need": lambda: res[:, :, kern.PEAK:kern.PEAK + 4],
+            "nodes": lambda: res[:, :, kern.NODES],
+            "storage_tb": lambda: res[:, :, kern.TB],
+            "initial_investment": lambda: res[:, :, kern.INIT],
+            "investment": lambda: capn + caps,
+            "gpu_share": lambda: capn / (capn + caps),
+            "storage_to_gpu_ratio": lambda: caps / capn,
+            "cost_component": lambda: res[:, :, kern.COMP:kern.COMP + len(COMPONENTS)],
+        }
+        for name in want & set(fields):
+            if name in ("payback_months", "peak_cash_need"):
+                out[name][rows, :, 0] = 0.0  # the API never spends ahead
+                out[name][rows, :, 1:] = fields[name]()
+            else:
+                out[name][rows] = fields[name]()
+        if "irr" in want:
+            out["irr"][rows] = np.nan
+            out["irr"][rows, :, 1] = irr[:, :, 0]
+            out["irr"][rows, :, 4] = irr[:, :, 1]
     if "cash_path" in want:
-        cash = np.empty((rows, cash_demand.shape[0], K.shape[2], 4))
-        scratch = np.empty((rows, cash_demand.shape[0], kern.NRES))
-        kern.paths(K, S, cash_demand, False, True, scratch, np.empty((1, 1, 2)), cash)
-        res["cash_path"] = np.concatenate([np.zeros(cash.shape[:3] + (1,)), cash], axis=3)
+        cash = np.empty((n, cash_demand.shape[0], M, 4))
+        scratch = np.empty((n, cash_demand.shape[0], kern.NRES))
+        kern.paths(X, M, cash_demand, False, True, scratch, np.empty((1, 1, 2)), cash)
+        out["cash_path"][rows, :, :, 0] = 0.0
+        out["cash_path"][rows, :, :M, 1:] = cash
+        out["cash_path"][rows, :, M:, 1:] = cash[:, :, -1:]
     if "breakeven_demand" in want:
-        be = np.empty((rows, 4))
-        kern.breakeven(K, S, BREAKEVEN_SCAN, BISECTION_STEPS, be)
-        res["breakeven_demand"] = np.concatenate([np.full((rows, 1), np.nan), be], axis=1)
-    G = x["gpus_per_node"]
+        be = np.empty((n, 4))
+        kern.breakeven(X, M, BREAKEVEN_SCAN, BISECTION_STEPS, be)
+        out["breakeven_demand"][rows, 0] = np.nan
+        out["breakeven_demand"][rows, 1:] = be
+    G = x["gpus_per_node"][rows]
     per_sample = {
-        "api_price_per_mtok": lambda: extra["p_mean"] * 1e6,
-        "list_price_per_mtok": lambda: extra["blend"],
-        "node_capacity": lambda: extra["cap0"],
+        "api_price_per_mtok": lambda: S[:, kern.P_MEAN] * 1e6,
+        "list_price_per_mtok": lambda: S[:, kern.BLEND],
+        "node_capacity": lambda: S[:, kern.CAP0],
         "node_api_revenue_per_hour": lambda: (
-            G * x["reference_tokens_per_gpu_hour"] / x["throughput_multiple"] * extra["p0"]),
-        "rent_per_node_hour": lambda: G * x["gpu_rent_per_hour"],
+            G * x["reference_tokens_per_gpu_hour"][rows] / x["throughput_multiple"][rows]
+            * S[:, kern.P0]),
+        "rent_per_node_hour": lambda: G * x["gpu_rent_per_hour"][rows],
         "implied_valley_factor": lambda: ARTICLE_REVENUE_PER_GPU_HOUR / (
-            x["reference_tokens_per_gpu_hour"] * extra["blend"] / 1e6),
+            x["reference_tokens_per_gpu_hour"][rows] * S[:, kern.BLEND] / 1e6),
     }
     for name in want & PER_SAMPLE:
-        res[name] = per_sample[name]()
-    return res
+        out[name][rows] = per_sample[name]()
 
 
 DIMS = {
@@ -389,11 +314,11 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
     cash_demand = _report_demands(inputs)
     x = {k: np.asarray(inputs[k].values, dtype=float).reshape(-1) for k in INPUTS}
     rows = len(x["node_price"])
-    parts = [
-        _block({k: v[i:i + ROW_BLOCK] for k, v in x.items()}, demand, cash_demand, want)
-        for i in range(0, rows, ROW_BLOCK)
-    ]
-    months = int(max(1, round(12.0 * float(np.max(x["horizon_years"])))))
+    months = int(max(1.0, np.rint(12.0 * x["horizon_years"]).max(initial=1.0)))
+    arrays = {name: np.empty(_shape(name, rows, demand.size, cash_demand.size, months))
+              for name in want}
+    for i in range(0, rows, ROW_BLOCK):
+        _fill(arrays, slice(i, i + ROW_BLOCK), x, demand, cash_demand, want)
     coords = {
         "demand": inputs["demand"],
         "strategy": list(STRATEGIES),
@@ -401,12 +326,8 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
         "cash_demand": ("cash_demand", cash_demand, {"units": "tokens/month"}),
         "month": ("month", np.arange(months), {"units": "month"}),
     }
-    data = {}
-    for name in parts[0]:
-        arr = np.concatenate([p[name] for p in parts], axis=0) if len(parts) > 1 else parts[0][
-            name]
-        dims = ("sample", *DIMS.get(name, ()))
-        data[name] = xr.Variable(dims, arr)
+    data = {name: xr.Variable(("sample", *DIMS.get(name, ())), arr)
+            for name, arr in arrays.items()}
     used = {d for v in data.values() for d in v.dims}
     out = xr.Dataset(data, coords={k: v for k, v in coords.items() if k in used})
     for name in out.data_vars:

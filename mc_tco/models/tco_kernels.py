@@ -1,14 +1,15 @@
 """Month-by-month kernels of the TCO model, version 2 (numba, one row and demand at a time).
 
-The demand-independent factors of every row (price paths, capacity, discount factors and
-the weights built from them) are computed once per row in numpy by :mod:`.tco` and packed
-as ``K`` (rows, vector, month) and ``S`` (rows, scalar); the kernels loop over rows,
-demands and months with everything that depends on the demand (node counts, served tokens,
-storage) held in registers. Kernels are compiled once (``cache=True``) and release the GIL,
-so the engine's thread workers run them in parallel.
+Each kernel takes the inputs as a matrix ``X`` (rows, :data:`COLUMNS`) and works one row
+at a time: :func:`_row` computes the row's demand-independent factors (demand per unit of
+run-rate, price paths, capacity, discount factors and the node weights built from them)
+into a small buffer of (vector, month), then the demand loop runs over months with what
+depends on the demand (node counts, served tokens, storage) in registers. Kernels are
+compiled once (``cache=True``) and release the GIL, so the engine's thread workers run
+them in parallel.
 
-Strategy order in every kernel output: buy, rent, owned, hybrid (the model's strategies
-without ``api``).
+Strategy order in the kernels' outputs: buy, rent, owned, hybrid (the model's strategies
+without ``api``), except :func:`npv_grid`, which writes all five.
 """
 
 from __future__ import annotations
@@ -18,12 +19,31 @@ import math
 import numpy as np
 from numba import njit
 
-# ---- vector rows of K (per row, per month)
+#: the model's inputs, in the column order of the kernels' input matrix ``X`` (rows, inputs)
+COLUMNS = (
+    "price_input_cache_hit", "price_input_cache_miss", "price_output", "api_price_level",
+    "api_price_annual_change", "output_share", "api_cache_hit_rate",
+    "reference_tokens_per_gpu_hour", "throughput_multiple", "throughput_final_ratio",
+    "learning_months", "utilization", "hybrid_utilization", "gpus_per_node", "ramp_months",
+    "demand_annual_growth", "setup_months", "node_price", "gpu_rent_per_hour",
+    "gpu_price_annual_change", "node_annual_depreciation", "horizon_years", "node_power_kw",
+    "pue", "electricity_price", "maintenance_fraction", "kv_kb_per_token", "kv_ttl_days",
+    "kv_unique_fraction", "ssd_price_per_tb", "storage_overhead", "staff_fte",
+    "staff_cost_per_fte", "discount_rate", "regulatory_premium", "sovereignty_value",
+)
+(HIT, MISS, OUT, LEVEL, API_CHG, OSHARE, HITRATE, REF, MULT, FINAL, LEARN, UTIL, HUTIL, G,
+ RAMP, GROWTH, SETUP, NODE, RENT, HW_CHG, DEP, HORIZON, KW, PUE, ELEC, MAINT, KVKB, TTL,
+ UNIQUE, SSDP, OVER, FTE, FTE_COST, DISC, REG, SOVV) = range(len(COLUMNS))
+HOURS_PER_MONTH = 730.0
+DAYS_PER_MONTH = 30.4
+
+# ---- month vectors of one row (k[vector, month])
 Q, QH, GD, PHI, CAPH, VB, VO, VR, DP, DD, PP, GRH, D, P, RS = range(15)
 NV = 15
-# ---- scalars of S (per row)
-T_, SSDTB, LB, CB, STAFF, SOV, POWER, MF12, NODE0, SSD, TBPT, DT, ANN = range(13)
-NS = 13
+# ---- scalars of one row (s[scalar])
+(T_, SSDTB, LB, CB, STAFF, SOV, POWER, MF12, NODE0, SSD, TBPT, DT, ANN, BLEND, API_LEVEL,
+ MAX_QH, CAP0, P_MEAN, P0) = range(19)
+NS = 19
 #: relative tolerance of the node counts: a demand that is an exact multiple of the
 #: capacity does not buy one more node (or one fewer) through rounding
 EPS = 1e-9
@@ -35,7 +55,137 @@ NPV = 19  # 4 strategies
 NRES = 23
 IRR_LO, IRR_HI = math.log(0.01), math.log(1e4)  # yearly rate from -99% to +999,900%
 
-_JIT = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
+_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+
+@njit(**_JIT)
+def _months(horizon_years):
+    """``round(12 * horizon_years)`` (half to even, as numpy), at least 1."""
+    v = 12.0 * horizon_years
+    r = math.floor(v)
+    if v - r > 0.5 or (v - r == 0.5 and r % 2 == 1):
+        r += 1
+    return max(1, int(r))
+
+
+@njit(**_JIT)
+def months(X):
+    """The longest horizon of the rows of ``X``, in months."""
+    m = 1
+    for i in range(X.shape[0]):
+        m = max(m, _months(X[i, HORIZON]))
+    return m
+
+
+@njit(**_JIT)
+def _row(x, k, s):
+    """Fill ``k`` (NV, months) and ``s`` (NS,) with the demand-independent factors of the
+    row of inputs ``x`` (in :data:`COLUMNS` order): MODEL.md's paths of demand per unit of
+    run-rate, prices, capacity and discount factors, and the node weights built from them."""
+    T = _months(x[HORIZON])
+    hit = x[HITRATE]
+    share = x[OSHARE]
+    blend = x[LEVEL] * ((1.0 - share) * (hit * x[HIT] + (1.0 - hit) * x[MISS])
+                        + share * x[OUT])
+    cap_ref = x[G] * x[REF] * HOURS_PER_MONTH * x[UTIL]  # cap[t] = cap_ref / multiple[t]
+    hratio = x[HUTIL] / x[UTIL]
+    v = 1.0 / (1.0 + x[DISC] + x[REG]) ** (1.0 / 12.0)  # d[t] = v**t
+    power = x[KW] * x[PUE] * HOURS_PER_MONTH * x[ELEC]
+    staff = x[FTE] * x[FTE_COST] / 12.0
+    mf12 = x[MAINT] / 12.0
+    tbpt = x[UNIQUE] * (x[TTL] / DAYS_PER_MONTH) * x[KVKB] * 1e3 / 1e12 * x[OVER]
+    ssdtb = tbpt * x[SSDP]
+    step_d = math.exp(math.log1p(x[GROWTH]) / 12.0)
+    step_p = math.exp(math.log1p(x[API_CHG]) / 12.0)
+    step_h = math.exp(math.log1p(x[HW_CHG]) / 12.0)
+    step_l = math.exp(-1.0 / x[LEARN])
+    f = x[FINAL]
+    grow_d = 1.0
+    grow_p = blend / 1e6
+    grow_h = 1.0
+    learn = 1.0
+    d = 1.0
+    ann = 0.0
+    api = 0.0
+    max_qh = 0.0
+    lb_api = 0.0
+    lb_ssd = 0.0
+    top = 0.0
+    p_sum = 0.0
+    cap0 = 0.0
+    for t in range(T):
+        gd = min(1.0, (t + 1.0) / x[RAMP]) * grow_d
+        cap = cap_ref / (x[MULT] * (f + (1.0 - f) * learn))
+        caph = cap * hratio
+        phi = min(1.0, max(0.0, t + 1.0 - x[SETUP]))
+        d_next = d * v if t + 1 < T else 0.0
+        k[Q, t] = gd / cap
+        k[QH, t] = gd / caph
+        k[GD, t] = gd
+        k[PHI, t] = phi
+        k[CAPH, t] = caph
+        k[VO, t] = d * (power + mf12 * x[NODE])
+        k[GRH, t] = x[G] * x[RENT] * grow_h * HOURS_PER_MONTH
+        k[VR, t] = d * phi * k[GRH, t]
+        k[DP, t] = d * grow_p
+        k[DD, t] = d - d_next
+        k[PP, t] = x[NODE] * grow_h
+        k[D, t] = d
+        k[P, t] = grow_p
+        if t == 0:
+            cap0 = cap
+        ann += d
+        api += d * grow_p * gd
+        max_qh = max(max_qh, k[QH, t])
+        lb_api += d * grow_p * phi * gd
+        top = max(top, phi * gd)
+        lb_ssd += top * k[DD, t]
+        p_sum += grow_p
+        grow_d *= step_d
+        grow_p *= step_p
+        grow_h *= step_h
+        learn *= step_l
+        d = d_next
+    d_end = v ** T
+    keep = (1.0 - x[DEP]) ** (1.0 / 12.0)  # resale factor per month to the horizon
+    tail = 0.0
+    rs = 1.0
+    w_next = 0.0
+    for t in range(T - 1, -1, -1):
+        tail += k[D, t]
+        rs *= keep
+        w = (k[PP, t] * k[D, t] + (mf12 * k[PP, t] + power) * tail
+             - d_end * k[PP, t] * rs)  # a node bought in month t, to the horizon
+        k[VB, t] = w - w_next
+        k[RS, t] = rs
+        w_next = w
+    s[T_] = T
+    s[SSDTB] = ssdtb
+    s[LB] = lb_api - ssdtb * lb_ssd
+    s[CB] = (x[SOVV] - staff) * ann
+    s[STAFF] = staff
+    s[SOV] = x[SOVV]
+    s[POWER] = power
+    s[MF12] = mf12
+    s[NODE0] = x[NODE]
+    s[SSD] = x[SSDP]
+    s[TBPT] = tbpt
+    s[DT] = d_end
+    s[ANN] = ann
+    s[BLEND] = blend
+    s[API_LEVEL] = api / ann
+    s[MAX_QH] = max_qh
+    s[CAP0] = cap0
+    s[P_MEAN] = p_sum / T
+    s[P0] = blend / 1e6
+
+
+@njit(**_JIT)
+def scalars(X, M, out):
+    """``out[i]`` = the scalars (NS,) of row ``i`` of ``X``."""
+    k = np.empty((NV, M))
+    for i in range(X.shape[0]):
+        _row(X[i], k, out[i])
 
 
 @njit(**_JIT)
@@ -58,7 +208,7 @@ def _npv_bor(k, s, dem):
 
 @njit(**_JIT)
 def _npv_h(k, s, dem):
-    """npv of the hybrid of one row at demand ``dem`` [USD]."""
+    """npv of the hybrid of one row at demand ``dem`` [USD], and whether it owns a node."""
     nh = 0.0
     top = 0.0
     acc = 0.0
@@ -74,17 +224,21 @@ def _npv_h(k, s, dem):
 
 
 @njit(**_JIT)
-def npv_grid(K, S, demands, out):
-    """``out[i, j, :]`` = npv of buy, rent, owned, hybrid of row ``i`` at ``demands[j]``."""
-    for i in range(K.shape[0]):
-        k = K[i]
-        s = S[i]
+def npv_grid(X, M, demands, level, out):
+    """``out[i, j, :]`` = npv of api (0), buy, rent, owned, hybrid of row ``i`` at
+    ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``."""
+    k = np.empty((NV, M))
+    s = np.empty(NS)
+    for i in range(X.shape[0]):
+        _row(X[i], k, s)
+        scale = 1.0 / s[ANN] if level else 1.0
         for j in range(demands.shape[0]):
             b, r, o = _npv_bor(k, s, demands[j])
-            out[i, j, 0] = b
-            out[i, j, 1] = r
-            out[i, j, 2] = o
-            out[i, j, 3] = _npv_h(k, s, demands[j])[0]
+            out[i, j, 0] = 0.0
+            out[i, j, 1] = b * scale
+            out[i, j, 2] = r * scale
+            out[i, j, 3] = o * scale
+            out[i, j, 4] = _npv_h(k, s, demands[j])[0] * scale
 
 
 @njit(**_JIT)
@@ -97,7 +251,7 @@ def _npv_one(k, s, dem, which):
 
 
 @njit(**_JIT)
-def breakeven(K, S, scan, steps, out):
+def breakeven(X, M, scan, steps, out):
     """Smallest demand with npv >= 0 per row and strategy: ``out`` (rows, 4) [tokens/month].
 
     The npv is evaluated at the increasing demands ``scan``; the first point where it is
@@ -105,9 +259,10 @@ def breakeven(K, S, scan, steps, out):
     narrow (the result is the upper end, where npv >= 0). 0 where npv >= 0 already at
     ``scan[0]`` (the first token); ``inf`` where never up to ``scan[-1]``.
     """
-    for i in range(K.shape[0]):
-        k = K[i]
-        s = S[i]
+    k = np.empty((NV, M))
+    s = np.empty(NS)
+    for i in range(X.shape[0]):
+        _row(X[i], k, s)
         for w in range(4):
             out[i, w] = np.inf
         left = 4
@@ -140,12 +295,26 @@ def breakeven(K, S, scan, steps, out):
 
 
 @njit(**_JIT)
+def _pv(flows, n, resale, y):
+    """Present value of ``flows`` and ``resale`` at the yearly log rate ``y`` and its
+    derivative in ``y`` (Horner in the monthly factor ``exp(-y / 12)``)."""
+    v = math.exp(-y / 12.0)
+    g = resale
+    dg = n * resale
+    for t in range(n - 1, -1, -1):
+        g = g * v + flows[t]
+        dg = dg * v + t * flows[t]
+    # g = sum_t f_t v^t (+ resale v^n); dg/dy = -(1/12) sum_t t f_t v^t
+    return g, -dg / 12.0
+
+
+@njit(**_JIT)
 def _irr(flows, n, resale):
     """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
 
     Safeguarded Newton (bisection when a step leaves the bracket) on y = log(1+x) within
-    [IRR_LO, IRR_HI]; NaN when the flows never change sign or the bracket holds no sign
-    change of the present value.
+    [IRR_LO, IRR_HI]; NaN when the flows never change sign or the present value has the
+    same sign at both ends of the bracket.
     """
     sign = 0.0
     changes = 0
@@ -160,8 +329,8 @@ def _irr(flows, n, resale):
         return np.nan
     lo = IRR_LO
     hi = IRR_HI
-    flo = _pv(flows, n, resale, lo)
-    fhi = _pv(flows, n, resale, hi)
+    flo = _pv(flows, n, resale, lo)[0]
+    fhi = _pv(flows, n, resale, hi)[0]
     if not (flo * fhi <= 0.0):
         return np.nan
     if flo == 0.0:
@@ -174,15 +343,15 @@ def _irr(flows, n, resale):
     dx_old = abs(hi - lo)
     dx = dx_old
     for _ in range(200):
-        g, dg = _pv_d(flows, n, resale, y)
+        g, dg = _pv(flows, n, resale, y)
         if g == 0.0:
             break
         if g < 0.0:
             lo = y
         else:
             hi = y
-        newton_out = dg == 0.0 or ((y - hi) * dg - g) * ((y - lo) * dg - g) > 0.0
-        if newton_out or abs(2.0 * g) > abs(dx_old * dg):
+        if dg == 0.0 or ((y - hi) * dg - g) * ((y - lo) * dg - g) > 0.0 \
+                or abs(2.0 * g) > abs(dx_old * dg):
             dx_old = dx
             dx = 0.5 * (hi - lo)
             y = lo + dx
@@ -190,33 +359,11 @@ def _irr(flows, n, resale):
             dx_old = dx
             dx = g / dg
             y -= dx
-        if abs(dx) < 1e-13 * max(1.0, abs(y)):
+        if abs(dx) < 1e-14 * max(1.0, abs(y)):
             break
     return math.expm1(y)
-
-
 @njit(**_JIT)
-def _pv(flows, n, resale, y):
-    acc = resale * math.exp(-y * n / 12.0)
-    for t in range(n):
-        acc += flows[t] * math.exp(-y * t / 12.0)
-    return acc
-
-
-@njit(**_JIT)
-def _pv_d(flows, n, resale, y):
-    e = math.exp(-y * n / 12.0)
-    g = resale * e
-    dg = -n / 12.0 * resale * e
-    for t in range(n):
-        e = math.exp(-y * t / 12.0)
-        g += flows[t] * e
-        dg -= t / 12.0 * flows[t] * e
-    return g, dg
-
-
-@njit(**_JIT)
-def paths(K, S, demands, want_irr, want_cash, res, irr, cash):
+def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     """Month-by-month flows of buy, rent, owned, hybrid of every row at every demand.
 
     Fills ``res`` (rows, demands, NRES): payback month, peak cash need, buy's fleet and
@@ -225,15 +372,15 @@ def paths(K, S, demands, want_irr, want_cash, res, irr, cash):
     demands, months, 4), the cumulative discounted flow, when ``want_cash`` (months past a
     row's horizon repeat its final value).
     """
-    M = K.shape[2]
+    k = np.empty((NV, M))
+    s = np.empty(NS)
     fb = np.empty(M)
     fh = np.empty(M)
     cum = np.empty(4)
     low = np.empty(4)
     flow = np.empty(4)
-    for i in range(K.shape[0]):
-        k = K[i]
-        s = S[i]
+    for i in range(X.shape[0]):
+        _row(X[i], k, s)
         T = int(s[T_])
         for j in range(demands.shape[0]):
             dem = demands[j]
