@@ -103,7 +103,8 @@ from mc_tco.models import tco
 import benchmarks.model_speed as ms
 t1 = time.perf_counter()
 x = ms.sample_inputs(ms.BOOK, 64, np.geomspace(1e9, 1e13, 46))
-t2 = time.perf_counter(); tco.model(x); t3 = time.perf_counter(); tco.model(x); t4 = time.perf_counter()
+t2 = time.perf_counter(); tco.model(x); t3 = time.perf_counter()
+tco.model(x); t4 = time.perf_counter()
 print(f"{t1 - t0:.2f} {t3 - t2:.2f} {t4 - t3:.3f}")
 """
 

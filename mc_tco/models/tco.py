@@ -24,7 +24,8 @@ Choices where MODEL.md leaves room, and why:
   of a node's capacity does not buy one node more (or the hybrid one fewer) through
   rounding.
 * ``payback_months`` counts the resale in the last month (``t + 1 = T``), the month the
-  nodes are sold; ``api``'s payback and peak cash need are 0 (it never spends ahead).
+  nodes are sold; ``api``'s payback and peak cash need are 0 (it never spends ahead), and
+  so are the hybrid's where it never owns a node.
   Payback is the *first* month the cumulative discounted flow reaches 0, even when a later
   node purchase takes it below 0 again; ``peak_cash_need`` sees those later holes.
 * ``cost`` is derived from the npv, ``cost[s] = cost[api] + sovereignty - saving[s]``,
@@ -33,12 +34,16 @@ Choices where MODEL.md leaves room, and why:
 * ``cost_component`` (buy) has a sixth component, ``setup_api``: the API bill during
   setup, so the components sum to ``cost[buy]``; ``hardware`` is net of the discounted
   resale.
-* ``breakeven_demand`` scans 401 demands (1 token, then 400 log-spaced from 1e6 to 1e15
-  tokens/month) and bisects the first bracket where npv turns >= 0 geometrically to a
-  relative width below 1e-13; 0 where npv >= 0 already at 1 token/month, ``inf`` where
-  never up to 1e15, NaN for ``api``. The hybrid breaks even only where it owns a node
-  (with none it *is* the API, npv 0). A crossing narrower than one scan step (5.3% in
-  demand) can be missed: the npv dips at each new node, but a dip lasts a node's capacity.
+* ``breakeven_demand`` walks up the demand from 1e6 to 1e15 tokens/month in steps of at
+  most 5.3% and at most 1/8 of one node's capacity in its busiest month, and bisects the
+  first bracket where npv turns >= 0 by repeated scans of 8 geometric sub-brackets (each
+  level keeps the first that turns >= 0) to a relative width below 1e-13; 0
+  where npv >= 0 already at 1 token/month, ``inf`` where never up to 1e15, NaN for
+  ``api``. The npv dips at each new node, so a positive window narrower than 1/8 of a
+  node's capacity can be missed. A linear upper bound of the npv (from ``x <= ceil(x) <
+  x + 1`` on the node counts) lets the walk jump over demands where the npv cannot be
+  >= 0 and stop where it never can. The hybrid breaks even only where it owns a node
+  (with none it *is* the API, npv 0).
 * ``irr`` is sought in yearly rates from -99% to +999,900% by safeguarded Newton; NaN
   where the flows (with the resale) never change sign or the present value does not
   change sign over that range. With several sign changes (later node purchases) it is
@@ -72,9 +77,12 @@ STRATEGIES = ("api", "buy", "rent", "owned", "hybrid")
 COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff", "setup_api")
 #: DeepSeek's revenue per GPU-hour the article quotes (for ``implied_valley_factor``)
 ARTICLE_REVENUE_PER_GPU_HOUR = 38.0
-#: demands of the break-even search: the first token, then 1e6 .. 1e15 tokens/month
-BREAKEVEN_SCAN = np.concatenate([[1.0], np.geomspace(1e6, 1e15, 400)])
-BISECTION_STEPS = 60
+#: the break-even search: from 1e6 to 1e15 tokens/month (after the first token), in steps
+#: of at most 5.3% and at most 1/8 of a node's capacity in its busiest month
+BREAKEVEN_RANGE = (1e6, 1e15)
+BREAKEVEN_STEP = 0.0533
+BREAKEVEN_FINE = 0.125
+BISECTION_STEPS = 20  # levels of 8 sub-brackets: 0.053 / 8**14 < 1e-13
 ROW_BLOCK = 8192
 
 INF = math.inf
@@ -203,7 +211,7 @@ def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) 
         kern.npv_grid(X, M, demand, first == "saving", dest)
         if first == "npv" and want & {"saving", "cost"}:
             saving = out["saving"][rows] if "saving" in out else np.empty_like(dest)
-            np.divide(dest, ann[:, None, None], out=saving)
+            np.multiply(dest, (1.0 / ann)[:, None, None], out=saving)  # as the kernel
         else:
             saving = dest
         if "cost" in want:
@@ -248,7 +256,8 @@ def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) 
         out["cash_path"][rows, :, M:, 1:] = cash[:, :, -1:]
     if "breakeven_demand" in want:
         be = np.empty((n, 4))
-        kern.breakeven(X, M, BREAKEVEN_SCAN, BISECTION_STEPS, be)
+        kern.breakeven(X, M, *BREAKEVEN_RANGE, BREAKEVEN_STEP, BREAKEVEN_FINE,
+                       BISECTION_STEPS, be)
         out["breakeven_demand"][rows, 0] = np.nan
         out["breakeven_demand"][rows, 1:] = be
     G = x["gpus_per_node"][rows]

@@ -251,47 +251,195 @@ def _npv_one(k, s, dem, which):
 
 
 @njit(**_JIT)
-def breakeven(X, M, scan, steps, out):
+def _bounds(k, s):
+    """Per strategy, ``a, b, q`` such that ``npv(dem) <= a * dem + b`` for every demand,
+    and ``q``, the largest node count per unit of demand over the months.
+
+    From ``x <= ceil(x) < x + 1`` (and ``x - 1 < floor(x) <= x``) for the node counts,
+    with the running maximum ``Qc[t]`` of D/cap per unit demand: ``n_buy[t] =
+    ceil(dem Qc[t])``. The hybrid's served tokens are at most ``phi D`` and its storage
+    costs are dropped (>= 0).
+    """
+    a = np.empty(4)
+    b = np.empty(4)
+    q = np.empty(4)
+    qc = 0.0
+    qhc = 0.0
+    qr = 0.0
+    a_b = s[LB]
+    a_o = s[LB]
+    a_r = s[LB]
+    a_h = 0.0
+    b_b = s[CB]
+    b_o = s[CB]
+    b_r = s[CB]
+    b_h = max(s[CB], 0.0)
+    for t in range(int(s[T_])):
+        qc = max(qc, k[Q, t] * (1.0 - EPS))
+        qhc = max(qhc, k[QH, t] * (1.0 + EPS))
+        qr = max(qr, k[Q, t])
+        a_b -= qc * k[VB, t]
+        a_o -= qc * k[VO, t]
+        a_r -= k[Q, t] * (1.0 - EPS) * k[VR, t]
+        b_b -= min(0.0, k[VB, t])
+        b_o -= min(0.0, k[VO, t])
+        b_r -= min(0.0, k[VR, t])
+        a_h += k[DP, t] * k[PHI, t] * k[GD, t] - qhc * k[VB, t]
+        b_h += max(0.0, k[VB, t])
+    a[0], a[1], a[2], a[3] = a_b, a_r, a_o, a_h
+    b[0], b[1], b[2], b[3] = b_b, b_r, b_o, b_h
+    q[0], q[1], q[2], q[3] = qr, qr, qr, qhc
+    return a, b, q
+
+
+@njit(**_JIT)
+def _first_crossing(k, s, w, lo, hi, levels):
+    """The first demand in (lo, hi] with npv >= 0, given npv(lo) < 0 <= npv(hi): each
+    level scans the bracket at 7 interior points (geometric) and keeps the first
+    sub-bracket that turns >= 0, so the result is the smallest crossing up to a window
+    narrower than an eighth of the bracket at some level."""
+    for _ in range(levels):
+        if hi / lo - 1.0 < 1e-13:
+            break
+        ratio = (hi / lo) ** 0.125
+        x = lo
+        for _ in range(7):
+            y = x * ratio
+            if y >= hi:
+                break
+            if _npv_one(k, s, y, w) >= 0.0:
+                hi = y
+                break
+            x = y
+        lo = x
+    return hi
+
+
+@njit(**_JIT)
+def _piece_root(k, s, w, x, v, floor_):
+    """The root of the linear piece of npv that ends at ``x`` (npv ``v >= 0``) with slope
+    LB, no lower than ``floor_``, nudged up until npv >= 0 there (rounding)."""
+    r = max(floor_, x - v / s[LB])
+    for _ in range(60):
+        if r >= x or _npv_one(k, s, r, w) >= 0.0:
+            break
+        r = min(x, r * (1.0 + 1e-13) + 1e-300)
+    return min(r, x)
+
+
+@njit(**_JIT)
+def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
+    """Smallest demand with npv >= 0 for buy (w=0), rent (1) or owned (2), with LB > 0.
+
+    Between the demands where a node count changes (``m / Q'[t]``: ``Q' = Qc (1-EPS)``
+    for buy and owned, whose fleet is ``ceil(dem Qc[t])``, ``Q (1-EPS)`` for rent) the
+    node counts are constant and the npv is linear with slope LB > 0, so on each piece
+    ``(b_k, b_k+1]`` its maximum is at the right end. The walk steps up; in a step
+    ``(prev, dem]`` the npv is at most ``npv(prev) + (dem - prev)(LB + NQ) + N`` (counts
+    only grow; ``N``, ``NQ`` from the weights' negative parts), and only where that bound
+    is >= 0 are the piece ends inside the step evaluated. The first piece end with npv
+    >= 0 gives the exact root of its piece.
+    """
+    T = int(s[T_])
+    neg = 0.0
+    negq = 0.0
+    vec = VB if w == 0 else (VR if w == 1 else VO)
+    qc = 0.0
+    for t in range(T):
+        qc = max(qc, k[Q, t])
+        qt = k[Q, t] if w == 1 else qc
+        if k[vec, t] < 0.0:
+            neg -= k[vec, t]
+            negq -= qt * (1.0 - EPS) * k[vec, t]
+    prev = 1.0
+    v_prev = _npv_one(k, s, prev, w)
+    dem = lowest
+    while dem <= highest:
+        v = _npv_one(k, s, dem, w)
+        if v_prev + (dem - prev) * (s[LB] + negq) + neg >= 0.0:
+            best = np.inf
+            v_best = 0.0
+            if v >= 0.0:
+                best = dem
+                v_best = v
+            qc = 0.0
+            for t in range(T):
+                qc = max(qc, k[Q, t])
+                qt = (k[Q, t] if w == 1 else qc) * (1.0 - EPS)
+                if qt <= 0.0:
+                    continue
+                m = math.floor(prev * qt) + 1.0
+                while m <= dem * qt:
+                    x = m / qt * (1.0 - 1e-12)
+                    if prev < x < best:
+                        vx = _npv_one(k, s, x, w)
+                        if vx >= 0.0:
+                            best = x
+                            v_best = vx
+                            break
+                    m += 1.0
+            if best < np.inf:
+                return _piece_root(k, s, w, best, v_best, prev)
+        nxt = dem * (1.0 + min(step, fine / (dem * q + 1.0)))
+        bound = a * dem + b
+        if bound < -1e-9 * (abs(a * dem) + abs(b)):
+            if a <= 0.0:
+                return np.inf  # the upper bound only falls: never
+            jump = -b / a * (1.0 - 1e-12)
+            if jump > nxt:  # no crossing below the bound's root: restart the walk there
+                prev = jump
+                v_prev = _npv_one(k, s, prev, w)
+                dem = jump * (1.0 + min(step, fine / (jump * q + 1.0)))
+                continue
+        prev = dem
+        v_prev = v
+        dem = nxt
+    return np.inf
+
+
+@njit(**_JIT)
+def breakeven(X, M, lowest, highest, step, fine, steps, out):
     """Smallest demand with npv >= 0 per row and strategy: ``out`` (rows, 4) [tokens/month].
 
-    The npv is evaluated at the increasing demands ``scan``; the first point where it is
-    >= 0 brackets a crossing with the point before, which ``steps`` geometric bisections
-    narrow (the result is the upper end, where npv >= 0). 0 where npv >= 0 already at
-    ``scan[0]`` (the first token); ``inf`` where never up to ``scan[-1]``.
+    Buy, rent and owned (with a positive margin per token LB): exact, by
+    :func:`_walk_exact`. The hybrid (and any strategy with LB <= 0): walks up from
+    ``lowest`` to ``highest`` in steps of at most ``step`` (relative) and at most ``fine``
+    of one node's capacity in its busiest month, jumping over demands where the linear
+    upper bound of :func:`_bounds` is below 0 and stopping where it stays there; the first
+    demand with npv >= 0 and the one before bracket a crossing, which
+    :func:`_first_crossing` narrows in up to ``steps`` levels (the result is the upper
+    end, where npv >= 0). 0 where npv >= 0 already at 1 token/month; ``inf`` where never
+    up to ``highest``.
     """
     k = np.empty((NV, M))
     s = np.empty(NS)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
+        a, b, q = _bounds(k, s)
         for w in range(4):
             out[i, w] = np.inf
-        left = 4
-        for j in range(scan.shape[0]):
-            dem = scan[j]
-            b, r, o = _npv_bor(k, s, dem)
-            h, owns = _npv_h(k, s, dem)
-            if not owns:
-                h = -1.0
-            vals = (b, r, o, h)
-            for w in range(4):
-                if out[i, w] == np.inf and vals[w] >= 0.0:
-                    if j == 0:
-                        out[i, w] = 0.0
-                    else:
-                        lo = scan[j - 1]
-                        hi = dem
-                        for _ in range(steps):
-                            mid = math.sqrt(lo * hi)
-                            if mid <= lo or mid >= hi:
-                                break
-                            if _npv_one(k, s, mid, w) >= 0.0:
-                                hi = mid
-                            else:
-                                lo = mid
-                        out[i, w] = hi
-                    left -= 1
-            if left == 0:
-                break
+            if _npv_one(k, s, 1.0, w) >= 0.0:
+                out[i, w] = 0.0
+                continue
+            if w < 3 and s[LB] > 0.0:
+                out[i, w] = _walk_exact(k, s, w, a[w], b[w], q[w], lowest, highest, step,
+                                        fine)
+                continue
+            prev = 1.0
+            dem = lowest
+            while dem <= highest:
+                if _npv_one(k, s, dem, w) >= 0.0:
+                    out[i, w] = _first_crossing(k, s, w, prev, dem, steps)
+                    break
+                bound = a[w] * dem + b[w]
+                slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
+                nxt = dem * (1.0 + min(step, fine / (dem * q[w] + 1.0)))
+                if bound < -slack:
+                    if a[w] <= 0.0:
+                        break  # the bound only falls: never
+                    nxt = max(nxt, -b[w] / a[w] * (1.0 - 1e-12))
+                prev = dem
+                dem = nxt
 
 
 @njit(**_JIT)
@@ -469,6 +617,8 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
                 for t in range(T, M):
                     for w in range(4):
                         cash[i, j, t, w] = cum[w]
+            if nh_end == 0:  # a hybrid without a node is the API: it never spends ahead
+                res[i, j, PAY + 3] = 0.0
             for w in range(4):
                 res[i, j, PEAK + w] = -low[w]
                 res[i, j, NPV + w] = cum[w]
