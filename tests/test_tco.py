@@ -4,6 +4,7 @@ scipy's brentq, the hybrid's limits, a version-1 book refused."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -266,7 +267,7 @@ def peak_nodes_per_token(p: dict, w: int) -> float:
     m = tco.kern.months(x)
     k, s = np.empty((tco.kern.NV, m)), np.empty(tco.kern.NS)
     tco.kern._row(x[0], k, s)
-    return tco.kern._bounds(k, s)[2][w]
+    return tco.kern._bounds(k, s)[-1][w]
 
 
 def test_breakeven_against_brute_force():
@@ -329,7 +330,7 @@ def test_irr_against_brentq():
             for s in ("buy", "hybrid"):
                 got = out.irr.isel(sample=i, demand=j).sel(strategy=s).item()
                 seq = [v for v in [*ref[s]["flow"], ref[s]["resale"]] if v != 0]
-                changes = sum(a * b < 0 for a, b in zip(seq, seq[1:], strict=False))
+                changes = sum(a * b < 0 for a, b in itertools.pairwise(seq))
                 T = len(ref[s]["flow"])
 
                 def pv(x, flows=ref[s]["flow"], res=ref[s]["resale"], T=T):

@@ -54,6 +54,7 @@ COMP = 13  # 6 components: hardware, power, upkeep, storage, staff, setup_api
 NPV = 19  # 4 strategies
 NRES = 23
 IRR_LO, IRR_HI = math.log(0.01), math.log(1e4)  # yearly rate from -99% to +999,900%
+IRR_GUESS = math.log(1.1)
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -252,20 +253,25 @@ def _npv_one(k, s, dem, which):
 
 @njit(**_JIT)
 def _bounds(k, s):
-    """Per strategy, ``a, b, q`` such that ``npv(dem) <= a * dem + b`` for every demand,
-    and ``q``, the largest node count per unit of demand over the months.
+    """Per strategy, ``a, b, lo_a, lo_b, q``: ``npv(dem) <= a dem + b`` and (the hybrid
+    only; else ``-inf``) ``npv(dem) >= lo_a dem + lo_b`` for every demand, and ``q``, the
+    largest node count per unit of demand over the months.
 
     From ``x <= ceil(x) < x + 1`` (and ``x - 1 < floor(x) <= x``) for the node counts,
     with the running maximum ``Qc[t]`` of D/cap per unit demand: ``n_buy[t] =
-    ceil(dem Qc[t])``. The hybrid's served tokens are at most ``phi D`` and its storage
-    costs are dropped (>= 0).
+    ceil(dem Qc[t])``. The hybrid serves ``phi min(D, n caph)``, between ``phi (D -
+    caph)`` and ``phi D``, and its storage peak lies between the month's and the running
+    peak of ``phi D``.
     """
     a = np.empty(4)
     b = np.empty(4)
+    lo_a = np.full(4, -np.inf)
+    lo_b = np.full(4, -np.inf)
     q = np.empty(4)
     qc = 0.0
     qhc = 0.0
     qr = 0.0
+    top = 0.0
     a_b = s[LB]
     a_o = s[LB]
     a_r = s[LB]
@@ -274,6 +280,8 @@ def _bounds(k, s):
     b_o = s[CB]
     b_r = s[CB]
     b_h = max(s[CB], 0.0)
+    la_h = s[LB]
+    lb_h = min(s[CB], 0.0)
     for t in range(int(s[T_])):
         qc = max(qc, k[Q, t] * (1.0 - EPS))
         qhc = max(qhc, k[QH, t] * (1.0 + EPS))
@@ -284,12 +292,18 @@ def _bounds(k, s):
         b_b -= min(0.0, k[VB, t])
         b_o -= min(0.0, k[VO, t])
         b_r -= min(0.0, k[VR, t])
-        a_h += k[DP, t] * k[PHI, t] * k[GD, t] - qhc * k[VB, t]
-        b_h += max(0.0, k[VB, t])
+        served = k[PHI, t] * k[GD, t]  # per unit demand
+        top = max(top, served)
+        a_h += (k[DP, t] - s[SSDTB] * k[DD, t]) * served - qhc * k[VB, t]
+        b_h += max(0.0, k[VB, t]) + s[SSDTB] * k[DD, t] * k[PHI, t] * k[CAPH, t]
+        la_h -= qhc * k[VB, t]
+        lb_h += min(0.0, k[VB, t]) - k[DP, t] * k[PHI, t] * k[CAPH, t]
     a[0], a[1], a[2], a[3] = a_b, a_r, a_o, a_h
     b[0], b[1], b[2], b[3] = b_b, b_r, b_o, b_h
+    lo_a[3] = la_h
+    lo_b[3] = lb_h
     q[0], q[1], q[2], q[3] = qr, qr, qr, qhc
-    return a, b, q
+    return a, b, lo_a, lo_b, q
 
 
 @njit(**_JIT)
@@ -415,7 +429,7 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
     s = np.empty(NS)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
-        a, b, q = _bounds(k, s)
+        a, b, lo_a, lo_b, q = _bounds(k, s)
         for w in range(4):
             out[i, w] = np.inf
             if _npv_one(k, s, 1.0, w) >= 0.0:
@@ -427,9 +441,18 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
                 continue
             prev = 1.0
             dem = lowest
-            while dem <= highest:
+            # npv >= 0 for sure past the root of the lower bound: the walk ends there
+            # (and, for the hybrid, past one node: it breaks even only with one)
+            last = highest
+            if lo_a[w] > 0.0:
+                sure = max(lowest, -lo_b[w] / lo_a[w], 1.0 / q[w]) * (1.0 + 1e-9)
+                last = min(highest, sure)
+            while True:
+                dem = min(dem, last)
                 if _npv_one(k, s, dem, w) >= 0.0:
                     out[i, w] = _first_crossing(k, s, w, prev, dem, steps)
+                    break
+                if dem >= last:
                     break
                 bound = a[w] * dem + b[w]
                 slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
@@ -487,7 +510,7 @@ def _irr(flows, n, resale):
         return math.expm1(hi)
     if flo > 0.0:  # orient so that g(lo) < 0 < g(hi)
         lo, hi = hi, lo
-    y = 0.5 * (lo + hi)
+    y = IRR_GUESS  # most returns lie near it: Newton starts there, not mid-bracket
     dx_old = abs(hi - lo)
     dx = dx_old
     for _ in range(200):
