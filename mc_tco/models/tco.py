@@ -325,7 +325,7 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
     rows = len(x["node_price"])
     months = int(max(1.0, np.rint(12.0 * x["horizon_years"]).max(initial=1.0)))
     arrays = {name: np.empty(_shape(name, rows, demand.size, cash_demand.size, months))
-              for name in want}
+              for name in OUTPUT_ATTRS if name in want}  # in a fixed order
     for i in range(0, rows, ROW_BLOCK):
         _fill(arrays, slice(i, i + ROW_BLOCK), x, demand, cash_demand, want)
     coords = {
@@ -348,9 +348,9 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
 
 
 OUTPUT_ATTRS = {
-    "npv": ("USD", "present value of the strategy's cash flows minus the API's"),
-    "saving": ("USD/month", "level monthly equivalent of the npv (> 0: beats the API)"),
     "cost": ("USD/month", "level monthly equivalent of the strategy's cost"),
+    "saving": ("USD/month", "level monthly equivalent of the npv (> 0: beats the API)"),
+    "npv": ("USD", "present value of the strategy's cash flows minus the API's"),
     "payback_months": ("month", "first month the cumulative discounted flow is >= 0"),
     "peak_cash_need": ("USD", "deepest cumulative discounted flow below 0"),
     "irr": ("1/year", "internal rate of return of the flows (buy, hybrid)"),
