@@ -326,8 +326,9 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
     months = int(max(1.0, np.rint(12.0 * x["horizon_years"]).max(initial=1.0)))
     arrays = {name: np.empty(_shape(name, rows, demand.size, cash_demand.size, months))
               for name in OUTPUT_ATTRS if name in want}  # in a fixed order
-    for i in range(0, rows, ROW_BLOCK):
-        _fill(arrays, slice(i, i + ROW_BLOCK), x, demand, cash_demand, want)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # NaN: reported below
+        for i in range(0, rows, ROW_BLOCK):
+            _fill(arrays, slice(i, i + ROW_BLOCK), x, demand, cash_demand, want)
     coords = {
         "demand": inputs["demand"],
         "strategy": list(STRATEGIES),

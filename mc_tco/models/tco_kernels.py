@@ -217,7 +217,8 @@ def _npv_h(k, s, dem):
         f = math.floor(dem * k[QH, t] * (1.0 + EPS))
         if f > nh:
             nh = f
-        served = k[PHI, t] * min(dem * k[GD, t], nh * k[CAPH, t])
+        base = nh * k[CAPH, t] if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+        served = k[PHI, t] * min(dem * k[GD, t], base)
         if served > top:
             top = served
         acc += k[DP, t] * served - s[SSDTB] * top * k[DD, t] - nh * k[VB, t]
@@ -607,7 +608,7 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
                 capex_nh = new_h * k[PP, t]
                 paid_h += capex_nh
                 res_h += capex_nh * k[RS, t]
-                served = phi * min(demand_t, nh * k[CAPH, t])
+                served = phi * min(demand_t, nh * k[CAPH, t] if nh > 0.0 else 0.0)
                 tb_h = s[TBPT] * served
                 new_tbh = max(tb_h, top_h) - top_h
                 top_h += new_tbh
