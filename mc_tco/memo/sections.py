@@ -35,8 +35,10 @@ STRATEGY_TEXT = {
     "buy": "buying 8×B300 nodes",
     "rent": "renting the same GPUs by the hour",
     "owned": "running GPUs the company already owns",
+    "hybrid": "the hybrid (buying only the nodes demand keeps busy, the rest to the API)",
 }
-VERB = {"buy": "buying", "rent": "renting", "owned": "already-owned GPUs"}
+VERB = {"buy": "buying", "rent": "renting", "owned": "already-owned GPUs",
+        "hybrid": "the hybrid"}
 TOP_FIVE = 5
 
 
@@ -188,41 +190,53 @@ def ranking_sentences(r: A.Ranking, n: int) -> list[str]:
 # ----------------------------------------------------------------------------- sections
 
 
-ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent the GPUs"}
-SUBJECT = {"api": "the API", "buy": "buying", "rent": "renting"}
-CHEAPEST = {"api": "the API costs less than both buying and renting",
-            "buy": "buying costs less than both the API and renting",
-            "rent": "renting costs less than both the API and buying"}
+ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent the GPUs",
+          "hybrid": "Buy a base-load fleet and send the peaks to the API (hybrid)"}
+SUBJECT = {"api": "the API", "buy": "buying", "rent": "renting", "hybrid": "the hybrid"}
 
 
 def cheapest_shares(ds: xr.Dataset, demand: float):
-    """Share of scenarios in which each of api, buy, rent is the cheapest at ``demand``.
+    """Share of scenarios in which each of :data:`~mc_tco.memo.analysis.CHOICES` (api,
+    buy, rent, hybrid) is the cheapest at ``demand``, with its interval.
 
     Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay).
     """
-    choices = ["api", "buy", "rent"]
+    choices = list(A.CHOICES)
     cost = ds["cost"].sel(demand=demand, strategy=choices).transpose("sample", "strategy")
-    best = np.argmin(cost.values, axis=1)
+    best = xr.DataArray(np.argmin(cost.values, axis=1), dims="sample",
+                        coords={"sample": cost["sample"].values})
     conf = float(ds.attrs.get("conf_level", 0.95))
-    return {s: A.prob_with_ci(best == i, conf)[:3] for i, s in enumerate(choices)}
+    reps = int(ds.attrs.get("replicates", 0)) if ds.attrs.get("ci") == "rqmc" else None
+    return {s: A.prob_with_ci(best == i, conf, reps)[:3] for i, s in enumerate(choices)}
+
+
+def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
+    """The self-hosting strategy (buy, rent, hybrid) most likely to beat the API."""
+    d = ctx.demand if demand is None else demand
+    return max(("buy", "rent", "hybrid"), key=lambda s: ctx.p(s, d)[0])
 
 
 def answer_paragraph(ctx: MemoContext) -> str:
-    """The memo's first paragraph: the cheapest option, then P(beats the API) of every
-    strategy at the decision demand."""
+    """The memo's first paragraph: the option cheapest most often, the best strategy with
+    its P(beats the API), then P(beats the API) of every strategy at the decision demand."""
     d = ctx.demand
     shares = cheapest_shares(ctx.ds, d)
     top = max(shares, key=lambda s: shares[s][0])
+    where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
     if shares[top][0] >= 0.5:
-        head = (f"**{ACTION[top]}.** At {tokens(d)} tokens/month ({users(d)} at 100M tokens a "
-                f"month each), {CHEAPEST[top]} in {pct_ci(*shares[top], ctx.conf)} of "
+        head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "
+                f"buying, renting and the hybrid in {pct_ci(*shares[top], ctx.conf)} of "
                 "scenarios.")
     else:
         listed = ", ".join(f"{SUBJECT[s]} in {pct_ci(*shares[s], ctx.conf)}" for s in shares)
-        head = (f"**No option is cheapest in most scenarios.** At {tokens(d)} tokens/month "
-                f"({users(d)} at 100M tokens a month each), the cheapest is {listed}.")
+        head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
+                f"{listed}.")
+    best = top if top != "api" else best_alternative(ctx)
+    p, lo, hi, _ = ctx.p(best, d)
+    lead = "The best self-hosting strategy" if top == "api" else "It"
+    head += (f" {lead}, {SUBJECT[best]}, beats the API in {pct_ci(p, lo, hi, ctx.conf)}.")
     parts = [head]
-    for s in ("buy", "rent", "owned"):
+    for s in A.STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
         count = "none" if k == 0 else ("all" if k == ctx.n else f"{k:,}")
         lead = STRATEGY_TEXT[s][0].upper() + STRATEGY_TEXT[s][1:]
@@ -231,6 +245,22 @@ def answer_paragraph(ctx: MemoContext) -> str:
             f"({count} of {ctx.n:,})."
         )
     return " ".join(parts)
+
+
+def nonmonotone_note(ds: xr.Dataset, demand: float, strategy: str = "buy") -> str:
+    """Why a strategy can break even below ``demand`` and still lose at ``demand``: the
+    share of scenarios where that happens, or "" when it does not."""
+    be = ds["breakeven_demand"].sel(strategy=strategy).values
+    loses = ds["saving"].sel(demand=demand, strategy=strategy).values < 0
+    k = int(np.count_nonzero((be <= demand) & loses))
+    if k == 0:
+        return ""
+    n = int(ds.sizes["sample"])
+    return (f"The saving is not monotone in demand: nodes come whole, so a demand just above "
+            f"what a fleet can serve buys one more node that is mostly idle, and the saving "
+            f"dips. In {k:,} of {n:,} scenarios {VERB[strategy]} breaks even at some demand "
+            f"below {tokens(demand)} yet loses at {tokens(demand)} itself, which is why "
+            "\"breaks even by\" a demand is more common than \"beats the API at\" it.")
 
 
 def section_answer(ctx: MemoContext) -> Section:
@@ -265,7 +295,8 @@ def section_answer(ctx: MemoContext) -> Section:
     rent_ci = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
     rent_text = (f"Renting never breaks even in "
                  f"{pct_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
-    blocks.append(Paragraph(" ".join([over, be_text, rent_text])))
+    note = nonmonotone_note(ds, d, s)
+    blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
     qs = ds["saving"].sel(demand=d, strategy=s).values
     lo, mid, hi = np.quantile(qs, [0.05, 0.5, 0.95])
@@ -275,8 +306,6 @@ def section_answer(ctx: MemoContext) -> Section:
         f"(it {sign} the API); 90% of scenarios lie between {usd(lo)} and {usd(hi)}. "
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
-    blocks.append(Paragraph(" ".join(ranking_sentences(ctx.ranking, ctx.n))))
-
     blocks.append(Paragraph(claims_sentence(ctx.claims)))
     return Section("The answer", blocks, "answer")
 
@@ -669,18 +698,43 @@ def section_scenarios(ctx: MemoContext) -> Section | None:
 def section_value_of_information(ctx: MemoContext) -> Section | None:
     """What is it worth to know more before deciding? (EVPI, EVPPI, issue 7)"""
     from ..decision.figures import evpi_figure
+    from ..decision.information import evpi_by_demand
     from ..decision.words.voi import voi_section
 
+    curves = [evpi_by_demand(ctx.ds, among=among) for among in (None, ["api", *A.STRATEGIES])]
     figure = Figure(
-        "evpi", F.to_png(evpi_figure(ctx.ds, among_sets=[None, ["api", *A.STRATEGIES]])),
+        "evpi", F.to_png(evpi_figure(ctx.ds, evpi=curves)),
         "What perfect information is worth, by demand",
         "Expected value of perfect information (EVPI) in USD/month, with its 95% Monte Carlo "
-        "band, for the choice among the API, buying and renting, and with already-owned GPUs "
-        "as a fourth option. It peaks where the decision is hardest: where a memo should "
-        "say 'measure this first'.",
+        "band, for the choice among the API, buying, renting and the hybrid, and with "
+        "already-owned GPUs as a fifth option. " + evpi_peak_words(curves[0]),
     )
     return markdown_section(voi_section(ctx.ds, demand=ctx.demand), "value-of-information",
                             [figure])
+
+
+def evpi_peak_words(evpi: xr.DataArray) -> str:
+    """Where the EVPI curve is highest, in words that match the curve: at the end of the
+    grid ("grows to the end of the grid") or inside it ("peaks at ...")."""
+    y = np.nan_to_num(np.asarray(evpi.values, dtype=float), nan=-np.inf)
+    d = evpi["demand"].values
+    j = int(np.argmax(y))
+    if not np.isfinite(y[j]):
+        return "It cannot be estimated at any demand."
+    if j == len(y) - 1:
+        return (f"It is highest at the end of the grid, {tokens(d[j])} tokens/month: the "
+                "stakes of a wrong choice grow with the volume.")
+    if j == 0:
+        return f"It is highest at the start of the grid, {tokens(d[j])} tokens/month."
+    return (f"It peaks at {tokens(d[j])} tokens/month, where the choice is closest: where a "
+            "memo should say 'measure this first'.")
+
+
+def section_time(ctx: MemoContext) -> Section:
+    """When does self-hosting pay back, how deep is the hole, what return (version 2)."""
+    from .sections_time import time_section
+
+    return time_section(ctx)
 
 
 def section_family(ctx: MemoContext) -> Section | None:
@@ -693,6 +747,7 @@ def section_family(ctx: MemoContext) -> Section | None:
 SECTIONS: list[Callable[[MemoContext], Section | None]] = [
     section_answer,
     section_outlook,
+    section_time,
     section_drivers,
     section_claims,
     section_scenarios,
