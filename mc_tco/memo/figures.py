@@ -352,6 +352,7 @@ def tornado_figure(
     st: xr.Dataset,
     top: int = 12,
     target_label: str = "saving",
+    labels: dict[str, str] | None = None,
 ) -> Figure:
     """Tornado of the median saving (low -> high end of each input) beside the input's ST.
 
@@ -361,6 +362,9 @@ def tornado_figure(
         From :func:`mc_tco.memo.analysis.tornado` (sorted by absolute swing).
     st : xr.Dataset
         ``ST`` and ``ST_conf`` (input) at the same demand and strategy.
+    labels : dict, optional
+        Plain label of each input (what it means, its low and high values), shown instead
+        of the variable name.
     top : int
         Inputs shown (largest swings).
     """
@@ -380,7 +384,7 @@ def tornado_figure(
     ax.axvline(base, color="black", lw=1)
     ax.axvline(0, color="#777777", lw=0.8, ls="--")
     ax.set_yticks(y)
-    ax.set_yticklabels(names, fontsize=9)
+    ax.set_yticklabels([(labels or {}).get(v, v) for v in names], fontsize=9)
     ax.set_ylim(n - 0.5, -0.5)
     ax.xaxis.set_major_formatter(FuncFormatter(_usd))
     ax.set_xlabel("median monthly saving (USD/month)")

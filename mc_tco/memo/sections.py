@@ -26,7 +26,7 @@ from ..fmt import fmt_value
 from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
-from .fmt import pct, pct_ci, pct_range, tokens, usd, users
+from .fmt import pct, pct_ci, pct_range, prob, tokens, usd, users
 from .render import Figure, Paragraph, Section, Table, markdown_section
 
 __all__ = ["SECTIONS", "MemoContext"]
@@ -92,6 +92,14 @@ class MemoContext:
     @cached_property
     def ranking(self) -> A.Ranking:
         return A.ranking(self.ds, self.demand, self.strategy)
+
+    @cached_property
+    def summary_markdown(self) -> str:
+        """The one-page summary (:mod:`mc_tco.memo.summary`) as Markdown."""
+        from .summary import summary_data, summary_markdown
+
+        horizon = self.ds.sizes.get("month", 48) / 12
+        return summary_markdown(summary_data(self.ds, self.demand), horizon)
 
     @cached_property
     def claims(self) -> list[Claim]:
@@ -391,7 +399,8 @@ def _heatmap_st(ds: xr.Dataset, strategy: str) -> tuple[xr.DataArray, xr.DataArr
     return st_s, st_i.where(~rare)
 
 
-def section_drivers(ctx: MemoContext) -> Section:
+def section_sobol(ctx: MemoContext) -> Section:
+    """Appendix: the Sobol' ranking (table, heat map) behind 'Which assumptions matter'."""
     ds, d, s = ctx.ds, ctx.demand, ctx.strategy
     r = ctx.ranking
     order = A.input_order(ds, s)
@@ -426,21 +435,76 @@ def section_drivers(ctx: MemoContext) -> Section:
         f"{A.MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
         f"{ds.sizes['demand']} demands can be ranked for the indicator."
     ))
+    return Section("Appendix A. Sobol' indices: which inputs drive the outcome", blocks,
+                   "sobol")
+
+
+def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
+    """'plain label (low - high unit)' per input of the tornado."""
+    from .labels import plain
+
+    units = dict(zip(map(str, ctx.ds["input"].values),
+                     map(str, ctx.ds["input_unit"].values), strict=True)) \
+        if "input_unit" in ctx.ds.coords else {}
+    out = {}
+    for name in map(str, tor["input"].values):
+        lo, hi = (float(tor[k].sel(input=name)) for k in ("low_value", "high_value"))
+        unit = units.get(name, "")
+        unit = "" if unit in ("1", "") else " " + unit
+        out[name] = f"{plain(name)}: {fmt_value(lo)} to {fmt_value(hi)}{unit}"
+    return out
+
+
+def section_drivers(ctx: MemoContext) -> Section:
+    """Which assumptions move the gap most, in dollars (details in Appendix A)."""
+    d, s = ctx.demand, ctx.strategy
     tor = ctx.tornado
+    labels = _tornado_labels(ctx, tor)
     top = str(tor["input"].values[0])
     sw = tor.sel(input=top)
     lo, hi = sw["swing_ci"].values
+    swing = float(sw["swing"])
+    direction = "raises" if swing > 0 else "lowers"
+    blocks = [Paragraph(
+        f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
+        f"is the {labels[top]}; from its low to its high end it {direction} the median "
+        f"saving of {VERB[s]} by {usd(abs(12 * swing), ' a year')}. The chart shows the "
+        "twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
+        "Appendix A."
+    )]
     blocks.append(Figure(
-        "tornado", F.to_png(F.tornado_figure(tor, r.table, target_label=(
-            "indicator" if r.by_indicator else "saving"))),
-        f"Tornado at {tokens(d)}",
+        "tornado", F.to_png(F.tornado_figure(tor, ctx.ranking.table, target_label=(
+            "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels)),
+        f"What moves the saving of {VERB[s]} at {tokens(d)}",
         f"The median monthly saving of {VERB[s]} among the 10% of "
-        f"scenarios where an input is lowest (around its 5% quantile) and the 10% where it "
-        f"is highest (around 95%), other inputs left uncertain; beside it, the input's ST. "
-        f"The largest swing is `{top}`: {usd(float(sw['swing']))} from its low to its high "
+        f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
+        f"it is highest (around 95%), the others left uncertain; linear dollar axis. The "
+        f"largest swing is `{top}`: {usd(swing)} from its low to its high "
         f"end (95% bootstrap interval {usd(lo, '')} to {usd(hi, '')})."
     ))
+    blocks.append(Paragraph(_appendix_pointers(ctx)))
     return Section("Which assumptions matter", blocks, "drivers")
+
+
+def _appendix_pointers(ctx: MemoContext) -> str:
+    """One plain sentence each for the appendix's analyses, with the EVPI at your demand."""
+    from ..decision.information import evpi_by_demand
+
+    d = ctx.demand
+    evpi = float(evpi_by_demand(ctx.ds).sel(demand=d))
+    api_year = 12 * float(ctx.ds["cost"].sel(demand=d, strategy="api").median())
+    if evpi * 12 < 0.01 * api_year:
+        voi = (f"knowing every assumption exactly before deciding would be worth about "
+               f"{usd(12 * evpi, ' a year')} on average, under 1% of the API bill: no study "
+               "or pilot can change this answer at this volume")
+    else:
+        voi = (f"knowing every assumption exactly before deciding would be worth about "
+               f"{usd(12 * evpi, ' a year')} on average ({prob(12 * evpi / api_year)} of the "
+               "API bill): measuring the assumptions at the top of this chart first can pay")
+    return (f"At {tokens(d)}, {voi} (Appendix C). Appendix B lists the combinations of "
+            f"assumptions under which {VERB[ctx.strategy]} wins (scenario discovery); "
+            "Appendix D checks whether the answer depends on the shapes chosen for the "
+            "distributions.")
 
 
 def section_claims(ctx: MemoContext) -> Section:
@@ -458,8 +522,31 @@ def section_claims(ctx: MemoContext) -> Section:
             "tokens a month (3e10 tokens/month); \"break-even scale\" is the point nearest "
             "500B tokens/month, the top of the article's break-even band."
         ),
+        Paragraph(heavy_user_note()),
     ]
+    note = nonmonotone_note(ctx.ds, nearest_grid(ctx.ds, 5e11), "buy")
+    if note:
+        blocks.append(Paragraph(note))
     return Section("The article's claims", blocks, "claims")
+
+
+#: the article's own mapping of its break-even band to heavy users
+ARTICLE_USERS = (2000, 4000)
+
+
+def heavy_user_note() -> str:
+    """The article's "300-500B tokens/month <-> 2,000-4,000 heavy users", stated as the
+    article's, with the correction at its own 100M tokens per user."""
+    lo, hi = (x / A.TOKENS_PER_USER for x in ARTICLE_BAND)
+    return (f"The article maps its break-even band, {tokens(ARTICLE_BAND[0])}-"
+            f"{tokens(ARTICLE_BAND[1])} tokens/month, to {ARTICLE_USERS[0]:,}-"
+            f"{ARTICLE_USERS[1]:,} heavy users; at its own 100M tokens per heavy user a month "
+            f"that band is {lo:,.0f}-{hi:,.0f} users, which is what this memo uses wherever "
+            "it converts tokens to users.")
+
+
+def nearest_grid(ds: xr.Dataset, demand: float) -> float:
+    return A.nearest_point(ds, demand)
 
 
 def section_assumptions(ctx: MemoContext) -> Section:
@@ -690,9 +777,10 @@ def section_scenarios(ctx: MemoContext) -> Section | None:
     """Under which conditions does buying pay off? (PRIM, issue 7)"""
     from ..decision.words.prim import scenario_section
 
-    return markdown_section(
+    sec = markdown_section(
         scenario_section(ctx.ds, strategy=ctx.strategy, demand=ctx.demand), "scenarios"
     )
+    return _appendix(sec, "B")
 
 
 def section_value_of_information(ctx: MemoContext) -> Section | None:
@@ -709,8 +797,8 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
         "band, for the choice among the API, buying, renting and the hybrid, and with "
         "already-owned GPUs as a fifth option. " + evpi_peak_words(curves[0]),
     )
-    return markdown_section(voi_section(ctx.ds, demand=ctx.demand), "value-of-information",
-                            [figure])
+    return _appendix(markdown_section(voi_section(ctx.ds, demand=ctx.demand),
+                                      "value-of-information", [figure]), "C")
 
 
 def evpi_peak_words(evpi: xr.DataArray) -> str:
@@ -730,6 +818,11 @@ def evpi_peak_words(evpi: xr.DataArray) -> str:
             "memo should say 'measure this first'.")
 
 
+def section_summary(ctx: MemoContext) -> Section:
+    """The one-page summary for decision-makers (issue 15), the memo's first section."""
+    return markdown_section(ctx.summary_markdown, "summary")
+
+
 def section_time(ctx: MemoContext) -> Section:
     """When does self-hosting pay back, how deep is the hole, what return (version 2)."""
     from .sections_time import time_section
@@ -741,19 +834,61 @@ def section_family(ctx: MemoContext) -> Section | None:
     """Does the answer depend on the shape of the distributions? (issue 7)"""
     from ..decision.words.family import family_section
 
-    return markdown_section(family_section(ctx.ds), "family-check")
+    return _appendix(markdown_section(family_section(ctx.ds), "family-check"), "D")
+
+
+def _appendix(sec: Section | None, letter: str) -> Section | None:
+    if sec is not None:
+        sec.title = f"Appendix {letter}. {sec.title}"
+    return sec
+
+
+#: one line for each term the appendix uses
+GLOSSARY = [
+    ("scenario", "one draw of every uncertain assumption from its range; the memo's shares "
+                 "are shares of scenarios"),
+    ("Monte Carlo (MC) interval", "the range a share or median could move if the scenarios "
+                                  "were drawn again; not the spread of the assumptions"),
+    ("RQMC", "randomized quasi-Monte Carlo: scenarios drawn evenly (a scrambled Sobol' "
+             "sequence), in 8 independent scrambles whose spread gives the MC intervals"),
+    ("Wilson interval", "an interval for a share, used where a scramble has no or only "
+                        "winning scenarios"),
+    ("Sobol' index ST / S1", "the share of the outcome's variance an assumption explains, "
+                             "with (ST) or without (S1) its interactions with the others"),
+    ("possible ranks", "the ranks an assumption's index allows, given the others' intervals"),
+    ("EVPI / EVPPI", "expected value of perfect (partial) information: what knowing all (or "
+                     "some) assumptions before deciding would be worth, per month"),
+    ("PRIM", "patient rule induction: finds ranges of the assumptions where an option wins "
+             "(scenario discovery)"),
+    ("family check", "the run repeated with other distribution shapes (e.g. triangular "
+                     "instead of PERT) for the same ranges"),
+    ("book", "the file of assumptions (distributions/*.toml) a run samples"),
+    ("NPV", "net present value: the discounted sum of what an option saves against the API"),
+    ("IRR", "internal rate of return: the yearly discount rate at which the NPV is zero"),
+    ("payback", "the month the discounted running total of savings turns positive"),
+]
+
+
+def section_glossary(ctx: MemoContext) -> Section:
+    from .render import Bullets
+
+    return Section("Appendix E. Glossary",
+                   [Bullets([f"**{term}**: {text}." for term, text in GLOSSARY])], "glossary")
 
 
 SECTIONS: list[Callable[[MemoContext], Section | None]] = [
+    section_summary,
     section_answer,
     section_outlook,
     section_time,
     section_drivers,
     section_claims,
+    section_assumptions,
+    section_compare,
+    section_sobol,
     section_scenarios,
     section_value_of_information,
     section_family,
-    section_assumptions,
-    section_compare,
+    section_glossary,
     section_provenance,
 ]

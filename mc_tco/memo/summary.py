@@ -267,7 +267,8 @@ def summary_markdown(s: Summary, horizon_years: float = 4, heading: str = "##") 
     """The summary page as Markdown (a ``##`` section, or a page with ``#``)."""
     d = s.demand
     users = d / TOKENS_PER_USER
-    head = (f"**Recommendation: {RECOMMEND[s.choice]}** at your demand of {tokens(d)} tokens/month (about "
+    head = (f"**Recommendation: {RECOMMEND[s.choice]}** at your demand of {tokens(d)} "
+            f"tokens/month (about "
             f"{users:,.0f} heavy users at 100M tokens a month each): it is the cheapest "
             f"option in {prob(s.choice_share)} of the scenarios assumed.")
     if s.choice == "api":
