@@ -398,17 +398,17 @@ def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
                 if qt <= 0.0:
                     continue
                 m = math.floor(prev * qt) + 1.0
-                if dem * qt - m > 64.0:
+                span = math.floor(dem * qt) - m
+                if not span <= 64.0:
                     continue  # a coarse step (past the budget): its ends only
-                while m <= dem * qt:
-                    x = m / qt * (1.0 - 1e-12)
+                for c in range(int(span) + 1):  # (counted: m + 1 == m past 2**53)
+                    x = (m + c) / qt * (1.0 - 1e-12)
                     if prev < x < best:
                         vx = _npv_one(k, s, x, w)
                         if vx >= 0.0:
                             best = x
                             v_best = vx
                             break
-                    m += 1.0
             if best < np.inf:
                 return _piece_root(k, s, w, best, v_best, prev)
         used += 1
@@ -464,14 +464,15 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
             last = highest
             if lo_a[w] > 0.0:
                 sure = max(lowest, -lo_b[w] / lo_a[w], 1.0 / q[w]) * (1.0 + 1e-9)
-                last = min(highest, sure)
+                if sure < highest:  # (False for NaN)
+                    last = sure
             used = 0
             while True:
                 dem = min(dem, last)
                 if _npv_one(k, s, dem, w) >= 0.0:
                     out[i, w] = _first_crossing(k, s, w, prev, dem, steps)
                     break
-                if dem >= last:
+                if not dem < last:  # (NaN too)
                     break
                 bound = a[w] * dem + b[w]
                 slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
