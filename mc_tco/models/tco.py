@@ -42,7 +42,9 @@ Choices where MODEL.md leaves room, and why:
   ``api``. The npv dips at each new node, so a positive window narrower than 1/8 of a
   node's capacity can be missed. A linear upper bound of the npv (from ``x <= ceil(x) <
   x + 1`` on the node counts) lets the walk jump over demands where the npv cannot be
-  >= 0 and stop where it never can. The hybrid breaks even only where it owns a node
+  >= 0 and stop where it never can. Inputs so extreme that the walk needs more than
+  20,000 evaluations (a node of a few tokens a month) fall back to the 5.3% step. The
+  hybrid breaks even only where it owns a node
   (with none it *is* the API, npv 0).
 * ``irr`` is sought in yearly rates from -99% to +999,900% by safeguarded Newton; NaN
   where the flows (with the resale) never change sign or the present value does not

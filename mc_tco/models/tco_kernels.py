@@ -55,6 +55,10 @@ NPV = 19  # 4 strategies
 NRES = 23
 IRR_LO, IRR_HI = math.log(0.01), math.log(1e4)  # yearly rate from -99% to +999,900%
 IRR_GUESS = math.log(1.1)
+#: the break-even walk: smallest relative step, and the evaluations after which it falls
+#: back to its coarse relative step (extreme inputs: a node of a few tokens a month)
+MIN_STEP = 1e-9
+BUDGET = 20000
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -331,6 +335,15 @@ def _first_crossing(k, s, w, lo, hi, levels):
 
 
 @njit(**_JIT)
+def _rel_step(dem, q, step, fine, used):
+    """The walk's relative step at ``dem``: at most ``step``, at most ``fine`` of a node's
+    capacity (``1 / q``), at least MIN_STEP; ``step`` once BUDGET evaluations are used."""
+    if used > BUDGET:
+        return step
+    return max(MIN_STEP, min(step, fine / (dem * q + 1.0)))
+
+
+@njit(**_JIT)
 def _piece_root(k, s, w, x, v, floor_):
     """The root of the linear piece of npv that ends at ``x`` (npv ``v >= 0``) with slope
     LB, no lower than ``floor_``, nudged up until npv >= 0 there (rounding)."""
@@ -369,6 +382,7 @@ def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
     prev = 1.0
     v_prev = _npv_one(k, s, prev, w)
     dem = lowest
+    used = 0
     while dem <= highest:
         v = _npv_one(k, s, dem, w)
         if v_prev + (dem - prev) * (s[LB] + negq) + neg >= 0.0:
@@ -384,18 +398,21 @@ def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
                 if qt <= 0.0:
                     continue
                 m = math.floor(prev * qt) + 1.0
-                while m <= dem * qt:
-                    x = m / qt * (1.0 - 1e-12)
+                span = math.floor(dem * qt) - m
+                if not span <= 64.0:
+                    continue  # a coarse step (past the budget): its ends only
+                for c in range(int(span) + 1):  # (counted: m + 1 == m past 2**53)
+                    x = (m + c) / qt * (1.0 - 1e-12)
                     if prev < x < best:
                         vx = _npv_one(k, s, x, w)
                         if vx >= 0.0:
                             best = x
                             v_best = vx
                             break
-                    m += 1.0
             if best < np.inf:
                 return _piece_root(k, s, w, best, v_best, prev)
-        nxt = dem * (1.0 + min(step, fine / (dem * q + 1.0)))
+        used += 1
+        nxt = dem * (1.0 + _rel_step(dem, q, step, fine, used))
         bound = a * dem + b
         if bound < -1e-9 * (abs(a * dem) + abs(b)):
             if a <= 0.0:
@@ -404,7 +421,7 @@ def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
             if jump > nxt:  # no crossing below the bound's root: restart the walk there
                 prev = jump
                 v_prev = _npv_one(k, s, prev, w)
-                dem = jump * (1.0 + min(step, fine / (jump * q + 1.0)))
+                dem = jump * (1.0 + _rel_step(jump, q, step, fine, used))
                 continue
         prev = dem
         v_prev = v
@@ -447,17 +464,20 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
             last = highest
             if lo_a[w] > 0.0:
                 sure = max(lowest, -lo_b[w] / lo_a[w], 1.0 / q[w]) * (1.0 + 1e-9)
-                last = min(highest, sure)
+                if sure < highest:  # (False for NaN)
+                    last = sure
+            used = 0
             while True:
                 dem = min(dem, last)
                 if _npv_one(k, s, dem, w) >= 0.0:
                     out[i, w] = _first_crossing(k, s, w, prev, dem, steps)
                     break
-                if dem >= last:
+                if not dem < last:  # (NaN too)
                     break
                 bound = a[w] * dem + b[w]
                 slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
-                nxt = dem * (1.0 + min(step, fine / (dem * q[w] + 1.0)))
+                used += 1
+                nxt = dem * (1.0 + _rel_step(dem, q[w], step, fine, used))
                 if bound < -slack:
                     if a[w] <= 0.0:
                         break  # the bound only falls: never
