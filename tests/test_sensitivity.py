@@ -6,6 +6,7 @@ import textwrap
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scipy import stats
 
 from mc_tco.book import load_book
 from mc_tco.cli import main
@@ -128,3 +129,30 @@ def test_rows_are_reused_when_doubling(tmp_path):
     for name in ("S1", "ST", "S1_conf", "p_positive", "target_quantile"):
         np.testing.assert_allclose(doubled[name].values, direct[name].values, rtol=1e-12)
     assert grown.sizes["sample"] == 256 and doubled.sizes["sample"] == 1024
+
+
+def test_a_decision_is_settled_when_its_interval_says_so():
+    """Issue 14: P = 0.8% by the estimate, but its interval reaches above 1%: not settled."""
+    from mc_tco.engine.adaptive import SETTLED, _p_interval
+    from mc_tco.engine.plan import RunSums
+    from mc_tco.sensitivity.sobol import SobolSums
+
+    reps = []
+    for events in (0, 0, 0, 0, 0, 0, 0, 4, ):
+        y = np.zeros((64, 3, 1))  # one factor: rows A, AB, B
+        y[:events, :, 0] = 1.0
+        s = SobolSums(1, False, np.zeros(1))
+        s.add(y)
+        reps.append(s)
+    lo, hi = _p_interval(RunSums(reps, "rqmc"), 0.95)
+    p = 4 / 512
+    assert p < SETTLED < hi[0]  # the old rule (the estimate below 1%) called it settled
+    ref = stats.binomtest(4, 512).proportion_ci(0.95, method="wilson")
+    assert (lo[0], hi[0]) == pytest.approx((ref.low, ref.high))  # the fallback: Wilson
+    # a clear case: no events anywhere is settled by its interval too
+    none = []
+    for _ in range(8):
+        s = SobolSums(1, False, np.zeros(1))
+        s.add(np.zeros((1024, 3, 1)))
+        none.append(s)
+    assert _p_interval(RunSums(none, "rqmc"), 0.95)[1][0] < SETTLED

@@ -28,8 +28,10 @@ def convergence_step(
 
     The decision indicators are ``t>0`` for each target ``t``, at the report points (every
     combination of ``report`` values, e.g. demand x strategy). A cell where the indicator is
-    constant, or where P(t > 0) is below 1% or above 99% (:data:`SETTLED`), is settled
-    and not held to the target. Converged when the largest ST half-width over the other
+    constant, or where the Monte Carlo interval of P(t > 0) lies below 1% or above 99%
+    (:data:`SETTLED`; the interval from the spread of the scrambles, Wilson's on the pooled
+    count where a scramble has no event or only events), is settled and not held to the
+    target. Converged when the largest ST half-width over the other
     cells is at most ``target`` and each cell's top five inputs are the same as at the
     previous doubling.
 
@@ -43,13 +45,12 @@ def convergence_step(
     pooled = sums.pooled()
     k, n = plan.design.num_factors, pooled.n
     d = len(plan.factors)
-    mean_a = pooled.mean_a()  # P(indicator > 0) on the A rows
     layout = layout or cell_layout(plan)
     t = len(layout["target"])
     shape = (t, *(len(v) for v in layout["values"]))
     st = res["ST"].reshape((k, *shape))[:d]
     st_conf = res["ST_conf"].reshape((k, *shape))[:d]
-    p = mean_a.reshape(shape)
+    p_lo, p_hi = (b.reshape(shape) for b in _p_interval(sums, plan.conf_level))
     worst, worst_cell, rankings, held, settled = 0.0, None, {}, 0, 0
     for ti, tname in enumerate(layout["target"]):
         if not tname.endswith(">0"):
@@ -61,7 +62,10 @@ def convergence_step(
                 for i, (dim, j) in enumerate(zip(layout["dims"], idx, strict=True))
             )
             column = st[(slice(None), *cell)]
-            if not np.isfinite(column).any() or min(p[cell], 1 - p[cell]) < SETTLED:
+            # settled when the interval of P says so, not when the estimate crosses 1%
+            if not np.isfinite(column).any() or p_hi[cell] < SETTLED or (
+                p_lo[cell] > 1 - SETTLED
+            ):
                 settled += 1
                 continue
             held += 1
@@ -147,3 +151,24 @@ def with_path(summary: xr.Dataset, path: list[dict], target: float | None) -> xr
     return summary
 
 
+
+
+def _p_interval(sums: RunSums, conf_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of P(output > 0) on the A rows, per cell (the targets' indicators among them):
+    the replicate t interval over the scrambles, or Wilson's on the pooled count where it
+    cannot work (:mod:`mc_tco.uncertainty`'s fallback rule)."""
+    from ..uncertainty import replicate_interval, wilson_interval
+
+    pooled = sums.pooled()
+    p = pooled.mean_a()
+    n = pooled.n
+    lo_w, hi_w = wilson_interval(np.clip(np.rint(p * n), 0, n), n, conf_level)
+    if len(sums.reps) < 2:
+        return lo_w, hi_w
+    per = np.stack([r.mean_a() for r in sums.reps])
+    _, half = replicate_interval(per, conf_level=conf_level, centre=p)
+    degenerate = (per.min(axis=0) <= 0) | (per.max(axis=0) >= 1) | ~np.isfinite(half)
+    lo = np.where(degenerate, lo_w, p - np.nan_to_num(half))
+    hi = np.where(degenerate, hi_w, p + np.nan_to_num(half))
+    bad = degenerate | (lo < 0) | (hi > 1)
+    return np.where(bad, lo_w, lo), np.where(bad, hi_w, hi)
