@@ -450,9 +450,21 @@ def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
     for name in map(str, tor["input"].values):
         lo, hi = (float(tor[k].sel(input=name)) for k in ("low_value", "high_value"))
         unit = units.get(name, "")
+        if unit == "1/year":
+            out[name] = f"{plain(name)}: {lo:+.0%} to {hi:+.0%} a year"
+            continue
         unit = "" if unit in ("1", "") else " " + unit
-        out[name] = f"{plain(name)}: {fmt_value(lo)} to {fmt_value(hi)}{unit}"
+        out[name] = f"{plain(name)}: {_compact(lo)} to {_compact(hi)}{unit}"
     return out
+
+
+def _compact(v: float) -> str:
+    """A value of an input for a label: '500M', '1.4B', '173k', '0.63'."""
+    a = abs(v)
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e4, "k")):
+        if a >= scale:
+            return f"{v / (scale if suffix != 'k' else 1e3):.3g}{suffix}"
+    return f"{v:.3g}"
 
 
 def section_drivers(ctx: MemoContext) -> Section:

@@ -102,7 +102,9 @@ def time_section(ctx) -> Section:
         f"When self-hosting pays back, at {tokens(d)}",
         "Share of scenarios whose cash position has turned positive by each month; the "
         "curve stops short of 100% by the share that never pays back within the "
-        f"{horizon}-month horizon."))
+        f"{horizon}-month horizon. A hybrid that never buys a server is the API itself "
+        "(counted as paid back at month 0); the step in the last month is the resale of "
+        "the hardware."))
     rows = []
     for s in TIME_STRATEGIES:
         t = nums[s]

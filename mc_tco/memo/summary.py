@@ -277,8 +277,8 @@ def summary_markdown(s: Summary, horizon_years: float = 4, heading: str = "##") 
                  f"{prob(p)} of them.")
     lines = [f"{heading} Summary", "", head, "", f"**Why:** {s.reason}", "",
              "Your demand is the volume you plan for at the end of the ramp; set it to your "
-             "measured volume with `mc-tco memo RESULTS --demand 800B` (or `[analysis] focus` "
-             "in the book) and this page is recomputed.", ""]
+             "measured volume with `mc-tco memo RESULTS --demand 800B` and this page is "
+             "recomputed.", ""]
     header = ["in dollars a year, median scenario"] + [
         f"{tokens(x)} ({label})" for label, x in s.points]
     lines.append("| " + " | ".join(header) + " |")
