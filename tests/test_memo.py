@@ -114,34 +114,48 @@ def test_html_is_self_contained_with_the_figures_embedded(compared_memo):
     assert "<script" not in page and "<link" not in page and "@import" not in page
 
 
+def _rounded(text: str, value: float) -> bool:
+    """``text`` is ``value`` by the body's rounding rules (mc_tco.memo.fmt.prob)."""
+    from mc_tco.memo.fmt import prob
+
+    return text == prob(value)
+
+
 def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
     out, _, ds, _ = compared_memo
     md = (out / "memo.md").read_text()
     first = md.split("## The answer\n\n", 1)[1].split("\n\n", 1)[0]
     n = ds.sizes["sample"]
-    found = re.findall(
-        r"([\d.]+)% \(95% MC interval ([\d.]+)-([\d.]+)%\) of scenarios \((none|all|[\d,]+) "
-        r"of ([\d,]+)\)", first)
+    share = r"((?:below |above )?\d+%)"
+    found = re.findall(share + r"(?: \(95% MC interval ([<>\d]+)-([<>\d]+)%\))? of scenarios "
+                       r"\((none|all|[\d,]+) of ([\d,]+)\)", first)
     assert len(found) == 4  # buy, rent, owned, hybrid, in that order
     for (p, lo, hi, k, total), s in zip(found, ("buy", "rent", "owned", "hybrid"),
                                         strict=True):
         sel = {"target": "saving>0", "strategy": s, "demand": 5e11}
         want = float(ds.p_positive.sel(sel))
         want_lo, want_hi = ds.p_positive_ci.sel(sel).values
-        for text, value in ((p, want), (lo, want_lo), (hi, want_hi)):
-            decimals = len(text.split(".")[1]) if "." in text else 0
-            assert abs(float(text) - 100 * value) <= 0.5 * 10**-decimals + 1e-12, (s, text)
+        assert _rounded(p, want), (s, p, want)
+        if lo:  # the interval is shown only when its ends round differently
+            assert lo.strip("<>") in _pct_digits(want_lo) and hi.strip("<>") in \
+                _pct_digits(want_hi)
         wins = int((ds.saving.sel(demand=5e11, strategy=s) > 0).sum())
         assert k == ("none" if wins == 0 else "all" if wins == n else f"{wins:,}")
         assert total == f"{n:,}"
     # the headline: the share of scenarios in which each option is the cheapest
-    m = re.search(r"in ([\d.]+)% \(95% MC interval", first)
+    m = re.search(r"in " + share, first)
     cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "hybrid"]).values
     shares = np.bincount(np.argmin(cost, axis=1), minlength=4) / n
     if shares[0] >= 0.5:
         assert first.startswith("**Keep paying the API.**")
-    decimals = len(m.group(1).split(".")[1]) if "." in m.group(1) else 0
-    assert abs(float(m.group(1)) - 100 * shares.max()) <= 0.5 * 10**-decimals
+    assert _rounded(m.group(1), shares.max())
+
+
+def _pct_digits(v: float) -> str:
+    from mc_tco.memo.fmt import prob
+
+    return prob(v).removeprefix("below ").removeprefix("above ").removesuffix("%") + \
+        ("<1" if v < 0.01 else "") + (">99" if v > 0.99 else "")
 
 
 def test_csv_tables_have_the_expected_columns(compared_memo):

@@ -26,7 +26,7 @@ from ..fmt import fmt_value
 from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
-from .fmt import pct, pct_ci, pct_range, prob, tokens, usd, users
+from .fmt import pct, pct_ci, pct_range, prob, prob_ci, tokens, usd, users
 from .render import Figure, Paragraph, Section, Table, markdown_section
 
 __all__ = ["SECTIONS", "MemoContext"]
@@ -226,30 +226,32 @@ def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
 
 def answer_paragraph(ctx: MemoContext) -> str:
     """The memo's first paragraph: the option cheapest most often, the best strategy with
-    its P(beats the API), then P(beats the API) of every strategy at the decision demand."""
+    its P(beats the API), then P(beats the API) of every strategy at the decision demand.
+    Shares are rounded by the body's rules (:func:`mc_tco.memo.fmt.prob_ci`)."""
     d = ctx.demand
     shares = cheapest_shares(ctx.ds, d)
     top = max(shares, key=lambda s: shares[s][0])
     where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
     if shares[top][0] >= 0.5:
         head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "
-                f"buying, renting and the hybrid in {pct_ci(*shares[top], ctx.conf)} of "
+                f"buying, renting and the hybrid in {prob_ci(*shares[top], ctx.conf)} of "
                 "scenarios.")
     else:
-        listed = ", ".join(f"{SUBJECT[s]} in {pct_ci(*shares[s], ctx.conf)}" for s in shares)
+        listed = ", ".join(f"{SUBJECT[s]} in {prob_ci(*shares[s], ctx.conf)}" for s in shares)
         head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
                 f"{listed}.")
     best = top if top != "api" else best_alternative(ctx)
     p, lo, hi, _ = ctx.p(best, d)
     lead = "The best self-hosting strategy" if top == "api" else "It"
-    head += (f" {lead}, {SUBJECT[best]}, beats the API in {pct_ci(p, lo, hi, ctx.conf)}.")
+    head += (f" {lead}, {SUBJECT[best]}, beats the API in {prob_ci(p, lo, hi, ctx.conf)} "
+             "of scenarios.")
     parts = [head]
     for s in A.STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
         count = "none" if k == 0 else ("all" if k == ctx.n else f"{k:,}")
         lead = STRATEGY_TEXT[s][0].upper() + STRATEGY_TEXT[s][1:]
         parts.append(
-            f"{lead} beats the API in {pct_ci(p, lo, hi, ctx.conf)} of scenarios "
+            f"{lead} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios "
             f"({count} of {ctx.n:,})."
         )
     return " ".join(parts)
