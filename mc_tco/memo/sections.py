@@ -290,7 +290,7 @@ def section_answer(ctx: MemoContext) -> Section:
         j = int(np.argmax(p_all.values))
         over = (f"At no demand from {tokens(grid[0])} to {tokens(grid[-1])} tokens/month does "
                 f"{VERB[s]} beat the API in half of the scenarios; its highest share is "
-                f"{pct_ci(p_all.values[j], *ci_all.values[j], ctx.conf)} at "
+                f"{prob_ci(p_all.values[j], *ci_all.values[j], ctx.conf)} at "
                 f"{tokens(grid[j])}.")
     be = ds["breakeven_demand"].sel(strategy=s).values
     q05, q50, q95 = np.quantile(be, [0.05, 0.5, 0.95], method="inverted_cdf")
@@ -300,11 +300,11 @@ def section_answer(ctx: MemoContext) -> Section:
         else tokens(q50) + " tokens/month"
     be_text = (f"The demand at which {VERB[s]} breaks even has a median of {med}; 90% of "
                f"scenarios lie between {tokens(q05)} and {tokens(q95)}. It never breaks even, "
-               f"at any demand, in {pct_ci(float(never), *never_ci, ctx.conf)} of scenarios.")
+               f"at any demand, in {prob_ci(float(never), *never_ci, ctx.conf)} of scenarios.")
     rent_never = float(ds["breakeven_demand_p_never"].sel(strategy="rent"))
     rent_ci = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
     rent_text = (f"Renting never breaks even in "
-                 f"{pct_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
+                 f"{prob_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
     note = nonmonotone_note(ds, d, s)
     blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
