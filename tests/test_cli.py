@@ -25,6 +25,11 @@ def test_run_writes_the_file_and_prints_the_table(runner, tmp_path):
     assert "breakeven_demand" in res.output and "Top inputs" in res.output
     for col in ("100B", "300B", "500B", "1T", "3T"):
         assert col in res.output
+    # version 2: hybrid in the table, break-even and payback medians with their intervals
+    table = res.output.split("P(strategy beats the API)", 1)[1].split("\n\n", 1)[0]
+    assert "\nhybrid " in table
+    assert "median with its 95% Monte Carlo interval" in res.output
+    assert "payback_months (month): median, with its 95% Monte Carlo interval" in res.output
     with xr.open_dataset(out, engine="h5netcdf") as ds:
         assert ds.attrs["seed"] == 7 and ds.sizes["sample"] == 256
         assert float(ds.p_positive.sel(target="saving>0", strategy="rent").max()) == 0.0

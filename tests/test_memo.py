@@ -114,34 +114,48 @@ def test_html_is_self_contained_with_the_figures_embedded(compared_memo):
     assert "<script" not in page and "<link" not in page and "@import" not in page
 
 
+def _rounded(text: str, value: float) -> bool:
+    """``text`` is ``value`` by the body's rounding rules (mc_tco.memo.fmt.prob)."""
+    from mc_tco.memo.fmt import prob
+
+    return text == prob(value)
+
+
 def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
     out, _, ds, _ = compared_memo
     md = (out / "memo.md").read_text()
     first = md.split("## The answer\n\n", 1)[1].split("\n\n", 1)[0]
     n = ds.sizes["sample"]
-    found = re.findall(
-        r"([\d.]+)% \(95% MC interval ([\d.]+)-([\d.]+)%\) of scenarios \((none|all|[\d,]+) "
-        r"of ([\d,]+)\)", first)
+    share = r"((?:below |above )?\d+%)"
+    found = re.findall(share + r"(?: \(95% MC interval ([<>\d]+)-([<>\d]+)%\))? of scenarios "
+                       r"\((none|all|[\d,]+) of ([\d,]+)\)", first)
     assert len(found) == 4  # buy, rent, owned, hybrid, in that order
     for (p, lo, hi, k, total), s in zip(found, ("buy", "rent", "owned", "hybrid"),
                                         strict=True):
         sel = {"target": "saving>0", "strategy": s, "demand": 5e11}
         want = float(ds.p_positive.sel(sel))
         want_lo, want_hi = ds.p_positive_ci.sel(sel).values
-        for text, value in ((p, want), (lo, want_lo), (hi, want_hi)):
-            decimals = len(text.split(".")[1]) if "." in text else 0
-            assert abs(float(text) - 100 * value) <= 0.5 * 10**-decimals + 1e-12, (s, text)
+        assert _rounded(p, want), (s, p, want)
+        if lo:  # the interval is shown only when its ends round differently
+            assert lo.strip("<>") in _pct_digits(want_lo) and hi.strip("<>") in \
+                _pct_digits(want_hi)
         wins = int((ds.saving.sel(demand=5e11, strategy=s) > 0).sum())
         assert k == ("none" if wins == 0 else "all" if wins == n else f"{wins:,}")
         assert total == f"{n:,}"
     # the headline: the share of scenarios in which each option is the cheapest
-    m = re.search(r"in ([\d.]+)% \(95% MC interval", first)
+    m = re.search(r"in " + share, first)
     cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "hybrid"]).values
     shares = np.bincount(np.argmin(cost, axis=1), minlength=4) / n
     if shares[0] >= 0.5:
         assert first.startswith("**Keep paying the API.**")
-    decimals = len(m.group(1).split(".")[1]) if "." in m.group(1) else 0
-    assert abs(float(m.group(1)) - 100 * shares.max()) <= 0.5 * 10**-decimals
+    assert _rounded(m.group(1), shares.max())
+
+
+def _pct_digits(v: float) -> str:
+    from mc_tco.memo.fmt import prob
+
+    return prob(v).removeprefix("below ").removeprefix("above ").removesuffix("%") + \
+        ("<1" if v < 0.01 else "") + (">99" if v > 0.99 else "")
 
 
 def test_csv_tables_have_the_expected_columns(compared_memo):
@@ -439,3 +453,139 @@ def test_render_escapes_and_marks_up_the_same_text():
     assert "<strong>bold</strong>" in page and "<code>x&lt;y</code>" in page
     assert "&lt;script&gt;" in page and "<script>" not in page
     assert base64.b64encode(b"\x89PNG").decode() in page
+
+
+# ----------------------------------------------------------------------- summary (issue 15)
+
+
+def _med(da):
+    v = np.asarray(da.values, dtype=float)
+    v = v[~np.isnan(v)]
+    return float(np.quantile(v, 0.5, method="inverted_cdf"))
+
+
+def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
+    from mc_tco.memo.fmt import money, months, prob
+
+    out, _, ds, _ = compared_memo
+    page = (out / "summary.md").read_text()
+    assert "<table" in (out / "summary.html").read_text()
+    md = (out / "memo.md").read_text()
+    assert md.split("\n## ", 1)[1].startswith("Summary\n")
+    assert page.split("\n## ", 1)[1].split("\n## ")[0] in md  # the same section
+    grid = ds.demand.values
+    near = lambda x: float(grid[np.argmin(np.abs(np.log(grid / x)))])  # noqa: E731
+    pts = [near(2.5e11), 5e11, near(1e12)]
+    cost = lambda s, d: 12 * _med(ds.cost.sel(demand=d, strategy=s))  # noqa: E731
+    p = lambda s, d: float(ds.p_positive.sel(target="saving>0", strategy=s, demand=d))  # noqa
+    want = {"API bill a year": [money(cost("api", d)) for d in pts],
+            "servers and SSDs bought over 4 years (buy)":
+                [money(_med(ds.investment.sel(demand=d))) for d in pts]}
+    for s in ("buy", "rent", "hybrid"):
+        want[f"cost a year: {s}"] = [money(cost(s, d)) for d in pts]
+        want[f"chance of beating the API: {s}"] = [prob(p(s, d)) for d in pts]
+    for s in ("buy", "hybrid"):
+        sel = {"strategy": s}
+        want[f"peak funding need: {s}"] = [
+            money(_med(ds.peak_cash_need.sel(sel).sel(demand=d))) for d in pts]
+        want[f"4-year NPV against the API: {s}"] = [
+            money(_med(ds.npv.sel(sel).sel(demand=d))) for d in pts]
+        want[f"payback: {s}"] = [months(_med(ds.payback_months.sel(sel).sel(demand=d)))
+                                 for d in pts]
+    rows = {}
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and cells[0] in want:
+            rows[cells[0]] = cells[1:]
+    assert rows == want
+    # the head: the option cheapest most often, and the best alternative's chance
+    c = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "hybrid"]).values
+    shares = np.bincount(np.argmin(c, axis=1), minlength=4) / c.shape[0]
+    head = page.split("**Recommendation: ", 1)[1].split("\n")[0]
+    assert f"cheapest option in {prob(shares.max())} of the scenarios" in head
+    if shares.argmax() == 0:
+        assert head.startswith("Keep paying the API**")
+        best = max(("buy", "rent", "hybrid"), key=lambda s: p(s, 5e11))
+        assert head.endswith(f"beats the API in {prob(p(best, 5e11))} of them.")
+        # what sovereignty would have to be worth: -saving of that strategy, a year
+        need = np.maximum(-12 * ds.saving.sel(demand=5e11, strategy=best).values, 0)
+        sov = page.split("**What data sovereignty would have to be worth**", 1)[1]
+        assert f"at least {money(np.quantile(need, 0.5, method='inverted_cdf'))} a year" in sov
+        pays = float((ds.saving.sel(demand=5e11, strategy=best) > 0).mean())
+        assert f"in {prob(pays)} of scenarios it pays" in sov
+    # every dollar amount on the page is one the test computed, or of the reason sentence
+    amounts = set(re.findall(r"-?\$[\d.]+[kMB]?", page))
+    table_amounts = {v for k, vals in want.items() for v in vals if "$" in v}
+    reason = page.split("**Why:**", 1)[1].split("\n")[0]
+    assert f"{money(cost('api', 5e11))} a year" in reason
+    rest = amounts - table_amounts - set(re.findall(r"-?\$[\d.]+[kMB]?", reason)) \
+        - set(re.findall(r"-?\$[\d.]+[kMB]?", sov if shares.argmax() == 0 else ""))
+    assert not rest, rest
+
+
+def test_summary_says_your_demand_and_never_plainly(compared_memo):
+    out = compared_memo[0]
+    page = (out / "summary.md").read_text()
+    assert "your demand of 500B tokens/month" in page and "--demand" in page
+    assert "What would change this" in page and "Risks the model does not price" in page
+    for word in ("Sobol", "EVPI", "PRIM", "RQMC", "Wilson", "valley_price_factor"):
+        assert word not in page, word
+
+
+def test_no_paragraph_appears_twice(compared_memo):
+    md = (compared_memo[0] / "memo.md").read_text()
+    paragraphs = [p for p in md.split("\n\n") if len(p) > 80 and not p.startswith(("|", "!"))]
+    dup = {p for p in paragraphs if paragraphs.count(p) > 1}
+    assert not dup, dup
+
+
+def test_evpi_caption_matches_the_curve():
+    from mc_tco.memo.sections import evpi_peak_words
+
+    d = np.array([1e9, 1e10, 1e11, 1e12])
+    rising = xr.DataArray([0.0, 1.0, 5.0, 9.0], coords={"demand": d}, dims="demand")
+    inside = xr.DataArray([0.0, 7.0, 5.0, 1.0], coords={"demand": d}, dims="demand")
+    assert "end of the grid, 1T" in evpi_peak_words(rising)
+    assert "peaks at 10B" in evpi_peak_words(inside)
+    assert "peaks" not in evpi_peak_words(rising)
+
+
+def test_heavy_user_mapping_is_the_articles_with_the_correction(compared_memo):
+    from mc_tco.memo.sections import heavy_user_note
+
+    note = heavy_user_note()
+    assert "2,000-4,000 heavy users" in note and "3,000-5,000 users" in note
+    assert note in (compared_memo[0] / "memo.md").read_text()
+
+
+def test_nonmonotone_saving_is_explained_where_it_shows():
+    from mc_tco.memo.sections import nonmonotone_note
+
+    n = 4
+    ds = xr.Dataset(
+        {"breakeven_demand": (("sample", "strategy"), np.array([[1e11], [np.inf], [4e11],
+                                                                [6e11]])),
+         "saving": (("sample", "demand", "strategy"),
+                    np.array([-1.0, -1.0, 2.0, -3.0]).reshape(n, 1, 1))},
+        coords={"strategy": ["buy"], "demand": [5e11]})
+    note = nonmonotone_note(ds, 5e11, "buy")
+    assert "In 1 of 4 scenarios" in note and "nodes come whole" in note
+    ds["saving"][:] = 1.0
+    ds["saving"][1] = -1.0
+    assert nonmonotone_note(ds, 5e11, "buy") == ""
+
+
+def test_time_section_numbers(compared_memo):
+    from mc_tco.memo.timeaxis import time_numbers
+
+    out, _, ds, _ = compared_memo
+    md = (out / "memo.md").read_text()
+    section = md.split("## When does it pay back?", 1)[1].split("\n## ")[0]
+    for name in ("cash_position", "payback"):
+        assert f"figures/{name}.png" in section
+    t = time_numbers(ds, 5e11, "hybrid")
+    never = float(np.isinf(ds.payback_months.sel(demand=5e11, strategy="hybrid")).mean())
+    assert t.never.value == pytest.approx(never)
+    assert t.never.lower <= never <= t.never.upper
+    pay = ds.payback_months.sel(demand=5e11, strategy="hybrid").values
+    assert t.payback.value == np.quantile(pay, 0.5, method="inverted_cdf")

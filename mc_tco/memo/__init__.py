@@ -38,6 +38,7 @@ __all__ = [
 #: the decision demand of the memo (tokens/month): the top of the article's 300-500B band
 DEFAULT_DEMAND = 5e11
 TITLE = "Buy GPUs, rent them, or keep paying the API? — an investment memo"
+SUMMARY_TITLE = "Buy GPUs, rent them, or keep paying the API? — the one-page summary"
 
 
 @dataclass
@@ -117,7 +118,7 @@ def build_memo(
                    if compare is not None else "")
                 + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}.")
     doc = Document(TITLE, subtitle, sections)
-    page = Document(f"{TITLE} — summary", subtitle + " The full memo: memo.html.",
+    page = Document(SUMMARY_TITLE, subtitle + " The full memo: memo.html.",
                     [sections[0]])
     return Memo(to_markdown(doc), to_html(doc), doc.figures, csv_tables(ctx),
                 [s.title for s in sections],

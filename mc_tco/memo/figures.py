@@ -372,8 +372,8 @@ def tornado_figure(
     names = [str(v) for v in sw["input"].values]
     base = swing.attrs["base_median"]
     n = len(names)
-    fig = _figure(12, 1.4 + 0.38 * n)
-    ax, ax_st = fig.subplots(1, 2, sharey=True, width_ratios=[2.2, 1])
+    fig = _figure(14, 1.4 + 0.38 * n)
+    ax, ax_st = fig.subplots(1, 2, sharey=True, width_ratios=[2.4, 1])
     y = np.arange(n)
     lo = sw["median_low"].values
     hi = sw["median_high"].values
@@ -391,9 +391,9 @@ def tornado_figure(
     ax.grid(True, axis="x", alpha=0.3)
     demand = swing.attrs["demand"]
     ax.set_title(
-        f"Median saving of {swing.attrs['strategy']} at {tokens(demand)} tokens/month "
-        f"when one input sits at its low or high end\n(black line: median over all "
-        f"scenarios, {usd(base)}; dashed: break-even)", fontsize=10)
+        f"Median saving of {swing.attrs['strategy']} at {tokens(demand)} tokens/month, one "
+        f"assumption at its low or high end\n(black line: median of all scenarios, "
+        f"{usd(base)}; dashed: break-even)", fontsize=9)
     fig.legend(loc="outside lower center", fontsize=8, ncol=2, frameon=False)
     vals = st["ST"].sel(input=names).values
     conf = st["ST_conf"].sel(input=names).values
@@ -401,7 +401,7 @@ def tornado_figure(
     ax_st.set_xlim(0, max(0.05, float(np.nanmax(vals + conf)) * 1.1))
     ax_st.set_xlabel(f"ST of the {target_label} (± 95% half-width)")
     ax_st.grid(True, axis="x", alpha=0.3)
-    ax_st.set_title("its share of the variance (ST)", fontsize=10)
+    ax_st.set_title("share of the variance (ST)", fontsize=9)
     return fig
 
 

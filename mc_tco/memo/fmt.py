@@ -18,7 +18,8 @@ import math
 from ..fmt import fmt_pct, fmt_prob_ci, fmt_tokens
 from .analysis import TOKENS_PER_USER
 
-__all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "tokens", "usd", "users"]
+__all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "prob_ci", "tokens", "usd",
+           "users"]
 
 
 def prob(p: float) -> str:
@@ -31,6 +32,16 @@ def prob(p: float) -> str:
     if p > 0.99:
         return "above 99%"
     return f"{100 * p:.0f}%"
+
+
+def prob_ci(p: float, lo: float, hi: float, level: float = 0.95) -> str:
+    """A probability for the body with its interval only when the interval changes the
+    reading: '16%' when both ends round to 16%, else '16% (95% MC interval 15-17%)'."""
+    if prob(lo) == prob(hi):
+        return prob(p)
+    ends = [prob(v).replace("below ", "<").replace("above ", ">").removesuffix("%")
+            for v in (lo, hi)]
+    return f"{prob(p)} ({level:.0%} MC interval {ends[0]}-{ends[1]}%)"
 
 
 def money(x: float, per: str = "") -> str:

@@ -26,7 +26,7 @@ from ..fmt import fmt_value
 from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
-from .fmt import pct, pct_ci, pct_range, prob, tokens, usd, users
+from .fmt import pct, pct_ci, pct_range, prob, prob_ci, tokens, usd, users
 from .render import Figure, Paragraph, Section, Table, markdown_section
 
 __all__ = ["SECTIONS", "MemoContext"]
@@ -226,30 +226,32 @@ def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
 
 def answer_paragraph(ctx: MemoContext) -> str:
     """The memo's first paragraph: the option cheapest most often, the best strategy with
-    its P(beats the API), then P(beats the API) of every strategy at the decision demand."""
+    its P(beats the API), then P(beats the API) of every strategy at the decision demand.
+    Shares are rounded by the body's rules (:func:`mc_tco.memo.fmt.prob_ci`)."""
     d = ctx.demand
     shares = cheapest_shares(ctx.ds, d)
     top = max(shares, key=lambda s: shares[s][0])
     where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
     if shares[top][0] >= 0.5:
         head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "
-                f"buying, renting and the hybrid in {pct_ci(*shares[top], ctx.conf)} of "
+                f"buying, renting and the hybrid in {prob_ci(*shares[top], ctx.conf)} of "
                 "scenarios.")
     else:
-        listed = ", ".join(f"{SUBJECT[s]} in {pct_ci(*shares[s], ctx.conf)}" for s in shares)
+        listed = ", ".join(f"{SUBJECT[s]} in {prob_ci(*shares[s], ctx.conf)}" for s in shares)
         head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
                 f"{listed}.")
     best = top if top != "api" else best_alternative(ctx)
     p, lo, hi, _ = ctx.p(best, d)
     lead = "The best self-hosting strategy" if top == "api" else "It"
-    head += (f" {lead}, {SUBJECT[best]}, beats the API in {pct_ci(p, lo, hi, ctx.conf)}.")
+    head += (f" {lead}, {SUBJECT[best]}, beats the API in {prob_ci(p, lo, hi, ctx.conf)} "
+             "of scenarios.")
     parts = [head]
     for s in A.STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
         count = "none" if k == 0 else ("all" if k == ctx.n else f"{k:,}")
         lead = STRATEGY_TEXT[s][0].upper() + STRATEGY_TEXT[s][1:]
         parts.append(
-            f"{lead} beats the API in {pct_ci(p, lo, hi, ctx.conf)} of scenarios "
+            f"{lead} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios "
             f"({count} of {ctx.n:,})."
         )
     return " ".join(parts)
@@ -288,7 +290,7 @@ def section_answer(ctx: MemoContext) -> Section:
         j = int(np.argmax(p_all.values))
         over = (f"At no demand from {tokens(grid[0])} to {tokens(grid[-1])} tokens/month does "
                 f"{VERB[s]} beat the API in half of the scenarios; its highest share is "
-                f"{pct_ci(p_all.values[j], *ci_all.values[j], ctx.conf)} at "
+                f"{prob_ci(p_all.values[j], *ci_all.values[j], ctx.conf)} at "
                 f"{tokens(grid[j])}.")
     be = ds["breakeven_demand"].sel(strategy=s).values
     q05, q50, q95 = np.quantile(be, [0.05, 0.5, 0.95], method="inverted_cdf")
@@ -298,11 +300,11 @@ def section_answer(ctx: MemoContext) -> Section:
         else tokens(q50) + " tokens/month"
     be_text = (f"The demand at which {VERB[s]} breaks even has a median of {med}; 90% of "
                f"scenarios lie between {tokens(q05)} and {tokens(q95)}. It never breaks even, "
-               f"at any demand, in {pct_ci(float(never), *never_ci, ctx.conf)} of scenarios.")
+               f"at any demand, in {prob_ci(float(never), *never_ci, ctx.conf)} of scenarios.")
     rent_never = float(ds["breakeven_demand_p_never"].sel(strategy="rent"))
     rent_ci = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
     rent_text = (f"Renting never breaks even in "
-                 f"{pct_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
+                 f"{prob_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
     note = nonmonotone_note(ds, d, s)
     blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
@@ -450,9 +452,21 @@ def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
     for name in map(str, tor["input"].values):
         lo, hi = (float(tor[k].sel(input=name)) for k in ("low_value", "high_value"))
         unit = units.get(name, "")
+        if unit == "1/year":
+            out[name] = f"{plain(name)}: {lo:+.0%} to {hi:+.0%} a year"
+            continue
         unit = "" if unit in ("1", "") else " " + unit
-        out[name] = f"{plain(name)}: {fmt_value(lo)} to {fmt_value(hi)}{unit}"
+        out[name] = f"{plain(name)}: {_compact(lo)} to {_compact(hi)}{unit}"
     return out
+
+
+def _compact(v: float) -> str:
+    """A value of an input for a label: '500M', '1.4B', '173k', '0.63'."""
+    a = abs(v)
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e4, "k")):
+        if a >= scale:
+            return f"{v / (scale if suffix != 'k' else 1e3):.3g}{suffix}"
+    return f"{v:.3g}"
 
 
 def section_drivers(ctx: MemoContext) -> Section:

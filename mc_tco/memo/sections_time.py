@@ -13,7 +13,7 @@ import numpy as np
 
 from . import figures as F
 from .figures_time import cash_fan_figure, payback_figure
-from .fmt import pct, pct_ci, tokens, usd
+from .fmt import money, prob, tokens
 from .render import Figure, Paragraph, Section, Table
 from .timeaxis import TimeNumbers, time_numbers
 
@@ -31,35 +31,31 @@ def months_text(x: float) -> str:
     return f"{x:.0f} month{'s' if round(x) != 1 else ''}"
 
 
-def _interval(lo: float, hi: float, fmt) -> str:
-    return f"{fmt(lo)} to {fmt(hi)}"
-
-
 def _months_short(x: float) -> str:
     return "never" if math.isinf(x) else ("n/a" if math.isnan(x) else f"{x:.0f}")
 
 
 def time_sentences(t: TimeNumbers, verb: str, conf: float) -> str:
-    """What the payback, peak cash need and IRR of one strategy say, computed."""
-    lvl = f"{conf:.0%} MC interval"
+    """What the payback, peak cash need and IRR of one strategy say, computed and rounded
+    for the body (:mod:`mc_tco.memo.fmt`'s rules; the intervals are in time.csv): a
+    median's interval is shown only when it spans different whole months."""
     pay = t.payback
     if math.isinf(pay.value):
         first = (f"In the median scenario {verb} never pays back within the "
                  f"{t.horizon_months} months")
     else:
-        first = (f"The median scenario of {verb} pays back in {months_text(pay.value)} ({lvl} "
-                 f"{_months_short(pay.lower)}-{_months_short(pay.upper)})")
-    out = [first + f"; it never pays back within the horizon in {pct_ci(*t.never, conf)} of "
+        span = _months_short(pay.lower) != _months_short(pay.upper)
+        first = (f"The median scenario of {verb} pays back in {months_text(pay.value)}"
+                 + (f" ({conf:.0%} MC interval {_months_short(pay.lower)}-"
+                    f"{_months_short(pay.upper)})" if span else ""))
+    out = [first + f"; it never pays back within the horizon in {prob(t.never.value)} of "
            "scenarios."]
-    out.append(f"The deepest cumulative hole the company must fund has a median of "
-               f"{usd(t.peak.value, '')} ({lvl} "
-               f"{_interval(t.peak.lower, t.peak.upper, lambda v: usd(v, ''))}); "
-               f"90% of scenarios lie between {usd(t.peak_spread[0], '')} and "
-               f"{usd(t.peak_spread[1], '')}.")
+    out.append(f"The deepest cumulative hole the company must fund is "
+               f"{money(t.peak.value)} in the median scenario; 90% of scenarios lie between "
+               f"{money(t.peak_spread[0])} and {money(t.peak_spread[1])}.")
     if t.irr_defined > 0 and math.isfinite(t.irr.value):
-        out.append(f"Where its flows change sign ({pct(t.irr_defined)} of scenarios) the "
-                   f"median internal rate of return is {t.irr.value:.0%} a year ({lvl} "
-                   f"{t.irr.lower:.0%} to {t.irr.upper:.0%}).")
+        out.append(f"Where its flows change sign ({prob(t.irr_defined)} of scenarios) the "
+                   f"median internal rate of return is {t.irr.value:.0%} a year.")
     else:
         out.append("Its flows never change sign, so it has no internal rate of return.")
     return " ".join(out)
@@ -102,14 +98,16 @@ def time_section(ctx) -> Section:
         f"When self-hosting pays back, at {tokens(d)}",
         "Share of scenarios whose cash position has turned positive by each month; the "
         "curve stops short of 100% by the share that never pays back within the "
-        f"{horizon}-month horizon."))
+        f"{horizon}-month horizon. A hybrid that never buys a server is the API itself "
+        "(counted as paid back at month 0); the step in the last month is the resale of "
+        "the hardware."))
     rows = []
     for s in TIME_STRATEGIES:
         t = nums[s]
         rows.append([
-            VERB[s], _months_short(t.payback.value), pct(t.never.value),
-            usd(t.peak.value, ""), (f"{t.irr.value:.0%}" if math.isfinite(t.irr.value)
-                                    else "n/a"),
+            VERB[s], _months_short(t.payback.value), prob(t.never.value),
+            money(t.peak.value), (f"{t.irr.value:.0%}" if math.isfinite(t.irr.value)
+                                  else "n/a"),
         ])
     blocks.append(Table(["strategy", "median payback (months)", "never pays back",
                          "median peak cash need", "median IRR (where defined)"], rows,

@@ -196,6 +196,46 @@ def input_trigger(ds: xr.Dataset, demand: float, strategy: str, name: str,
             "beats the API in at least half of them.")
 
 
+def _bound(ds: xr.Dataset, name: str, v: float) -> str:
+    unit = str(ds["input_unit"].sel(input=name).values) if "input_unit" in ds.coords else ""
+    if unit == "1/year":
+        return f"{v:+.0%} a year"
+    text = f"{float(f'{v:.2g}'):,.10g}"
+    return text + (f" {unit}" if unit not in ("1", "") else "")
+
+
+def prim_trigger(ds: xr.Dataset, demand: float, strategy: str) -> str:
+    """The first box of scenario discovery (PRIM) for ``strategy`` at ``demand``, in plain
+    words: the combination of assumptions under which it wins most often. "" when there
+    are too few winning scenarios to find one."""
+    from ..decision.discovery import discover
+    from ..errors import OptionError
+
+    try:
+        disc = discover(ds, strategy=strategy, at={"demand": demand})
+    except OptionError:
+        return ""
+    if disc.status != "ok" or not disc.boxes:
+        return ""
+    box = disc.boxes[0]
+    parts = []
+    for name, (lo, hi) in box.rules().items():
+        if lo is not None and hi is not None:
+            parts.append(f"{plain(name)} between {_bound(ds, name, lo)} and "
+                         f"{_bound(ds, name, hi)}")
+        elif lo is not None:
+            parts.append(f"{plain(name)} above {_bound(ds, name, lo)}")
+        else:
+            parts.append(f"{plain(name)} below {_bound(ds, name, hi)}")
+    if not parts:
+        return ""
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"**All of these together: {listed}** (true in {prob(box.n_in / box.n)} of the "
+            f"scenarios assumed; found by scenario discovery): there {NAMES[strategy]} beats "
+            f"the API in {prob(box.wins_in / box.n_in)} of them, against "
+            f"{prob(box.wins / box.n)} overall.")
+
+
 def sovereignty_sentence(ds: xr.Dataset, demand: float, best: str) -> str:
     """What keeping data in house would have to be worth for ``best`` to match the API."""
     need = -12 * ds["saving"].sel(demand=demand, strategy=best)  # USD/year
@@ -247,6 +287,7 @@ def summary_data(ds: xr.Dataset, demand: float) -> Summary:
                          ("reference_tokens_per_gpu_hour", True),
                          ("throughput_multiple", False)):
         triggers.append(input_trigger(ds, demand, best, name, rising))
+    triggers.append(prim_trigger(ds, demand, best))
     triggers.append("**A rule or a customer requires the data to stay in house**: then "
                     "the question is no longer cost alone; see what sovereignty would have "
                     "to be worth, below.")
@@ -277,8 +318,8 @@ def summary_markdown(s: Summary, horizon_years: float = 4, heading: str = "##") 
                  f"{prob(p)} of them.")
     lines = [f"{heading} Summary", "", head, "", f"**Why:** {s.reason}", "",
              "Your demand is the volume you plan for at the end of the ramp; set it to your "
-             "measured volume with `mc-tco memo RESULTS --demand 800B` (or `[analysis] focus` "
-             "in the book) and this page is recomputed.", ""]
+             "measured volume with `mc-tco memo RESULTS --demand 800B` and this page is "
+             "recomputed.", ""]
     header = ["in dollars a year, median scenario"] + [
         f"{tokens(x)} ({label})" for label, x in s.points]
     lines.append("| " + " | ".join(header) + " |")

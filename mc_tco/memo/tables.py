@@ -163,6 +163,28 @@ def cost_breakdown(ctx: MemoContext) -> pd.DataFrame:
     return _demand_columns(df.reset_index())
 
 
+def time_table(ctx: MemoContext) -> pd.DataFrame:
+    """Payback, peak cash need and IRR (medians with their Monte Carlo intervals) and the
+    share never paid back, per report demand and strategy, at full precision."""
+    from .timeaxis import time_numbers
+
+    rows = []
+    for d in ctx.report_demands:
+        for s in A.STRATEGIES:
+            t = time_numbers(ctx.ds, d, s)
+            row = {"demand": d, "strategy": s}
+            for key, est in (("payback_months_median", t.payback),
+                             ("p_never_paid_back", t.never),
+                             ("peak_cash_need_median_usd", t.peak),
+                             ("irr_median_per_year", t.irr)):
+                row.update({key: est.value, f"{key}_lower": est.lower,
+                            f"{key}_upper": est.upper})
+            row["peak_cash_need_q05_usd"], row["peak_cash_need_q95_usd"] = t.peak_spread
+            row["p_irr_defined"] = t.irr_defined
+            rows.append(row)
+    return _demand_columns(pd.DataFrame(rows))
+
+
 def _demand_columns(df: pd.DataFrame) -> pd.DataFrame:
     df = df.rename(columns={"demand": "demand_tokens_per_month"})
     i = list(df.columns).index("demand_tokens_per_month")
@@ -180,6 +202,7 @@ TABLES: dict[str, Callable[[MemoContext], pd.DataFrame | None]] = {
     "sobol_indices": sobol_indices,
     "tornado": tornado,
     "cost_breakdown": cost_breakdown,
+    "time": time_table,
 }
 
 
