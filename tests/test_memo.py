@@ -551,7 +551,7 @@ def test_evpi_caption_matches_the_curve():
 
 
 def test_heavy_user_mapping_is_the_articles_with_the_correction(compared_memo):
-    from mc_tco.memo.sections import heavy_user_note
+    from mc_tco.memo.evidence import heavy_user_note
 
     note = heavy_user_note()
     assert "2,000-4,000 heavy users" in note and "3,000-5,000 users" in note
@@ -559,7 +559,7 @@ def test_heavy_user_mapping_is_the_articles_with_the_correction(compared_memo):
 
 
 def test_nonmonotone_saving_is_explained_where_it_shows():
-    from mc_tco.memo.sections import nonmonotone_note
+    from mc_tco.memo.answer import nonmonotone_note
 
     n = 4
     ds = xr.Dataset(

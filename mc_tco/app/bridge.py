@@ -173,7 +173,8 @@ def memo_answer(ds: xr.Dataset, demand: float) -> str | None:
     """The memo's answer paragraph at ``demand`` (a grid point), or None when the memo
     cannot write one for these results (another model)."""
     try:
-        from ..memo.sections import MemoContext, answer_paragraph
+        from ..memo.answer import answer_paragraph
+        from ..memo.context import MemoContext
 
         return answer_paragraph(MemoContext(ds, float(demand)))
     except (KeyError, ValueError, IndexError, ImportError, AttributeError, McTcoError):

@@ -63,7 +63,7 @@ def time_sentences(t: TimeNumbers, verb: str, conf: float) -> str:
 
 def time_section(ctx) -> Section:
     """The section 'When does it pay back?' of the memo (``ctx``: a MemoContext)."""
-    from .sections import VERB
+    from .context import VERB
 
     ds = ctx.ds
     d = ctx.demand

@@ -14,7 +14,7 @@ import pandas as pd
 import xarray as xr
 
 from . import analysis as A
-from .sections import MemoContext, _stem
+from .context import MemoContext, _stem
 
 __all__ = ["TABLES", "csv_tables"]
 
