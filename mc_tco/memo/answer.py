@@ -10,6 +10,7 @@ import xarray as xr
 
 from . import analysis as A
 from . import figures as F
+from . import figures_drivers as FD
 from .claims import ARTICLE_BAND, Claim
 from .context import (
     STRATEGY_TEXT,
@@ -198,7 +199,7 @@ def section_outlook(ctx: MemoContext) -> Section:
     biggest = str(comp["component"].values[int(np.argmax(comp.values))])
     share = float(comp.max() / comp.sum())
     blocks.append(Figure(
-        "cost_breakdown", F.to_png(F.cost_breakdown_figure(bd, demand=d)),
+        "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",
         f"Buying's monthly cost by component (medians) against the API bill. At "
         f"{tokens(d)} the largest component is {biggest} ({pct(share)} of the sum of the "

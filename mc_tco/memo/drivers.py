@@ -8,6 +8,7 @@ import xarray as xr
 
 from . import analysis as A
 from . import figures as F
+from . import figures_drivers as FD
 from .context import (
     VERB,
     MemoContext,
@@ -54,7 +55,7 @@ def section_sobol(ctx: MemoContext) -> Section:
                 " its interval allows against the others' (overlapping intervals can swap)."
     ))
     blocks.append(Figure(
-        "sobol_heatmap", F.to_png(F.sobol_heatmap(st_s, st_i, order, groups, demand=d,
+        "sobol_heatmap", F.to_png(FD.sobol_heatmap(st_s, st_i, order, groups, demand=d,
                                                strategy=s)),
         "Which inputs drive the outcome, by demand",
         f"Total Sobol' index ST of each input (rows, grouped by the book's groups, most "
@@ -113,7 +114,7 @@ def section_drivers(ctx: MemoContext) -> Section:
         "Appendix A."
     )]
     blocks.append(Figure(
-        "tornado", F.to_png(F.tornado_figure(tor, ctx.ranking.table, target_label=(
+        "tornado", F.to_png(FD.tornado_figure(tor, ctx.ranking.table, target_label=(
             "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels)),
         f"What moves the saving of {VERB[s]} at {tokens(d)}",
         f"The median monthly saving of {VERB[s]} among the 10% of "

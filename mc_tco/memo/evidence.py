@@ -9,6 +9,7 @@ import xarray as xr
 from ..fmt import fmt_value
 from . import analysis as A
 from . import figures as F
+from . import figures_drivers as FD
 from .answer import (
     nonmonotone_note,
 )
@@ -234,7 +235,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                       dd["p_positive_ci"].sel(target="saving>0"),
                       A.breakeven_cdf(dd, _cdf_x(dd), conf_level=ctx.conf)))
     blocks.append(Figure(
-        "compare", F.to_png(F.compare_figure(books, band=ARTICLE_BAND)),
+        "compare", F.to_png(FD.compare_figure(books, band=ARTICLE_BAND)),
         "The two books side by side",
         f"Left: P(beats the API) of buying and of already-owned GPUs under both books (solid: "
         f"{name}; dashed: {oname}). Right: the distribution of buying's break-even demand."
