@@ -589,3 +589,15 @@ def test_time_section_numbers(compared_memo):
     assert t.never.lower <= never <= t.never.upper
     pay = ds.payback_months.sel(demand=5e11, strategy="hybrid").values
     assert t.payback.value == np.quantile(pay, 0.5, method="inverted_cdf")
+
+
+def test_conf_level_is_the_level_in_the_words():
+    """Issue 11 item 5: with --conf-level 0.8 no caption says '95% Monte Carlo'."""
+    from mc_tco.book import load_book
+    from mc_tco.engine import run
+    from mc_tco.memo import build_memo
+
+    ds = run(load_book(ARTICLE_BOOK), samples=256, conf_level=0.8)
+    md = build_memo(ds).markdown
+    assert "95% Monte Carlo" not in md and "ST ± 95%" not in md
+    assert "80% Monte Carlo interval" in md

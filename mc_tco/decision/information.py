@@ -56,6 +56,8 @@ class VoiResult:
     evpi_rqmc: ReplicateVoi | None = None
     evppi_rqmc: dict[str, ReplicateVoi] = field(default_factory=dict)
     evppi_groups_rqmc: dict[str, ReplicateVoi] = field(default_factory=dict)
+    #: level of the intervals printed with these numbers (value ± z(conf_level) se)
+    conf_level: float = 0.95
 
     @property
     def unit(self) -> str:
@@ -123,7 +125,7 @@ def value_of_information(
     seed: int = 0,
     path: str | None = None,
     replicates: int | str | None = "auto",
-    conf_level: float = 0.95,
+    conf_level: float | None = None,
 ) -> VoiResult:
     """EVPI and per-input and per-group EVPPI at one point of a results file.
 
@@ -155,8 +157,8 @@ def value_of_information(
         each) per EVPPI, and reports them as the errors (``evpi_se``, the ``evppi`` pairs:
         half-width / z), since the regression's own standard error assumes independent rows
         and overstates the error 10-40x on a scrambled Sobol' design (docs/estimators.md).
-    conf_level : float
-        Level of those intervals.
+    conf_level : float, optional
+        Level of those intervals (default: the run's, ``--conf-level``).
 
     Returns
     -------
@@ -167,7 +169,9 @@ def value_of_information(
     value, se = evpi(nb)
     expected = dict(zip(data.options, map(float, nb.mean(axis=0)), strict=True))
     best = max(expected, key=expected.get)
-    out = VoiResult(data, value, se, expected, best)
+    if conf_level is None:
+        conf_level = float(ds.attrs.get("conf_level", 0.95))
+    out = VoiResult(data, value, se, expected, best, conf_level=conf_level)
     rep = None
     if replicates == "auto":
         replicates = file_replicates(ds)

@@ -178,20 +178,23 @@ def section_outlook(ctx: MemoContext) -> Section:
                "Per strategy: the median, 25-75% and 5-95% of scenarios. Above the zero line "
                "the strategy is cheaper than the API. The y axis is symmetric-logarithmic "
                "(linear near zero)."),
-        Figure("acceptability", F.to_png(F.acceptability_figure(pp, ci, demand=d, n=n)),
+        Figure("acceptability", F.to_png(F.acceptability_figure(pp, ci, demand=d, n=n,
+                                                          level=ctx.level)),
                "How likely each strategy beats the API",
-               "P(strategy beats the API) by demand, with its 95% Monte Carlo interval "
-               "(Wilson): the analogue of an acceptability curve. Right: the same on a log "
-               "scale, where rare wins show; the dashed line is one scenario in the sample."),
+               f"P(strategy beats the API) by demand, with its {ctx.level} Monte Carlo "
+               "interval (from the spread of the independent scrambles): the analogue of an "
+               "acceptability curve. Right: the same on a log scale, where rare wins show; "
+               "the dashed line is one scenario in the sample."),
     ]
     x = _cdf_x(ds)
     cdf = A.breakeven_cdf(ds, x, conf_level=ctx.conf)
     never = {s: float(ds["breakeven_demand_p_never"].sel(strategy=s)) for s in A.STRATEGIES}
     blocks.append(Figure(
-        "breakeven_cdf", F.to_png(F.breakeven_cdf_figure(cdf, never, ARTICLE_BAND)),
+        "breakeven_cdf", F.to_png(F.breakeven_cdf_figure(cdf, never, ARTICLE_BAND,
+                                                          level=ctx.level)),
         "Where each strategy breaks even",
         "Distribution of the break-even demand (exact per scenario): the share of scenarios "
-        "that have broken even by each demand, with its 95% Monte Carlo interval. The "
+        f"that have broken even by each demand, with its {ctx.level} Monte Carlo interval. The "
         "shaded band is the article's ~300-500B tokens/month."
     ))
     bd = A.cost_breakdown(ds)

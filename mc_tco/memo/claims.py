@@ -53,7 +53,7 @@ RULES = (
     "only in part** in between. A claim holds when all its parts hold, does not hold when "
     "all its parts do not hold or when its substantive part (marked *substance*) does not "
     "hold, and holds only in part otherwise. A share is *borderline* "
-    f"when its 95% Monte Carlo interval crosses {HOLDS_AT:.0%} or {FAILS_AT:.0%}."
+    "when its {level} Monte Carlo interval crosses " f"{HOLDS_AT:.0%} or {FAILS_AT:.0%}."
 )
 
 #: "a few hundred users" (the article) at 100M tokens each: 300 users

@@ -57,6 +57,11 @@ class MemoContext:
     )
 
     @property
+    def level(self) -> str:
+        """The run's interval level as people read it, e.g. '95%' (``--conf-level``)."""
+        return f"{self.ds.mc_tco.conf_level:.0%}"
+
+    @property
     def n(self) -> int:
         return int(self.ds.sizes["sample"])
 

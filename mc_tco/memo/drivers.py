@@ -50,7 +50,8 @@ def section_sobol(ctx: MemoContext) -> Section:
             f"{float(row['S1']):.3f} ± {float(row['S1_conf']):.3f}",
         ])
     blocks.append(Table(
-        ["rank", "possible ranks", "input", "group", "ST ± 95%", "S1 ± 95%"], rows, "rrllrr",
+        ["rank", "possible ranks", "input", "group", f"ST ± {ctx.level}",
+         f"S1 ± {ctx.level}"], rows, "rrllrr",
         caption=f"Top inputs for {_target_words(r)} at {tokens(d)}. 'Possible ranks': the ranks"
                 " its interval allows against the others' (overlapping intervals can swap)."
     ))

@@ -34,9 +34,9 @@ def section_claims(ctx: MemoContext) -> Section:
         rows.append([str(c.number), f"\"{c.quote}\"", cell, f"**{c.verdict}**"])
     blocks = [
         Table(["#", "the article says", "what this book's scenarios say (share of scenarios "
-               "where it is true, with its 95% Monte Carlo interval)", "verdict"], rows,
+               f"where it is true, with its {ctx.level} Monte Carlo interval)", "verdict"], rows,
               "rlll"),
-        Paragraph("How the verdicts are decided: " + RULES),
+        Paragraph("How the verdicts are decided: " + RULES.format(level=ctx.level)),
         Paragraph(
             "\"A few hundred users\" is the demand grid point nearest 300 heavy users at 100M "
             "tokens a month (3e10 tokens/month); \"break-even scale\" is the point nearest "
@@ -98,7 +98,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
     words = _target_words(r)
     intro = (
         f"Every input of the book `{ctx.ds.attrs.get('book_path', '')}`, ordered by its total "
-        f"Sobol' index ST for {words} at {tokens(ctx.demand)} (rank, then ST ± 95% "
+        f"Sobol' index ST for {words} at {tokens(ctx.demand)} (rank, then ST ± {ctx.level} "
         f"half-width). **⚑** marks an input that is both in the top {TOP_FIVE} and sourced "
         "only by an assumption (its source begins with 'assumption'): important and weakly "
         "sourced, the first to pin down."
@@ -224,7 +224,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                 cells.append("-")
         rows.append(cells)
     blocks.append(Table(["rank", f"{name}: ST", f"{oname}: ST"], rows, "rll",
-                        caption=f"Top inputs at {tokens(d)} (ST ± 95% half-width), for "
+                        caption=f"Top inputs at {tokens(d)} (ST ± {ctx.level} half-width), for "
                         + (_target_words(r_me) if r_me.target == r_ot.target else
                            f"{_target_words(r_me)} here and {_target_words(r_ot)} there")
                         + "."))

@@ -186,8 +186,9 @@ def acceptability_figure(
     band=(3e11, 5e11),
     demand: float | None = None,
     n: int = 0,
+    level: str = "95%",
 ) -> Figure:
-    """P(strategy beats the API) vs demand with its Monte Carlo band.
+    """P(strategy beats the API) vs demand with its Monte Carlo band (at ``level``).
 
     Two panels: a linear scale (how likely), and a log scale that shows rare wins.
 
@@ -219,7 +220,7 @@ def acceptability_figure(
     ax.set_ylim(-2, 102)
     ax.set_ylabel("P(strategy beats the API) (%)")
     ax.set_title("Share of scenarios where the strategy is cheaper than the API\n"
-                 "(line: estimate; band: 95% Monte Carlo interval)", fontsize=10)
+                 f"(line: estimate; band: {level} Monte Carlo interval)", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     ax_log.set_yscale("log")
     one = 100 / n if n else 0.01
@@ -236,6 +237,7 @@ def breakeven_cdf_figure(
     cdf: xr.Dataset,
     p_never: dict[str, float],
     band=(3e11, 5e11),
+    level: str = "95%",
 ) -> Figure:
     """Distribution (CDF) of the break-even demand per strategy, with the article's band.
 
@@ -262,7 +264,7 @@ def breakeven_cdf_figure(
     ax.set_ylim(-2, 102)
     ax.set_ylabel("scenarios that have broken even\nby this demand (%)")
     ax.set_title("When does each strategy break even? Distribution of the break-even demand\n"
-                 "(band: 95% Monte Carlo interval; scenarios that never break even stay below "
+                 f"(band: {level} Monte Carlo interval; scenarios that never break even stay below "
                  "100%)", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     return fig

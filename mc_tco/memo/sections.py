@@ -63,7 +63,8 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
     figure = Figure(
         "evpi", F.to_png(evpi_figure(ctx.ds, evpi=curves)),
         "What perfect information is worth, by demand",
-        "Expected value of perfect information (EVPI) in USD/month, with its 95% Monte Carlo "
+        f"Expected value of perfect information (EVPI) in USD/month, with its {ctx.level} "
+        "Monte Carlo "
         "band, for the choice among the API, buying, renting and the hybrid, and with "
         "already-owned GPUs as a fifth option. " + evpi_peak_words(curves[0]),
     )

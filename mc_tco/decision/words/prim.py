@@ -135,7 +135,8 @@ def prim_text(disc: Discovery, ds: xr.Dataset | None = None, command: str | None
         return out
     lo, hi = disc.p_win_ci()
     out += wrap(f"{who} {verb} in {disc.wins:,} of {disc.n:,} scenarios: "
-                f"{fmt_prob_ci(disc.p_win, lo, hi)}; shares in %, with their 95% Monte Carlo "
+                f"{fmt_prob_ci(disc.p_win, lo, hi)}; shares in %, with their "
+                f"{disc.conf_level:.0%} Monte Carlo "
                 "interval in brackets.")
     if not disc.boxes:
         out += wrap("No box: no restriction of the inputs raises the share of winners "
@@ -190,7 +191,8 @@ def scenario_markdown(found: Scenarios, ds: xr.Dataset, heading: str = "##") -> 
                 f"The first box restricts {b.n_restricted} of the {len(disc.data.inputs)} "
                 f"uncertain inputs and holds {fmt_pct(b.mass)} of all scenarios; its share of "
                 "winners is measured on the scenarios that chose the box, so it is slightly "
-                "optimistic. Shares in %, with their 95% Monte Carlo interval in brackets.")
+                f"optimistic. Shares in %, with their {disc.conf_level:.0%} Monte Carlo "
+                "interval in brackets.")
         else:
             paras.append(f"{who} {verb} in {fmt_prob_ci(disc.p_win, lo, hi)} of the "
                          f"scenarios{at}, spread over the whole input space: no box "

@@ -32,10 +32,11 @@ def voi_text(voi: VoiResult, ds: xr.Dataset | None = None, top: int = 10) -> lis
     unit = voi.unit
     u = unit_suffix(unit)
     out = wrap(f"What is it worth to know more? Value of information{at_text(data.point, ds)} "
-               f"(net benefit: {data.target}{',' + u if u else ''}; ± = 95% "
+               f"(net benefit: {data.target}{',' + u if u else ''}; ± = {voi.conf_level:.0%} "
                "Monte Carlo error)", indent="")
     out += wrap(_decision_line(voi))
-    out += wrap(f"EVPI {pm(voi.evpi, voi.evpi_se)}{u}: what knowing every input "
+    evpi_text = pm(voi.evpi, voi.evpi_se, voi.conf_level)
+    out += wrap(f"EVPI {evpi_text}{u}: what knowing every input "
                 "before deciding is worth here, the ceiling on any measurement.")
     singles, groups = voi.ranked(), voi.ranked(groups=True)
     if not any(v > 0 for _, v, _ in singles + groups):
@@ -50,7 +51,7 @@ def voi_text(voi: VoiResult, ds: xr.Dataset | None = None, top: int = 10) -> lis
         shown = [r for r in singles[:top] if r[1] > 0]
         rest = len(singles) - len(shown)
         out.append(f"  EVPPI by input{' (' + unit + ')' if u else ''}, ranked:")
-        rows = [[f"{i}. {name}", pm(v, s), share(v, voi.evpi)]
+        rows = [[f"{i}. {name}", pm(v, s, voi.conf_level), share(v, voi.evpi)]
                 for i, (name, v, s) in enumerate(shown, 1)]
         out += ["    " + r for r in table(["input", "EVPPI", "of EVPI"], rows)]
         if rest:
@@ -61,7 +62,8 @@ def voi_text(voi: VoiResult, ds: xr.Dataset | None = None, top: int = 10) -> lis
     if groups:
         shown = [r for r in groups if r[1] > 0]
         out.append(f"  EVPPI by group{' (' + unit + ')' if u else ''}, ranked:")
-        rows = [[f"{i}. {name}", str(len(voi.group_members[name])), pm(v, s),
+        rows = [[f"{i}. {name}", str(len(voi.group_members[name])),
+                 pm(v, s, voi.conf_level),
                  share(v, voi.evpi)]
                 for i, (name, v, s) in enumerate(shown, 1)]
         out += ["    " + r for r in table(["group", "inputs", "EVPPI", "of EVPI"], rows)]
@@ -80,7 +82,8 @@ def _point_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
     singles, groups = voi.ranked(), voi.ranked(True)
     lead = at.strip()
     lines = [f"{lead[:1].upper() + lead[1:] + ', ' if at else ''}{voi.best} is best on average and "
-             f"EVPI is {pm(voi.evpi, voi.evpi_se)}{u} (± 95% Monte Carlo error)."]
+             f"EVPI is {pm(voi.evpi, voi.evpi_se, voi.conf_level)}{u} "
+             f"(± {voi.conf_level:.0%} Monte Carlo error)."]
     if not any(v > 0 for _, v, _ in singles + groups):
         lines.append("The partial EVPI (EVPPI) of every input and every group is 0: no "
                      "assumption, learnt alone, changes the decision in expectation. "
@@ -92,23 +95,25 @@ def _point_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
         members = ", ".join(voi.group_members[top_g[0]])
         if top_g[1] > z * top_g[2]:
             lines.append(f"Measure this first: the {top_g[0]} group ({members}), worth "
-                         f"{pm(top_g[1], top_g[2])}{u} to know before deciding.")
+                         f"{pm(top_g[1], top_g[2], voi.conf_level)}{u} to know before deciding.")
         else:
             lines.append(f"The largest group value, {top_g[0]} ({members}: "
-                         f"{pm(top_g[1], top_g[2])}{u}), is within its Monte Carlo "
+                         f"{pm(top_g[1], top_g[2], voi.conf_level)}{u}), is within its Monte Carlo "
                          "error of 0: no group is clearly worth measuring first.")
     if top_i and top_i[1] > 0:
         sure = "" if top_i[1] > z * top_i[2] else ", within its Monte Carlo error of 0"
         lines.append(f"The single input worth most is {top_i[0]} "
-                     f"({pm(top_i[1], top_i[2])}{u}{sure}).")
+                     f"({pm(top_i[1], top_i[2], voi.conf_level)}{u}{sure}).")
     else:
         lines.append("No single input, learnt alone, is worth anything: only learning "
                      "several together can change the decision.")
-    rows = [[name, str(len(voi.group_members[name])), pm(v, s), share(v, voi.evpi)]
+    rows = [[name, str(len(voi.group_members[name])), pm(v, s, voi.conf_level),
+             share(v, voi.evpi)]
             for name, v, s in groups]
     text = " ".join(lines) + "\n\n" + "\n".join(
         md_table(["group", "inputs", f"EVPPI ({unit})", "share of EVPI"], rows))
-    rows_i = [[name, pm(v, s), share(v, voi.evpi)] for name, v, s in singles[:top] if v > 0]
+    rows_i = [[name, pm(v, s, voi.conf_level), share(v, voi.evpi)]
+              for name, v, s in singles[:top] if v > 0]
     if rows_i:
         text += "\n\n" + "\n".join(md_table(["input", f"EVPPI ({unit})", "share of EVPI"],
                                             rows_i))
