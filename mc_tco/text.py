@@ -119,6 +119,13 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
         f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
         for k, v in focus.items()
     )
+    if "correlation_used" in ds:
+        out.append("")
+        out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
+                   "Shapley effects shown" + (
+                       " (with grouped Sobol' indices, exact: every correlation stays "
+                       "within a group)" if "ST_group" in ds and ds.attrs.get(
+                           "groups_independent") else ""))
     for t in targets:
         for target in (f"{t}>0", t):
             what = f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'"
@@ -142,12 +149,22 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                         "for the target itself below, or raise --samples)"
                     )
                     continue
+            correlated = "correlation_used" in ds  # per-input S1/ST are not defined then
             for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
-                if f"ST{suffix}" not in ds:
+                if f"ST{suffix}" not in ds or (correlated and dim == "input"):
                     continue
+                if correlated and not ds.attrs.get("groups_independent"):
+                    out.append(f"Groups not ranked by Sobol' indices for {what}: correlations "
+                               "cross the book's groups, so the groups are not independent")
+                    continue
+                exact = " (exact: every correlation stays within a group)" if correlated else ""
                 out.append(f"Top {noun} by total Sobol' index ST for {what} at {where} "
-                           f"(± {conf} {_ci_label(ds)} half-width)")
+                           f"(± {conf} {_ci_label(ds)} half-width){exact}")
                 out.append(_ranking(ds, suffix, dim, target, focus))
+            if "shapley" in ds:
+                out.append(f"Top inputs by Shapley effect for {what} at {where} "
+                           f"(± {conf} half-width; the effects sum to 1)")
+                out.append(_shapley_ranking(ds, target, focus))
             if "S2" in ds:
                 out.append(f"Largest second-order indices S2 for {what} at {where}")
                 out.append(_pairs(ds, target, focus))
@@ -179,6 +196,19 @@ def _ranking(ds: xr.Dataset, suffix: str, dim: str, target: str, focus: dict, to
             f"S1 {pick['S1'].values[j]:.3f} ± {conf['S1'].values[j]:.3f}",
         ])
     return _table(["", "", ""], rows).split("\n", 1)[1]
+
+
+def _shapley_ranking(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
+    """Rows 'rank. name  Shapley x ± e', by decreasing effect."""
+    sh = _sel(ds["shapley"].sel(target=target), focus)
+    half = _sel(ds["shapley_conf"].sel(target=target), focus)
+    if not np.isfinite(sh.values).any():
+        return "  (not defined: the target does not vary here)"
+    order = np.argsort(-np.nan_to_num(sh.values, nan=-np.inf))[:top]
+    rows = [[f"{rank}. {sh['input'].values[j]}",
+             f"Shapley {sh.values[j]:.3f} ± {half.values[j]:.3f}"]
+            for rank, j in enumerate(order, 1)]
+    return _table(["", ""], rows).split("\n", 1)[1]
 
 
 def _pairs(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
@@ -220,4 +250,28 @@ def inputs_table(book) -> str:
         lines.append("  ".join(cells) + "  " + r[-1])
     n_unc, n_const = len(book.uncertain), len(book.constants)
     title = f"{book.name} ({book.path}): {n_unc} uncertain inputs, {n_const} constants"
-    return title + "\n" + "\n".join(lines)
+    return title + "\n" + "\n".join(lines) + _correlations_table(book)
+
+
+def _correlations_table(book) -> str:
+    """The book's [[correlation]] pairs with their sources ('' when there are none)."""
+    if not book.correlations:
+        return ""
+    corr = book.correlation
+    col = {n: j for j, n in enumerate(corr.names)}
+    achieved = corr.achieved
+    rows = []
+    for c in book.correlations:
+        a, b = c["between"]
+        value = f"{c['kind']} {c['value']:+.2f}"
+        if corr.repaired:
+            value += f" (repaired: {achieved[col[a], col[b]]:+.2f})"
+        rows.append([f"{a} ~ {b}", value, c["source"] or "(no source)"])
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    lines = [f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2]}" for r in rows]
+    head = (f"\n\nCorrelations ({len(rows)}; a Gaussian copula, margins unchanged; pairs "
+            "not listed are independent)")
+    if corr.repaired:
+        head += (f"; not jointly possible as written (smallest eigenvalue "
+                 f"{corr.min_eigenvalue:.3g}): the sample uses the nearest valid matrix")
+    return head + "\n" + "\n".join(lines)
