@@ -69,8 +69,8 @@ from ._common import Progress, book_argument, friendly, unit_notes
                    "when inputs are correlated) for every target at every grid point. "
                    "[default: on when the book has [[correlation]] pairs, which then rank "
                    "the inputs]")
-@click.option("--shapley-permutations", type=int, default=1024, show_default=True,
-              help="Random permutations of the Shapley estimator; it costs 4096 + "
+@click.option("--shapley-permutations", type=int, default=4096, show_default=True,
+              help="Random permutations of the Shapley estimator; it costs 16384 + "
                    "permutations x (inputs - 1) x 3 model runs, half-widths ~ 1/sqrt.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly

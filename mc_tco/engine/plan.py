@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_SAMPLES", "KEEP_SAMPLES", "Plan", "RunSums", "check_samples"
 DEFAULT_SAMPLES = 8192
 #: random permutations of the Shapley effects (``shapley_permutations``); see
 #: :mod:`mc_tco.engine.shapley` for the cost and the half-widths they give
-DEFAULT_SHAPLEY_PERMUTATIONS = 1024
+DEFAULT_SHAPLEY_PERMUTATIONS = 4096
 MIN_SAMPLES = 16
 DEFAULT_RESAMPLES = 100
 #: independent scrambles of the design behind the default (randomized-QMC) intervals
