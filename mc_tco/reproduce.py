@@ -64,6 +64,9 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
         # and no adaptive size; their family check, if any, is in the variables
         options.update(target_halfwidth=None, max_samples=None,
                        family_check="family_check_p_positive" in ds)
+        # nor Shapley effects (issue 13)
+        options.update(shapley="shapley" in ds, shapley_permutations=int(
+            inspect.signature(plan_run).parameters["shapley_permutations"].default))
     known = set(inspect.signature(plan_run).parameters) - {"book"}
     unknown = sorted(set(options) - known)
     if unknown:
