@@ -129,12 +129,13 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     for t in targets:
         for target in (f"{t}>0", t):
             what = f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'"
+            by = "Shapley effect" if "correlation_used" in ds else "ST"
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
                 continue
             out.append("")
             if not np.isfinite(st.values).any():
-                out.append(f"Inputs ranked by ST for {what} at {where}: not defined, the "
+                out.append(f"Inputs ranked by {by} for {what} at {where}: not defined, the "
                            "target does not vary there")
                 continue
             if target.endswith(">0"):
@@ -142,7 +143,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 wins = round(p * ds.sizes["sample"])
                 if min(wins, ds.sizes["sample"] - wins) < RARE:
                     out.append(
-                        f"Inputs ranked by ST for {what} at {where}: only {wins:,} of "
+                        f"Inputs ranked by {by} for {what} at {where}: only {wins:,} of "
                         f"{ds.sizes['sample']:,} scenarios "
                         f"{('has' if wins == 1 else 'have') if wins < RARE else 'miss'} "
                         f"{t} > 0 here, too few to rank the inputs (see the ranking "

@@ -85,6 +85,8 @@ def test_shapley_through_the_engine_matches_owen_prieur(tmp_path):
     np.testing.assert_allclose(ds.correlation_used.sel(input="x2", input_2="x3"), 0.9)
     assert ds.attrs["groups_independent"] == 1
     assert ds.attrs["shapley_evaluations"] == 16384 + 2048 * 2 * 3
+    assert list(ds.mc_tco.ranking("y").input.values) == ["x3", "x2", "x1"]  # by Shapley
+    assert ds.mc_tco.correlations[0]["between"] == ["x2", "x3"]
     again = rerun(ds)
     assert compare_results(ds, again).equal
 
