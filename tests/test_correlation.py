@@ -185,3 +185,33 @@ def test_evppi_under_correlation_matches_closed_form():
         truth = c * st.norm.cdf(c / s) + s * st.norm.pdf(c / s) - max(c, 0.0)
         value, se, _ = evppi(x[:, j], nb, rng=0)
         assert abs(value - truth) < max(3 * se, 0.02 * truth), (j, value, truth, se)
+
+
+def test_memo_says_which_ranking_is_valid():
+    """The memo's words over a hand-made correlated results file (no run)."""
+    from types import SimpleNamespace
+
+    import xarray as xr
+
+    from mc_tco.memo.sections import dependence_sentences
+
+    names = ["a", "b", "c"]
+    sh = np.array([0.2, 0.5, 0.3]).reshape(1, 3, 1, 1)
+    ds = xr.Dataset(
+        {"shapley": (("target", "input", "demand", "strategy"), sh),
+         "shapley_conf": (("target", "input", "demand", "strategy"), sh * 0 + 0.01),
+         "ST_group": (("target", "group", "demand", "strategy"), np.ones((1, 1, 1, 1)))},
+        coords={"target": ["saving"], "input": names, "demand": [5e11], "strategy": ["buy"]},
+        attrs={"correlations": json.dumps([{"between": ["a", "b"], "kind": "spearman",
+                                            "value": 0.6, "source": "s"}]),
+               "groups_independent": 1},
+    )
+    ranking = SimpleNamespace(target="saving", demand=5e11, strategy="buy",
+                              by_indicator=False)
+    text = " ".join(dependence_sentences(SimpleNamespace(ds=ds, ranking=ranking)))
+    assert "The book correlates 1 pair of inputs (`a` ~ `b` spearman +0.60)" in text
+    assert "Sobol' indices of single inputs are not defined" in text
+    assert "led by `b` 0.500 ± 0.010, `c` 0.300 ± 0.010, `a` 0.200 ± 0.010" in text
+    assert "grouped Sobol' indices remain exact" in text
+    del ds.attrs["correlations"]
+    assert dependence_sentences(SimpleNamespace(ds=ds, ranking=ranking)) == []

@@ -133,6 +133,40 @@ def _st(table: xr.Dataset, name: str) -> str:
     return f"{float(row['ST']):.3f} ± {float(row['ST_conf']):.3f}"
 
 
+def dependence_sentences(ctx: MemoContext) -> list[str]:
+    """Which ranking is valid when the book correlates inputs, and the Shapley leaders.
+
+    Empty for a book without ``[[correlation]]`` pairs. The numbers are the run's
+    (``shapley``, ``shapley_conf``, ``correlations``); nothing is computed here.
+    """
+    ds, r = ctx.ds, ctx.ranking
+    pairs = ds.mc_tco.correlations
+    if not pairs:
+        return []
+    listed = "; ".join(f"`{p['between'][0]}` ~ `{p['between'][1]}` {p['kind']} "
+                       f"{p['value']:+.2f}" for p in pairs)
+    out = [f"The book correlates {len(pairs)} pair{'s' * (len(pairs) > 1)} of inputs "
+           f"({listed}). With correlated inputs the Sobol' indices of single inputs are not "
+           "defined (the design's mixed rows break the correlations), so ST and S1 here "
+           "describe the model's response to each input moved on its own, not shares of "
+           "the outcome's variance."]
+    if "shapley" in ds:
+        sel = {"target": r.target, "demand": r.demand, "strategy": r.strategy}
+        sh = ds["shapley"].sel(sel)
+        half = ds["shapley_conf"].sel(sel)
+        if np.isfinite(sh.values).any():
+            order = np.argsort(-np.nan_to_num(sh.values, nan=-np.inf))[:3]
+            lead = ", ".join(f"`{sh['input'].values[j]}` {sh.values[j]:.3f} ± "
+                             f"{half.values[j]:.3f}" for j in order)
+            out.append(f"The ranking that accounts for them is by Shapley effects (each "
+                       f"input's share of the variance, summing to 1; Owen 2014): for "
+                       f"{_target_words(r)} at {tokens(r.demand)} it is led by {lead}.")
+    if "ST_group" in ds and ds.attrs.get("groups_independent"):
+        out.append("The grouped Sobol' indices remain exact: every correlation lies within "
+                   "one of the book's groups, so the groups are independent.")
+    return out
+
+
 def _target_words(r: A.Ranking) -> str:
     if r.by_indicator:
         return f"whether {VERB[r.strategy]} beats the API"
@@ -275,7 +309,8 @@ def section_answer(ctx: MemoContext) -> Section:
         f"(it {sign} the API); 90% of scenarios lie between {usd(lo)} and {usd(hi)}. "
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
-    blocks.append(Paragraph(" ".join(ranking_sentences(ctx.ranking, ctx.n))))
+    blocks.append(Paragraph(" ".join(ranking_sentences(ctx.ranking, ctx.n)
+                                     + dependence_sentences(ctx))))
 
     blocks.append(Paragraph(claims_sentence(ctx.claims)))
     return Section("The answer", blocks, "answer")
@@ -370,7 +405,7 @@ def section_drivers(ctx: MemoContext) -> Section:
                       strict=True))
     st_s, st_i = _heatmap_st(ds, s)
     ranked_cols = int(np.isfinite(st_i).any("input").sum())
-    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n)))]
+    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n) + dependence_sentences(ctx)))]
     rows = []
     t = r.table
     for name in [str(v) for v in t["input"].values][:10]:
