@@ -92,6 +92,9 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 line.append(fmt_prob_ci(p, lo, hi))
             body.append(line)
         out.append(_table(header, body))
+    if "independent_p_positive" in ds:
+        out.append("")
+        out.append(_independence_table(ds, targets, label, conf))
     for name in ds.mc_tco.distributions:
         q = ds[f"{name}_quantile"]
         never, never_ci = ds[f"{name}_p_never"], ds[f"{name}_p_never_ci"]
@@ -169,6 +172,34 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
             if "S2" in ds:
                 out.append(f"Largest second-order indices S2 for {what} at {where}")
                 out.append(_pairs(ds, target, focus))
+    return "\n".join(out)
+
+
+def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
+    """P(target > 0) without the correlations, and the change they make (points)."""
+    out = []
+    for t in targets:
+        prob = ds["independent_p_positive"].sel(target=f"{t}>0")
+        change = ds["correlation_change_ci"].sel(target=f"{t}>0")
+        col_dim, cols, rows = _layout(ds, prob)
+        unit = ds[col_dim].attrs.get("units", "") if col_dim else ""
+        what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
+        out.append(f"Does the answer depend on the correlations? P({what}) with the inputs "
+                   f"independent (same Sobol' points, first "
+                   f"{int(ds.attrs.get('independence_check_samples', 0)):,} samples), and "
+                   f"the {conf} interval of what the correlations change (points)")
+        header = [f"{col_dim} ({unit})" if col_dim else ""] + [
+            fmt_value(c, unit) if c is not None else "" for c in cols]
+        body = []
+        for row in rows:
+            line = [", ".join(str(v) for v in row.values()) or t]
+            for c in cols:
+                point = {**row, **({col_dim: c} if col_dim else {})}
+                p = float(_sel(prob, point))
+                lo, hi = (100 * float(v) for v in _sel(change, point).values)
+                line.append(f"{p:.1%} ({lo:+.1f} to {hi:+.1f})")
+            body.append(line)
+        out.append(_table(header, body))
     return "\n".join(out)
 
 

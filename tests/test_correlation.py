@@ -84,6 +84,10 @@ def test_shapley_through_the_engine_matches_owen_prieur(tmp_path):
     assert options["shapley"] is True and options["shapley_permutations"] == 2048
     np.testing.assert_allclose(ds.correlation_used.sel(input="x2", input_2="x3"), 0.9)
     assert ds.attrs["groups_independent"] == 1
+    # y > 0 is symmetric: P = 1/2 with or without the correlation
+    np.testing.assert_allclose(ds.independent_p_positive.sel(target="y>0"), 0.5, atol=0.1)
+    lo, hi = ds.correlation_change_ci.sel(target="y>0").values
+    assert lo <= 0 <= hi
     assert ds.attrs["shapley_evaluations"] == 16384 + 2048 * 2 * 3
     assert list(ds.mc_tco.ranking("y").input.values) == ["x3", "x2", "x1"]  # by Shapley
     assert ds.mc_tco.correlations[0]["between"] == ["x2", "x3"]
@@ -196,13 +200,15 @@ def test_memo_says_which_ranking_is_valid():
     from mc_tco.memo.sections import dependence_sentences
 
     names = ["a", "b", "c"]
-    sh = np.array([0.2, 0.5, 0.3]).reshape(1, 3, 1, 1)
+    sh = np.array([0.2, 0.5, 0.3] * 2).reshape(2, 3, 1, 1)
     ds = xr.Dataset(
         {"shapley": (("target", "input", "demand", "strategy"), sh),
          "shapley_conf": (("target", "input", "demand", "strategy"), sh * 0 + 0.01),
-         "ST_group": (("target", "group", "demand", "strategy"), np.ones((1, 1, 1, 1)))},
-        coords={"target": ["saving"], "input": names, "demand": [5e11], "strategy": ["buy"]},
-        attrs={"correlations": json.dumps([{"between": ["a", "b"], "kind": "spearman",
+         "ST_group": (("target", "group", "demand", "strategy"), np.ones((2, 1, 1, 1)))},
+        coords={"target": ["saving", "saving>0"], "input": names, "demand": [5e11],
+                "strategy": ["buy"]},
+        attrs={"conf_level": 0.95,
+               "correlations": json.dumps([{"between": ["a", "b"], "kind": "spearman",
                                             "value": 0.6, "source": "s"}]),
                "groups_independent": 1},
     )
@@ -213,5 +219,18 @@ def test_memo_says_which_ranking_is_valid():
     assert "Sobol' indices of single inputs are not defined" in text
     assert "led by `b` 0.500 ± 0.010, `c` 0.300 ± 0.010, `a` 0.200 ± 0.010" in text
     assert "grouped Sobol' indices remain exact" in text
+    p = xr.DataArray(np.array([0.5, 0.129]).reshape(2, 1, 1),
+                     dims=("target", "demand", "strategy"),
+                     coords={"target": ["saving", "saving>0"], "demand": [5e11],
+                             "strategy": ["buy"]})
+    ds["p_positive"] = p
+    ds["independent_p_positive"] = p + 0.021
+    ds["independent_p_positive_ci"] = xr.concat([p + 0.017, p + 0.025], "ci_bound")
+    ds["correlation_change_ci"] = xr.concat([p * 0 - 0.025, p * 0 - 0.017], "ci_bound")
+    text = " ".join(dependence_sentences(SimpleNamespace(ds=ds, ranking=ranking)))
+    assert ("Does the answer depend on the correlations? At 500B, buying beats the API in "
+            "12.9% of the scenarios with them and 15.0% (95% MC interval 14.6-15.4%) with "
+            "the inputs independent (same Sobol' points): the correlations change it (-2.5 "
+            "to -1.7 percentage points, paired 95% interval).") in text
     del ds.attrs["correlations"]
     assert dependence_sentences(SimpleNamespace(ds=ds, ranking=ranking)) == []

@@ -200,12 +200,13 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
 
 def _dependence(plan, first, extra, progress):
     """The book's correlation matrices and the Shapley effects, as extra results."""
+    from .dependence import correlation_dataset, independence_check
     from .evaluate import _targets_array
-    from .shapley import correlation_dataset, shapley_dataset
+    from .shapley import shapley_dataset
 
     parts = []
     if plan.book.correlation is not None:
-        parts.append(correlation_dataset(plan))
+        parts += [correlation_dataset(plan), independence_check(plan)]
     if plan.shapley:
         _, cells = _targets_array(plan, first)
         parts.append(shapley_dataset(plan, cells, progress))

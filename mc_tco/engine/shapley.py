@@ -22,13 +22,12 @@ from collections.abc import Callable
 import numpy as np
 import xarray as xr
 
-from ..sensitivity.grouped import crossing_pairs
 from ..sensitivity.shapley import evaluation_count, shapley_effects
 from .evaluate import _call_model, _input_dataset, _targets_array
 from .interrupt import check
 from .plan import Plan
 
-__all__ = ["SHAPLEY_SIZES", "correlation_dataset", "shapley_dataset", "shapley_rows"]
+__all__ = ["SHAPLEY_SIZES", "shapley_dataset", "shapley_rows"]
 
 #: the estimator's sizes besides the permutations (Song et al.'s recommended n_outer, n_inner)
 SHAPLEY_SIZES = {"n_outer": 1, "n_inner": 3, "n_var": 16384}
@@ -115,44 +114,4 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
     )
     ds.attrs.update(shapley_evaluations=int(res["evaluations"]),
                     shapley_method=method)
-    return ds
-
-
-def correlation_dataset(plan: Plan) -> xr.Dataset:
-    """The book's correlations as results: the matrices and the ranking they call for.
-
-    Variables ``correlation_rank`` (the rank correlations as written, unit diagonal, 0 for
-    pairs not written), ``correlation_normal`` (the normal correlation they imply) and
-    ``correlation_used`` (the one sampled: ``correlation_normal``, or its nearest valid
-    matrix when the book asks for the repair), dims (input, input_2). Attrs: the pairs
-    with their sources, whether repaired, and whether the groups stay independent.
-    """
-    import json
-
-    corr = plan.book.correlation
-    names = plan.factors
-    dims = ("input", "input_2")
-    groups = {i.name: i.group for i in plan.book.uncertain if i.group}
-    crossing = crossing_pairs(groups, plan.book.correlations)
-    ds = xr.Dataset(
-        {
-            "correlation_rank": (dims, corr.requested, {
-                "units": "1", "long_name": "rank correlation as written in the book "
-                "(Spearman, or Kendall where the pair says so)"}),
-            "correlation_normal": (dims, corr.normal, {
-                "units": "1", "long_name": "normal correlation of the Gaussian copula "
-                "implied by the written pairs"}),
-            "correlation_used": (dims, corr.used, {
-                "units": "1", "long_name": "normal correlation the sample uses"
-                + (" (Higham's nearest correlation matrix to correlation_normal)"
-                   if corr.repaired else "")}),
-        },
-        coords={"input": names, "input_2": names},
-    )
-    ds.attrs.update(
-        correlations=json.dumps(plan.book.correlations),
-        correlations_repaired=int(corr.repaired),
-        correlation_min_eigenvalue=float(corr.min_eigenvalue),
-        groups_independent=int(bool(groups) and not crossing),
-    )
     return ds

@@ -118,6 +118,14 @@ VARIABLES = (
     Var("correlation_used", ("input", "input_2"), "1", "normal correlation the sample uses: "
         "correlation_normal, or its nearest valid matrix with [analysis] "
         "repair_correlations = \"nearest\"", "[[correlation]]"),
+    Var("independent_p_positive", ("target", G), "1", "P(target > 0) with the inputs "
+        "independent: the base sample rerun on the same Sobol' points without the copula",
+        "[[correlation]]"),
+    Var("independent_p_positive_ci", ("target", G, "ci_bound"), "1", "its interval "
+        "(Wilson)", "[[correlation]]"),
+    Var("correlation_change_ci", ("target", G, "ci_bound"), "1", "interval of p_positive "
+        "minus independent_p_positive (paired, Newcombe 1998 method 10): what the "
+        "correlations change", "[[correlation]]"),
     Var("convergence_samples", ("step",), "1", "base samples after each doubling",
         "--target-halfwidth"),
     Var("convergence_worst_halfwidth", ("step",), "1", "largest ST half-width of the "
@@ -177,6 +185,8 @@ ATTRS = (
          "correlation_normal (< 0: not jointly possible as written)", "[[correlation]]"),
     Attr("groups_independent", "int", "1 if every correlation stays within one of the "
          "book's groups (grouped Sobol' indices are then exact)", "[[correlation]]"),
+    Attr("independence_check_samples", "int", "base samples of independent_p_positive "
+         "(the first min(N, 8192))", "[[correlation]]"),
     Attr("convergence_path", "JSON list", "each doubling's record", "--target-halfwidth"),
     Attr("converged", "int", "1 if the adaptive run met its target", "--target-halfwidth"),
     Attr("family_check_swapped", "JSON list", "inputs whose family was swapped",
