@@ -155,7 +155,7 @@ def test_user_model_returning_nan_names_the_inputs(tmp_path):
         .replace('"z": inputs', '"z": np.log(inputs["a"]) + 0 * inputs')
     )
     with pytest.raises(ModelError, match=r"output 'z' is nan for the inputs a=-"):
-        run(load_book(path), samples=16, resamples=0)
+        run(load_book(path), samples=64, resamples=0)
 
 
 def test_target_the_model_does_not_return(tmp_path):
@@ -165,7 +165,7 @@ def test_target_the_model_does_not_return(tmp_path):
     path = _user_book(tmp_path, "user_model_tgt")
     path.write_text(path.read_text().replace('targets = ["y", "z"]', 'targets = ["yy"]'))
     with pytest.raises(BookError, match="the model returned no output 'yy'"):
-        run(load_book(path), samples=16, resamples=0)
+        run(load_book(path), samples=64, resamples=0)
 
 
 def test_book_without_uncertain_inputs():

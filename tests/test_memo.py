@@ -408,7 +408,7 @@ def test_breakeven_cdf_counts_and_caps_at_never(default_run):
 
 def test_grid_point_is_exact_or_an_error(default_run):
     assert A.grid_point(default_run, 5e11) == 5e11
-    with pytest.raises(OptionError, match=r"nearest: .*include"):
+    with pytest.raises(OptionError, match=r"the nearest are .*include"):
         A.grid_point(default_run, 4.5e11)
 
 

@@ -43,8 +43,8 @@ def test_two_folders_with_model_py_run_their_own_model(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     a = _folder(tmp_path, "A", 1.0)
     b = _folder(tmp_path, "B", 1000.0)
-    ra = run(load_book(a / "book.toml"), samples=16, resamples=0)
-    rb = run(load_book(b / "book.toml"), samples=16, resamples=0)
+    ra = run(load_book(a / "book.toml"), samples=64, resamples=0)
+    rb = run(load_book(b / "book.toml"), samples=64, resamples=0)
     assert float(ra["y"].max()) <= 1.0
     assert float(rb["y"].max()) > 1.0  # B's model, not A's again
     assert float(rb["y"].mean()) == 1000.0 * float(ra["y"].mean())

@@ -10,7 +10,7 @@ from scipy import stats
 
 import mc_tco
 from mc_tco.errors import OptionError
-from mc_tco.results import GRID_RTOL, SCHEMA_VERSION, match_point, parse_amount
+from mc_tco.results import SCHEMA_VERSION, match_point, parse_amount
 from mc_tco.results.schema import markdown, problems
 
 from .conftest import ARTICLE_BOOK
@@ -86,13 +86,15 @@ def test_parse_amount(text, value):
 
 
 def test_one_matcher_one_tolerance():
+    """A grid point is named by its value or by its value as printed (3 digits)."""
     grid = np.logspace(9, 13, 41)
     # the printed 1.26T finds 1.2589e12, and so does the exact value
     assert match_point(grid, "1.26T") == grid[31]
     assert match_point(grid, 1.2589254117941673e12) == grid[31]
-    assert match_point(grid, grid[31] * (1 + 0.9 * GRID_RTOL)) == grid[31]
-    with pytest.raises(OptionError, match="not a grid point; the nearest are"):
-        match_point(grid, grid[31] * (1 + 2 * GRID_RTOL))
+    assert match_point(grid, "1.58T") == grid[32]  # 1.5849e12, 0.3% away
+    assert match_point(grid, "1T") == grid[30]
+    with pytest.raises(OptionError, match=r"not a grid point; the nearest are 3\.981e"):
+        match_point(grid, "400B")  # 3.981e11 prints as 398B: not the same point
     with pytest.raises(OptionError, match="outside the grid"):
         match_point(grid, "1e15")
     with pytest.raises(OptionError, match="not a number"):

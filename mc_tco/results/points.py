@@ -14,12 +14,13 @@ import numpy as np
 
 from ..errors import OptionError
 
-__all__ = ["GRID_RTOL", "match_point", "parse_amount"]
+__all__ = ["GRID_DIGITS", "GRID_RTOL", "match_point", "parse_amount"]
 
-#: relative tolerance of a grid point: printed values are rounded to 3 significant digits
-#: (1.26T for 1.2589e12 is 0.08% off), so 0.5% finds them, while log-spaced grids of up to
-#: 400 points a decade keep neighbours further apart than that
-GRID_RTOL = 5e-3
+#: significant digits of a printed grid value (1.2589e12 prints as 1.26T): a value matches
+#: a grid point when it is the point, or the point as printed
+GRID_DIGITS = 3
+#: below this relative difference two values are the same point (floating-point noise)
+GRID_RTOL = 1e-9
 
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _AMOUNT = re.compile(r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*")
@@ -43,7 +44,9 @@ def parse_amount(text, flag: str = "value") -> float:
 
 def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
                 unit: str = "", where: str = "") -> float:
-    """The value of ``coord`` within :data:`GRID_RTOL` of ``value``.
+    """The point of ``coord`` that ``value`` names: the point itself (to
+    :data:`GRID_RTOL`), or the point as printed to :data:`GRID_DIGITS` significant digits
+    (``1.26T`` names 1.2589e12; ``400B`` does not name 3.981e11, printed ``398B``).
 
     Raises
     ------
@@ -56,14 +59,17 @@ def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
     prefix = f"{where}: " if where else ""
     unit = f" {unit}" if unit else ""
     lo, hi = float(coord.min()), float(coord.max())
-    if not math.isfinite(v) or v < lo * (1 - GRID_RTOL) or v > hi * (1 + GRID_RTOL):
+    low_printed, high_printed = _printed(lo), _printed(hi)
+    if not math.isfinite(v) or v < min(lo, low_printed) * (1 - GRID_RTOL) or v > max(
+        hi, high_printed
+    ) * (1 + GRID_RTOL):
         raise OptionError(
             f"{prefix}{flag} {v:g} is outside the grid ({lo:g} to {hi:g}{unit}); choose a "
             "value in it, or rerun with a book whose grid covers it"
         )
     rel = np.abs(coord - v) / np.maximum(np.abs(coord), 1e-300)
     i = int(np.argmin(rel))
-    if rel[i] > GRID_RTOL:
+    if rel[i] > GRID_RTOL and _printed(coord[i]) != _printed(v):
         below = coord[coord < v].max()
         above = coord[coord > v].min()
         raise OptionError(
@@ -72,3 +78,7 @@ def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
             f"[grid.{dim}] and rerun it"
         )
     return float(coord[i])
+
+
+def _printed(x: float) -> float:
+    return float(f"{float(x):.{GRID_DIGITS}g}")
