@@ -62,6 +62,8 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     label = a.get("indicator_label", "> 0")
     out = []
     runs = f"{a['model_runs']:,} model runs"
+    if "shapley_evaluations" in a:
+        runs += f" (+ {int(a['shapley_evaluations']):,} for the Shapley effects)"
     head = f"{a['book_name']} ({a['book_path']})"
     out.append(head)
     out.append(

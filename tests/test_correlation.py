@@ -117,6 +117,7 @@ def test_summary_ranks_by_shapley_and_keeps_exact_groups(tmp_path):
     assert ("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
             "Shapley effects shown") in text
     assert "Top inputs by Shapley effect for 'y'" in text
+    assert "model runs (+ 17,920 for the Shapley effects)" in text  # 16384 + 256 x 2 x 3
     assert "Top inputs by total Sobol' index" not in text
     assert "Top groups by total Sobol' index ST for 'y'" in text
     assert "exact: every correlation stays within a group" in text
