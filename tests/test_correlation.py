@@ -88,7 +88,7 @@ def test_shapley_through_the_engine_matches_owen_prieur(tmp_path):
     np.testing.assert_allclose(ds.independent_p_positive.sel(target="y>0"), 0.5, atol=0.1)
     lo, hi = ds.correlation_change_ci.sel(target="y>0").values
     assert lo <= 0 <= hi
-    assert ds.attrs["shapley_evaluations"] == 16384 + 2048 * 2 * 3
+    assert ds.attrs["shapley_evaluations"] == 4 * 2048 + 2048 * 2 * 3
     assert list(ds.mc_tco.ranking("y").input.values) == ["x3", "x2", "x1"]  # by Shapley
     assert ds.mc_tco.correlations[0]["between"] == ["x2", "x3"]
     again = rerun(ds)
@@ -117,7 +117,7 @@ def test_summary_ranks_by_shapley_and_keeps_exact_groups(tmp_path):
     assert ("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
             "Shapley effects shown") in text
     assert "Top inputs by Shapley effect for 'y'" in text
-    assert "model runs (+ 17,920 for the Shapley effects)" in text  # 16384 + 256 x 2 x 3
+    assert "model runs (+ 2,560 for the Shapley effects)" in text  # 4 x 256 + 256 x 2 x 3
     assert "Top inputs by total Sobol' index" not in text
     assert "Top groups by total Sobol' index ST for 'y'" in text
     assert "exact: every correlation stays within a group" in text
@@ -235,3 +235,14 @@ def test_memo_says_which_ranking_is_valid():
             "to -1.7 percentage points, paired 95% interval).") in text
     del ds.attrs["correlations"]
     assert dependence_sentences(SimpleNamespace(ds=ds, ranking=ranking)) == []
+
+
+def test_shapley_permutations_follow_the_sample_size(tmp_path):
+    book = load_book(owen_book(tmp_path))
+    assert plan_run(book, samples=64).shapley_permutations == 64
+    assert plan_run(book, samples=1024).shapley_permutations == 512
+    assert plan_run(book, samples=2**15).shapley_permutations == 4096
+    assert plan_run(book, samples=64, shapley_permutations=300).shapley_permutations == 300
+    assert plan_run(book, samples=64).shapley  # on: the book has a correlation
+    with pytest.raises(Exception, match="--shapley-permutations must be a whole number"):
+        plan_run(book, samples=64, shapley_permutations=3)

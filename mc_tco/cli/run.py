@@ -69,9 +69,10 @@ from ._common import Progress, book_argument, friendly, unit_notes
                    "when inputs are correlated) for every target at every grid point. "
                    "[default: on when the book has [[correlation]] pairs, which then rank "
                    "the inputs]")
-@click.option("--shapley-permutations", type=int, default=4096, show_default=True,
-              help="Random permutations of the Shapley estimator; it costs 16384 + "
-                   "permutations x (inputs - 1) x 3 model runs, half-widths ~ 1/sqrt.")
+@click.option("--shapley-permutations", type=int, default=None,
+              show_default="N / 2, from 64 to 4096",
+              help="Random permutations of the Shapley estimator: it costs permutations x "
+                   "(4 + 3 x (inputs - 1)) model runs; half-widths shrink as 1/sqrt.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
 def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_level, chunk_size,

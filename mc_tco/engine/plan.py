@@ -30,12 +30,23 @@ from ..sensitivity.sobol import (
     rqmc_seeds,
 )
 
-__all__ = ["DEFAULT_SAMPLES", "KEEP_SAMPLES", "Plan", "RunSums", "check_samples", "plan_run"]
+__all__ = ["DEFAULT_SAMPLES", "KEEP_SAMPLES", "Plan", "RunSums", "check_samples", "plan_run",
+           "shapley_permutations_for"]
 
 DEFAULT_SAMPLES = 8192
-#: random permutations of the Shapley effects (``shapley_permutations``); see
+#: random permutations of the Shapley effects at the default sample size and above; see
 #: :mod:`mc_tco.engine.shapley` for the cost and the half-widths they give
 DEFAULT_SHAPLEY_PERMUTATIONS = 4096
+
+
+def shapley_permutations_for(samples: int, max_samples: int | None = None) -> int:
+    """The default permutations of the Shapley effects for a run of ``samples``.
+
+    ``--samples`` is the run's precision knob: half the (largest) base sample, from 64 up
+    to :data:`DEFAULT_SHAPLEY_PERMUTATIONS` (4096 at the default 8192), so a quick run
+    (``-n 64``) gets a quick, rough ranking and the default run half-widths of ~0.01-0.02.
+    """
+    return int(min(DEFAULT_SHAPLEY_PERMUTATIONS, max(64, (max_samples or samples) // 2)))
 MIN_SAMPLES = 16
 DEFAULT_RESAMPLES = 100
 #: independent scrambles of the design behind the default (randomized-QMC) intervals
@@ -100,7 +111,7 @@ class Plan:
     requested_samples: int | None = None
     #: also estimate Shapley effects (the ranking of a book with correlations)
     shapley: bool = False
-    #: random permutations of the Shapley estimator
+    #: random permutations of the Shapley estimator (``shapley_permutations_for``)
     shapley_permutations: int = DEFAULT_SHAPLEY_PERMUTATIONS
     design: SaltelliDesign = field(init=False)
     designs: list[SaltelliDesign] = field(init=False)
@@ -224,12 +235,13 @@ def plan_run(
     max_samples: int | None = None,
     family_check: bool = False,
     shapley: bool | None = None,
-    shapley_permutations: int = DEFAULT_SHAPLEY_PERMUTATIONS,
+    shapley_permutations: int | None = None,
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
 
     ``shapley`` None (the default) estimates Shapley effects when the book has
-    correlations; True for any book, False never. ``shapley_permutations`` sets their cost.
+    correlations; True for any book, False never. ``shapley_permutations`` sets their cost
+    (None: :func:`shapley_permutations_for` the sample size).
 
     Raises
     ------
@@ -274,6 +286,8 @@ def plan_run(
             )
     else:
         replicates = 1
+    if shapley_permutations is None:
+        shapley_permutations = shapley_permutations_for(samples, max_samples)
     if (isinstance(shapley_permutations, bool) or not isinstance(shapley_permutations, int)
             or not 16 <= shapley_permutations <= 1_000_000):
         raise OptionError("--shapley-permutations must be a whole number from 16 to "
