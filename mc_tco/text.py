@@ -126,11 +126,13 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     )
     if "correlation_used" in ds:
         out.append("")
+        within = bool(ds.attrs.get("groups_independent"))
         out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
                    "Shapley effects shown" + (
                        " (with grouped Sobol' indices, exact: every correlation stays "
-                       "within a group)" if "ST_group" in ds and ds.attrs.get(
-                           "groups_independent") else ""))
+                       "within a group)" if within and "ST_group" in ds else
+                       "; every correlation stays within a group, so grouped Sobol' "
+                       "indices (--by group) would be exact" if within else ""))
     for t in targets:
         for target in (f"{t}>0", t):
             what = f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'"

@@ -127,6 +127,8 @@ def test_summary_ranks_by_shapley_and_keeps_exact_groups(tmp_path):
                    by_group=True, shapley_permutations=256)
     assert crossing.attrs["groups_independent"] == 0
     assert "Groups not ranked by Sobol' indices for 'y'" in run_summary(crossing)
+    plain = run(owen_book(tmp_path), samples=64, shapley_permutations=64)
+    assert "so grouped Sobol' indices (--by group) would be exact" in run_summary(plain)
 
 
 def test_repair_records_both_matrices(tmp_path):
