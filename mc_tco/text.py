@@ -82,7 +82,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
         out.append("")
         out.append(f"P({what}), with its {conf} Monte Carlo interval")
         header = [f"{col_dim} ({unit})" if col_dim else ""] + [
-            fmt_value(c, unit) if c is not None else "" for c in cols
+            fmt_value(c, unit) if c is not None else "P" for c in cols
         ]
         body = []
         for row in rows:
@@ -124,6 +124,8 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
         f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
         for k, v in focus.items()
     )
+    where = f" at {where}" if where else ""
+    hinted = False
     if "correlation_used" in ds:
         out.append("")
         within = bool(ds.attrs.get("groups_independent"))
@@ -135,14 +137,22 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                        "indices (--by group) would be exact" if within else ""))
     for t in targets:
         for target in (f"{t}>0", t):
-            what = f"'{t} > 0' ({label})" if target.endswith(">0") else f"'{t}'"
+            plain = label in ("> 0", "")
+            what = (f"'{t} > 0'" + ("" if plain else f" ({label})") if target.endswith(">0")
+                    else f"'{t}'")
             by = "Shapley effect" if "correlation_used" in ds else "ST"
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
+                if not hinted:
+                    dims = [d for d in st.dims if d != "input"]
+                    out += ["", "Inputs are ranked at one point of the grid: set [analysis] "
+                            f"focus = {{{', '.join(f'{d} = ...' for d in dims)}}} in the book "
+                            f"(the grid dims without a focus: {', '.join(dims)})"]
+                    hinted = True
                 continue
             out.append("")
             if not np.isfinite(st.values).any():
-                out.append(f"Inputs ranked by {by} for {what} at {where}: not defined, the "
+                out.append(f"Inputs ranked by {by} for {what}{where}: not defined, the "
                            "target does not vary there")
                 continue
             if target.endswith(">0"):
@@ -150,7 +160,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 wins = round(p * ds.sizes["sample"])
                 if min(wins, ds.sizes["sample"] - wins) < RARE:
                     out.append(
-                        f"Inputs ranked by {by} for {what} at {where}: only {wins:,} of "
+                        f"Inputs ranked by {by} for {what}{where}: only {wins:,} of "
                         f"{ds.sizes['sample']:,} scenarios "
                         f"{('has' if wins == 1 else 'have') if wins < RARE else 'miss'} "
                         f"{t} > 0 here, too few to rank the inputs (see the ranking "
@@ -166,15 +176,17 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                                "cross the book's groups, so the groups are not independent")
                     continue
                 exact = " (exact: every correlation stays within a group)" if correlated else ""
-                out.append(f"Top {noun} by total Sobol' index ST for {what} at {where} "
+                out.append(f"Top {noun} by total Sobol' index ST for {what}{where} "
                            f"(± {conf} {_ci_label(ds)} half-width){exact}")
                 out.append(_ranking(ds, suffix, dim, target, focus))
+            if "S2" in ds or "ST_group" in ds:
+                out.append(EXTRA_ROWS_NOTE)
             if "shapley" in ds:
-                out.append(f"Top inputs by Shapley effect for {what} at {where} "
+                out.append(f"Top inputs by Shapley effect for {what}{where} "
                            f"(± {conf} half-width; the effects sum to 1)")
                 out.append(_shapley_ranking(ds, target, focus))
             if "S2" in ds:
-                out.append(f"Largest second-order indices S2 for {what} at {where}")
+                out.append(f"Largest second-order indices S2 for {what}{where}")
                 out.append(_pairs(ds, target, focus))
     return "\n".join(out)
 
@@ -205,6 +217,13 @@ def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
             body.append(line)
         out.append(_table(header, body))
     return "\n".join(out)
+
+
+#: why --by group / --second-order move S1 a little (issue 11 item 18)
+EXTRA_ROWS_NOTE = (
+    "  (note: S1 is centred on the mean of all design rows, as SALib does; --by group and "
+    "--second-order add rows, which moves S1 by up to ~1e-3 against a run without them)"
+)
 
 
 def _ci_label(ds: xr.Dataset) -> str:

@@ -74,3 +74,39 @@ def test_bad_book_through_the_cli(runner, tmp_path):
     assert f"{bad}:" in res.output and "inputs.node_price" in res.output
     assert "low (600000) must be below high (550000)" in res.output
     assert not out.exists() and not list(tmp_path.glob(".*tmp"))
+
+
+def test_a_model_without_a_grid_reads_cleanly(tmp_path):
+    """Issue 11 item 13: no 'at  (' nor a blank header, no '(> 0)' after the indicator."""
+    (tmp_path / "m_nogrid.py").write_text(
+        "import xarray as xr\n"
+        "def run(inputs):\n"
+        "    return xr.Dataset({'margin': inputs.price * inputs.volume - inputs.cost})\n")
+    fields = 'unit = "USD"\nsource = "assumption: test"\n'
+    (tmp_path / "b.toml").write_text(
+        '[book]\nname = "no grid"\nmodel = "m_nogrid:run"\n[analysis]\ntargets = ["margin"]\n'
+        f'[inputs.price]\ndist = "uniform"\nlow = 1\nhigh = 2\n{fields}'
+        f'[inputs.volume]\ndist = "uniform"\nlow = 10\nhigh = 20\n{fields}'
+        f'[inputs.cost]\ndist = "uniform"\nlow = 10\nhigh = 30\n{fields}')
+    res = CliRunner().invoke(main, ["run", str(tmp_path / "b.toml"), "-n", "256",
+                                    "-o", str(tmp_path / "x.nc")])
+    assert res.exit_code == 0, res.output
+    assert " at  " not in res.output and "(> 0)" not in res.output
+    assert "Top inputs by total Sobol' index ST for 'margin > 0' (±" in res.output
+    lines = res.output.splitlines()
+    i = lines.index("P(margin > 0), with its 95% Monte Carlo interval")
+    assert lines[i + 1].strip() == "P"
+    assert lines[i + 2].startswith("margin ")
+
+
+def test_by_group_says_why_s1_moves(tmp_path):
+    """Issue 11 item 18: extra design rows move S1 (SALib's centring); the output says so."""
+    from .conftest import ARTICLE_BOOK
+
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--by", "group",
+                                    "-o", str(tmp_path / "g.nc")])
+    assert res.exit_code == 0, res.output
+    assert "S1 is centred on the mean of all design rows" in res.output
+    plain = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64",
+                                      "-o", str(tmp_path / "p.nc")])
+    assert "S1 is centred" not in plain.output

@@ -11,6 +11,8 @@ from mc_tco.book import loads_book
 from mc_tco.engine import design_values, plan_run, run
 from mc_tco.errors import ModelError, OptionError
 
+from .conftest import ARTICLE_BOOK
+
 
 def test_results_have_the_documented_dims_and_variables(article_run):
     ds = article_run
@@ -222,3 +224,19 @@ def test_rqmc_intervals_cover_analytic_indices(tmp_path):
         half = ds[f"{name}_conf"].sel(target="y", input="a").values
         assert np.all(np.abs(est - truth) <= 2 * half), (name, est, truth, half)
     assert (ds.ST_conf.sel(target="y").values < boot.ST_conf.sel(target="y").values).all()
+
+
+def test_a_huge_grid_gets_small_chunks_or_a_one_line_refusal(tmp_path):
+    """Issue 11 item 7: memory per chunk is estimated before any work."""
+    from mc_tco.engine.evaluate import fit_chunk, row_bytes
+
+
+    text = ARTICLE_BOOK.read_text()
+    book = loads_book(text.replace("num = 41", "num = 4000"), str(tmp_path / "b.toml"))
+    plan = plan_run(book, samples=256)
+    per_sample = row_bytes(plan) * plan.design.rows_per_sample * 4
+    fitted = fit_chunk(plan, budget=64 * per_sample)
+    assert fitted.chunk_size == 64 and fitted.chunk_size % plan.n_replicates == 0
+    assert fit_chunk(plan, budget=1e12).chunk_size == plan.chunk_size
+    with pytest.raises(OptionError, match=r"the grid \(demand 4,00\d points\) is too large"):
+        fit_chunk(plan, budget=per_sample)

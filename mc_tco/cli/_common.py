@@ -84,6 +84,8 @@ class Progress:
             if done >= total:
                 self.bar.__exit__(None, None, None)
             return
+        if done >= total and self.last_line is None:
+            return  # finished before its first line was due: nothing to say
         if self.last_line is None or elapsed - self.last_line >= 10 or done >= total:
             frac = done / total if total else 1.0
             left = elapsed * (1 - frac) / frac if frac > 0 else float("nan")

@@ -93,6 +93,7 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     """
     from ..book import load_book
     from ..engine import DEFAULT_SAMPLES, check_scheduler, execute, plan_run
+    from ..engine.evaluate import fit_chunk
     from ..options import check_out, check_run_options
     from ..text import run_summary
 
@@ -109,6 +110,7 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         family_check=family_check, shapley=shapley,
         shapley_permutations=shapley_permutations,
     )
+    plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     if not quiet:
         unit_notes(b)
     out = out or Path("results") / f"{b.stem}.nc"

@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..errors import McTcoError, ModelError
+from ..errors import McTcoError, ModelError, OptionError
 from ..models import check_analysis
 from ..sensitivity.sobol import poisson_weights
 from ..summary import stack_targets
 from .plan import TARGET_MAX, Plan
 
-__all__ = ["design_values", "estimate_base_bytes", "evaluate_base", "evaluate_chunk"]
+__all__ = ["design_values", "estimate_base_bytes", "evaluate_base", "evaluate_chunk", "fit_chunk",
+           "row_bytes"]
 
 
 def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
@@ -168,10 +169,55 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     return base, sums, y[0, 0].copy()
 
 
+#: memory a chunk may take (all workers' chunks in flight together stay below ~2x this)
+CHUNK_MEMORY = 1.5e9
+#: a chunk's peak memory per byte of its model outputs (inputs, stacking, Sobol' sums)
+CHUNK_OVERHEAD = 4
+
+
+def row_bytes(plan: Plan) -> int:
+    """Bytes of the model's outputs for one design row (measured on one base row)."""
+    values = design_values(plan, 0, plan.n_replicates)[:1, 0]  # one row, (1, D)
+    out = _call_model(plan, _input_dataset(plan, values), check=False)
+    return int(sum(v.nbytes for v in out.data_vars.values())) or 8
+
+
+def fit_chunk(plan: Plan, budget: float = CHUNK_MEMORY) -> Plan:
+    """``plan`` with a chunk small enough that one chunk's outputs fit in ``budget`` bytes.
+
+    A huge grid (``num = 100000``) makes every design row's outputs large; the chunk
+    (256 base samples by default) is then halved, down to one sample per scramble, and a
+    grid too large even for that is refused in one line before any work.
+    """
+    import dataclasses
+
+    per_sample = row_bytes(plan) * plan.design.rows_per_sample * CHUNK_OVERHEAD
+    chunk = plan.chunk_size
+    smallest = plan.n_replicates
+    while chunk * per_sample > budget and chunk > smallest:
+        chunk //= 2
+    chunk = max(chunk, smallest)
+    if chunk * per_sample > budget:
+        cells = ", ".join(f"{d} {len(g.values):,}" for d, g in plan.grid.items())
+        raise OptionError(
+            f"{plan.book.path}: the grid ({cells} points) is too large: the smallest chunk "
+            f"({chunk} base samples, one per scramble, with their design rows) would take "
+            f"{chunk * per_sample / 1e9:.1f} GB of memory; use fewer grid points "
+            "(e.g. [grid.demand] num = 41)"
+        )
+    return plan if chunk == plan.chunk_size else dataclasses.replace(plan, chunk_size=chunk)
+
+
 def estimate_base_bytes(plan: Plan, samples: int | None = None) -> int:
-    """Bytes the base rows of a run will take uncompressed (an upper bound on the file)."""
-    base, _, _ = evaluate_chunk(plan, *plan.first)
-    return int(base.nbytes / plan.first[1] * (samples or plan.samples))
+    """Bytes the base rows of a run will take uncompressed (an upper bound on the file),
+    from one base row's kept outputs (cheap even for a huge grid)."""
+    keep = set(plan.targets) | set(plan.distributions)
+    values = design_values(plan, 0, plan.n_replicates)[:1, 0]
+    out = _call_model(plan, _input_dataset(plan, values, None if plan.keep_samples == "all"
+                                           else keep), check=False)
+    per_row = sum(v.nbytes for k, v in out.data_vars.items()
+                  if "sample" in v.dims and (plan.keep_samples == "all" or k in keep))
+    return int((per_row + 8 * len(plan.factors) + 8) * (samples or plan.samples))
 
 
 def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dataset:

@@ -12,7 +12,7 @@ import xarray as xr
 
 from ..book import Book
 from .adaptive import cell_layout, convergence_step, with_path
-from .evaluate import evaluate_chunk
+from .evaluate import evaluate_chunk, fit_chunk
 from .interrupt import check, stop_on_signals
 from .plan import Plan, plan_run
 from .schedule import Progress, check_scheduler, evaluate_all
@@ -133,6 +133,7 @@ def execute(
     :class:`~.interrupt.Interrupted` is raised.
     """
     check_scheduler(scheduler)
+    plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     with stop_on_signals():
         return _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                         shapley_progress)

@@ -223,4 +223,7 @@ def indices_dataset(
     for name in ("S1", "ST", "S1_group", "ST_group", "S2"):
         if name in ds:
             ds[name].attrs["note"] = "NaN where constant_output = 1 (no variance to apportion)"
+    ds["S1"].attrs["centring"] = (
+        "the output is centred on the mean of all design rows (SALib's normalisation), so "
+        "options that add rows (groups, second order) move S1 slightly (up to ~1e-3)")
     return ds
