@@ -119,6 +119,8 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 f"never {fmt_prob_ci(p, plo, phi)}",
             ])
         out.append(_table(["", "median", "90% interval", "share never"], rows))
+        out.extend(_median_lines(ds, name, unit))
+    out.extend(_payback_lines(ds))
     _, focus = _report(ds)
     where = ", ".join(
         f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
@@ -224,6 +226,68 @@ EXTRA_ROWS_NOTE = (
     "  (note: S1 is centred on the mean of all design rows, as SALib does; --by group and "
     "--second-order add rows, which moves S1 by up to ~1e-3 against a run without them)"
 )
+
+
+# -- version-2 cash-flow medians (issue 12): a separate block, computed by mc_tco.uncertainty
+
+
+def _replicates(ds: xr.Dataset) -> int:
+    return int(ds.attrs.get("replicates", 1) or 1) if ds.attrs.get("ci") == "rqmc" else 1
+
+
+def _median(ds: xr.Dataset, da: xr.DataArray):
+    """Median over ``sample`` and its replicate interval (``inf`` kept: "never")."""
+    from .uncertainty import quantiles_with_interval
+
+    res = quantiles_with_interval(da, [0.5], replicates=_replicates(ds),
+                                  conf_level=float(ds.attrs.get("conf_level", 0.95)))
+    est = res["estimate"].squeeze("quantile", drop=True)
+    ci = res["ci"].squeeze("quantile", drop=True)
+    return est, ci
+
+
+def _median_lines(ds: xr.Dataset, name: str, unit: str) -> list[str]:
+    """'median of <name>, with its Monte Carlo interval' per strategy (when sampled)."""
+    if name not in ds or "sample" not in ds[name].dims or "strategy" not in ds[name].dims:
+        return []
+    report, _ = _report(ds)
+    est, ci = _median(ds, ds[name])
+    conf = f"{float(ds.attrs['conf_level']):.0%}"
+    rows = [[str(s), fmt_value(float(est.sel(strategy=s)), unit),
+             "[" + " - ".join(fmt_value(float(v), unit) for v in ci.sel(strategy=s).values) + "]"]
+            for s in report.get("strategy", list(ds["strategy"].values))]
+    return [f"  median with its {conf} Monte Carlo interval:",
+            *("  " + line for line in _table(["", "median", "interval"], rows).split("\n"))]
+
+
+def _payback_lines(ds: xr.Dataset) -> list[str]:
+    """Median payback month per strategy at the report demands, with its interval."""
+    if "payback_months" not in ds or "sample" not in ds["payback_months"].dims:
+        return []
+    report, _ = _report(ds)
+    demands = [d for d in report.get("demand", []) if not isinstance(d, str)]
+    strategies = [s for s in report.get("strategy", []) if s != "api"]
+    if not demands or not strategies:
+        return []
+    pay = ds["payback_months"].sel(strategy=strategies).sel(demand=demands, method="nearest")
+    est, ci = _median(ds, pay)
+    conf = f"{float(ds.attrs['conf_level']):.0%}"
+    header = ["demand (tokens/month)"] + [fmt_value(float(d), "tokens/month") for d in demands]
+    rows = []
+    for s in strategies:
+        line = [s]
+        for d in pay["demand"].values:
+            m = float(est.sel(strategy=s, demand=d))
+            lo, hi = (float(v) for v in ci.sel(strategy=s, demand=d).values)
+            same = _months(lo) == _months(m) == _months(hi)
+            line.append(_months(m) if same else f"{_months(m)} ({_months(lo)}-{_months(hi)})")
+        rows.append(line)
+    return ["", f"payback_months (month): median, with its {conf} Monte Carlo interval "
+            "(never = not within the horizon; 0 = no node bought, the API)", _table(header, rows)]
+
+
+def _months(x: float) -> str:
+    return "never" if np.isinf(x) else ("n/a" if np.isnan(x) else f"{x:.0f}")
 
 
 def _ci_label(ds: xr.Dataset) -> str:

@@ -133,7 +133,7 @@ def test_unknown_model_input_is_named():
     ("replace", "fragment"),
     [
         ('low = 400000\nhigh = 550000', "node_price must be > 0"),
-        ('min = 0.4\nmode = 0.6\nmax = 0.8', "utilization must be in (0, 1]"),
+        ('min = 0.5\nmode = 0.7\nmax = 0.9', "utilization must be in (0, 1]"),
     ],
 )
 def test_values_outside_the_model_range(replace, fragment):
@@ -141,14 +141,14 @@ def test_values_outside_the_model_range(replace, fragment):
     if "400000" in replace:
         text = text.replace(replace, "low = -5\nhigh = 550000")
     else:
-        text = text.replace(replace, "min = 0.4\nmode = 0.6\nmax = 1.3")
+        text = text.replace(replace, "min = 0.5\nmode = 0.7\nmax = 1.3")
     with pytest.raises(BookError, match=fragment.replace("(", r"\(").replace("]", r"\]")):
         plan_run(loads_book(text, "b.toml"), samples=16)
 
 
 def test_unbounded_family_for_a_bounded_input():
     text = _default_text().replace(
-        'dist = "pert"\nmin = 0.4\nmode = 0.6\nmax = 0.8', 'dist = "normal"\nmean = 0.6\nsd = 0.1'
+        'dist = "pert"\nmin = 0.5\nmode = 0.7\nmax = 0.9', 'dist = "normal"\nmean = 0.7\nsd = 0.1'
     )
     with pytest.raises(BookError, match="use truncnormal"):
         plan_run(loads_book(text, "b.toml"), samples=16)

@@ -100,7 +100,7 @@ def test_explain_missing_or_wrong_file(results_files, tmp_path):
 def test_explain_custom_group_and_owned(results_files):
     r = invoke("explain", results_files["default"], "--demand", "1T", "--only", "voi",
                "--among", "api,buy,rent,owned", "--group", "price and speed=api_price_level,"
-               "valley_price_factor", "--draws", "20")
+               "reference_tokens_per_gpu_hour", "--draws", "20")
     assert r.exit_code == 0, r.output
     assert "Deciding among api, buy, rent, owned" in r.output
     assert "price and speed" in r.output or "0 for" in r.output

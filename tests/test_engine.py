@@ -18,10 +18,10 @@ def test_results_have_the_documented_dims_and_variables(article_run):
     ds = article_run
     assert ds.sizes["sample"] == 512 and ds.sizes["input"] == 8
     assert list(ds.target.values) == ["saving", "saving>0"]
-    assert list(ds.strategy.values) == ["api", "buy", "rent", "owned"]
+    assert list(ds.strategy.values) == ["api", "buy", "rent", "owned", "hybrid"]
     assert list(ds["quantile"].values) == [0.05, 0.25, 0.5, 0.75, 0.95]
-    assert ds.S1.sizes == {"target": 2, "input": 8, "demand": 44, "strategy": 4}
-    assert ds.p_positive_ci.sizes == {"target": 2, "demand": 44, "strategy": 4, "ci_bound": 2}
+    assert ds.S1.sizes == {"target": 2, "input": 8, "demand": 44, "strategy": 5}
+    assert ds.p_positive_ci.sizes == {"target": 2, "demand": 44, "strategy": 5, "ci_bound": 2}
     for name in ["cost", "saving", "breakeven_demand", "nodes", "storage_tb", "npv",
                  "gpu_share", "payback_months", "p_positive", "S1", "ST", "S1_conf",
                  "ST_conf", "target_quantile", "target_mean", "breakeven_demand_quantile",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 
@@ -28,8 +29,8 @@ from mc_tco.memo.render import Document, Figure, Paragraph, Section, Table, to_h
 
 from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
 
-FIGURES = ["fan_chart", "acceptability", "breakeven_cdf", "cost_breakdown", "sobol_heatmap",
-           "tornado", "compare"]
+FIGURES = ["fan_chart", "acceptability", "breakeven_cdf", "cost_breakdown", "cash_position",
+           "payback", "sobol_heatmap", "tornado", "evpi", "compare"]
 CSV_COLUMNS = {
     "p_beats_api.csv": ["book", "demand_tokens_per_month", "heavy_users", "strategy",
                         "p_beats_api", "ci_lower", "ci_upper", "winning_scenarios",
@@ -42,7 +43,7 @@ CSV_COLUMNS = {
                              "q95_tokens_per_month", "p_never", "p_never_lower",
                              "p_never_upper"],
     "claims.csv": ["claim", "quote", "part", "share_true", "ci_lower", "ci_upper",
-                   "scenarios_true", "scenarios", "part_verdict", "borderline",
+                   "scenarios_true", "scenarios", "part_verdict", "substantive", "borderline",
                    "claim_verdict"],
     "assumptions.csv": ["input", "group", "family", "distribution", "q05", "q50", "q95", "unit",
                         "source", "is_assumption", "ST", "ST_conf", "S1", "S1_conf", "rank",
@@ -57,7 +58,8 @@ CSV_COLUMNS = {
     "cost_breakdown.csv": ["demand_tokens_per_month", "heavy_users",
                            "buy_hardware_median_usd_per_month", "buy_power_median_usd_per_month",
                            "buy_upkeep_median_usd_per_month", "buy_storage_median_usd_per_month",
-                           "buy_staff_median_usd_per_month", "buy_total_q05_usd_per_month",
+                           "buy_staff_median_usd_per_month",
+                           "buy_setup_api_median_usd_per_month", "buy_total_q05_usd_per_month",
                            "buy_total_q50_usd_per_month", "buy_total_q95_usd_per_month",
                            "api_total_q05_usd_per_month", "api_total_q50_usd_per_month",
                            "api_total_q95_usd_per_month"],
@@ -120,8 +122,9 @@ def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
     found = re.findall(
         r"([\d.]+)% \(95% MC interval ([\d.]+)-([\d.]+)%\) of scenarios \((none|all|[\d,]+) "
         r"of ([\d,]+)\)", first)
-    assert len(found) == 3  # buy, rent, owned, in that order
-    for (p, lo, hi, k, total), s in zip(found, ("buy", "rent", "owned"), strict=True):
+    assert len(found) == 4  # buy, rent, owned, hybrid, in that order
+    for (p, lo, hi, k, total), s in zip(found, ("buy", "rent", "owned", "hybrid"),
+                                        strict=True):
         sel = {"target": "saving>0", "strategy": s, "demand": 5e11}
         want = float(ds.p_positive.sel(sel))
         want_lo, want_hi = ds.p_positive_ci.sel(sel).values
@@ -133,8 +136,8 @@ def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
         assert total == f"{n:,}"
     # the headline: the share of scenarios in which each option is the cheapest
     m = re.search(r"in ([\d.]+)% \(95% MC interval", first)
-    cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent"]).values
-    shares = np.bincount(np.argmin(cost, axis=1), minlength=3) / n
+    cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "hybrid"]).values
+    shares = np.bincount(np.argmin(cost, axis=1), minlength=4) / n
     if shares[0] >= 0.5:
         assert first.startswith("**Keep paying the API.**")
     decimals = len(m.group(1).split(".")[1]) if "." in m.group(1) else 0
@@ -153,11 +156,13 @@ def test_csv_tables_have_the_expected_columns(compared_memo):
         float(other.p_positive.sel(target="saving>0", strategy="owned", demand=1e12)))
     claims = pd.read_csv(out / "claims.csv")
     for _, group in claims.groupby("claim"):
-        assert group.claim_verdict.iloc[0] == claim_verdict(list(group.part_verdict))
+        assert group.claim_verdict.iloc[0] == claim_verdict(list(group.part_verdict),
+                                                            list(group.substantive))
         for share, verdict in zip(group.share_true, group.part_verdict, strict=True):
             assert verdict == part_verdict(share)
     a = pd.read_csv(out / "assumptions.csv")
-    assert len(a) == 29 and a["rank"].notna().sum() == ds.sizes["input"]
+    assert len(a) == ds.sizes["input"] + len(json.loads(ds.attrs["constants"]))
+    assert a["rank"].notna().sum() == ds.sizes["input"]
 
 
 def test_compare_section_states_the_books_difference(compared_memo):
@@ -165,8 +170,8 @@ def test_compare_section_states_the_books_difference(compared_memo):
     md = (out / "memo.md").read_text()
     section = md.split("## Compared with another book", 1)[1].split("## Provenance")[0]
     assert "The article's ranges" in section
-    # the inputs the default book adds are named, e.g. valley_price_factor
-    assert "`valley_price_factor`" in section.split("\n\n", 2)[1]
+    # the inputs the default book adds are named, e.g. api_price_level
+    assert "`api_price_level`" in section.split("\n\n", 2)[1]
     assert "figures/compare.png" in section
     assert "mc-tco memo" in md.split("## Provenance")[1]
 
@@ -318,7 +323,8 @@ def test_claim_1_renting_never_breaks_even():
 @pytest.mark.parametrize(("buy_be", "verdict"), [
     (4e11, HOLDS),            # not below 300B, and by 500B: the article's band
     (1e11, HOLDS_IN_PART),    # breaks even, but already below 300B
-    (np.inf, HOLDS_IN_PART),  # never below 300B, but never by 500B either
+    # never below 300B, but never by 500B either: the substance fails (issue 15)
+    (np.inf, DOES_NOT_HOLD),
 ])
 def test_claim_2_breakeven_band(buy_be, verdict):
     assert _verdicts(_claims_dataset(buy_be=buy_be))[2] == verdict
@@ -335,7 +341,10 @@ def test_claims_3_and_4_storage_share_at_both_scales(users, scale, verdict):
 
 def test_claim_5_api_bill_against_rent():
     assert _verdicts(_claims_dataset(api_hour=30.0))[5] == HOLDS
-    assert _verdicts(_claims_dataset(api_hour=80.0, rent_hour=56.8))[5] == HOLDS_IN_PART
+    # under 100 USD/h but above the rent: the claim's substance (API below rent) fails
+    assert _verdicts(_claims_dataset(api_hour=80.0, rent_hour=56.8))[5] == DOES_NOT_HOLD
+    half = np.where(np.arange(100) < 50, 30.0, 80.0)
+    assert _verdicts(_claims_dataset(api_hour=half))[5] == HOLDS_IN_PART
     assert _verdicts(_claims_dataset(api_hour=150.0))[5] == DOES_NOT_HOLD
 
 
@@ -343,6 +352,9 @@ def test_part_verdict_thresholds_and_borderline():
     assert part_verdict(0.9) == HOLDS and part_verdict(0.8999) == HOLDS_IN_PART
     assert part_verdict(0.1) == DOES_NOT_HOLD and part_verdict(0.1001) == HOLDS_IN_PART
     assert claim_verdict([HOLDS, DOES_NOT_HOLD]) == HOLDS_IN_PART
+    # a claim whose substantive part fails does not hold, whatever its other parts say
+    assert claim_verdict([HOLDS, DOES_NOT_HOLD], [False, True]) == DOES_NOT_HOLD
+    assert claim_verdict([HOLDS_IN_PART, HOLDS], [False, True]) == HOLDS_IN_PART
     # 45 of 50 scenarios: 90% exactly, but its interval crosses 90%: borderline
     few = np.where(np.arange(50) < 45, 2e12, np.inf)
     claim = evaluate_claims(_claims_dataset(n=50, rent_be=few))[0]
@@ -386,9 +398,9 @@ def test_tornado_recovers_a_known_swing():
 
 
 def test_ranking_uses_the_saving_when_the_indicator_is_rare(default_run, article_run):
-    ds = default_run
-    wins, n = A.indicator_counts(ds, 5e11)
-    r = A.ranking(ds, 5e11)
+    ds = default_run  # version 2: buying wins rarely at 100B (about 0.1% of scenarios)
+    wins, n = A.indicator_counts(ds, 1e11)
+    r = A.ranking(ds, 1e11)
     assert wins < A.MIN_EVENTS and r.target == "saving" and r.indicator_rare
     d = float(article_run.demand.values[-1])
     wins, n = A.indicator_counts(article_run, d)

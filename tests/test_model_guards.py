@@ -30,7 +30,13 @@ def three_samples(**changes) -> xr.Dataset:
         ("output_share", 1.2, "output_share must be in [0, 1]"),
         ("api_cache_hit_rate", -0.1, "api_cache_hit_rate must be in [0, 1]"),
         ("kv_unique_fraction", 1.5, "kv_unique_fraction must be in [0, 1]"),
-        ("valley_price_factor", 1.5, "valley_price_factor must be in (0, 1]"),
+        ("hybrid_utilization", 1.5, "hybrid_utilization must be in (0, 1]"),
+        ("throughput_final_ratio", 0.0, "throughput_final_ratio must be in (0, 1]"),
+        ("learning_months", 0.0, "learning_months must be > 0"),
+        ("ramp_months", 0.5, "ramp_months must be >= 1"),
+        ("setup_months", -1.0, "setup_months must be >= 0"),
+        ("node_annual_depreciation", 1.2, "node_annual_depreciation must be in [0, 1]"),
+        ("demand_annual_growth", -1.0, "demand_annual_growth must be in (-1, 10]"),
         ("price_output", -0.42, "price_output must be >= 0"),
         ("node_price", -475000.0, "node_price must be > 0"),
         ("gpu_rent_per_hour", -7.1, "gpu_rent_per_hour must be >= 0"),
@@ -39,7 +45,8 @@ def three_samples(**changes) -> xr.Dataset:
         ("storage_overhead", 0.5, "storage_overhead must be >= 1"),
         ("discount_rate", -0.05, "discount_rate must be in [0, 1]"),
         ("api_price_annual_change", -1.0, "api_price_annual_change must be in (-1, 10]"),
-        ("amortization_years", 0.0, "amortization_years must be in [0.0833333, 100]"),
+        ("horizon_years", 0.0, "horizon_years must be in [0.0833333, 30]"),
+        ("horizon_years", 31.0, "horizon_years must be in [0.0833333, 30]"),
         ("staff_fte", np.nan, "staff_fte must be >= 0"),
         ("sovereignty_value", np.inf, "sovereignty_value must be any finite value"),
     ],
@@ -79,14 +86,15 @@ def test_valid_samples_pass_and_the_rules_are_the_books_rules():
 
 
 def test_nan_output_names_the_samples_input_values():
-    # every API price 0 is allowed input by input, but a free API makes the token
-    # throughput per GPU-hour (revenue / price) meaningless: 0 * inf = NaN
-    ds = three_samples(price_input_cache_hit=0.0, price_input_cache_miss=0.0, price_output=0.0)
+    # every value is allowed input by input, but with a reference throughput of 1e308
+    # tokens per GPU-hour no node is ever needed, and without KV storage nothing is
+    # bought: the GPU share of no investment at all is 0 / 0
+    ds = three_samples(reference_tokens_per_gpu_hour=1e308, kv_kb_per_token=0.0)
     with pytest.raises(ModelError) as info:
         tco.model(ds)
     msg = str(info.value)
-    assert "output 'node_api_revenue_per_hour' is NaN at sample 2" in msg, msg
-    assert "price_input_cache_hit=0, price_input_cache_miss=0, price_output=0" in msg
+    assert "output 'gpu_share' is NaN at sample 2" in msg, msg
+    assert "reference_tokens_per_gpu_hour=1e+308" in msg and "kv_kb_per_token=0" in msg
     assert "utilization=1" in msg and "node_price=475000" in msg
 
 

@@ -49,10 +49,13 @@ class Memo:
     figures: dict[str, bytes]
     tables: dict[str, str]
     sections: list[str] = field(default_factory=list)
+    #: the one-page summary: ``{"summary.md": ..., "summary.html": ...}``
+    summary: dict[str, str] = field(default_factory=dict)
 
     def files(self) -> dict[str, bytes]:
         """Relative path -> content of every file of the memo folder."""
         out = {f"figures/{name}.png": png for name, png in self.figures.items()}
+        out.update({name: text.encode() for name, text in self.summary.items()})
         out.update({name: text.encode() for name, text in self.tables.items()})
         out["memo.md"] = self.markdown.encode()
         out["memo.html"] = self.html.encode()
@@ -114,8 +117,11 @@ def build_memo(
                    if compare is not None else "")
                 + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}.")
     doc = Document(TITLE, subtitle, sections)
+    page = Document(f"{TITLE} — summary", subtitle + " The full memo: memo.html.",
+                    [sections[0]])
     return Memo(to_markdown(doc), to_html(doc), doc.figures, csv_tables(ctx),
-                [s.title for s in sections])
+                [s.title for s in sections],
+                {"summary.md": to_markdown(page), "summary.html": to_html(page)})
 
 
 def default_out_dir(results: str | Path) -> Path:

@@ -43,15 +43,19 @@ _NEEDED = (
     "saving", "cost", "breakeven_demand", "cost_component", "gpu_share",
     "storage_to_gpu_ratio", "node_api_revenue_per_hour", "rent_per_node_hour",
     "input_value", "ST", "ST_conf", "S1", "p_positive", "p_positive_ci", "target_quantile",
+    "npv", "payback_months", "peak_cash_need", "irr", "investment", "cash_path",
 )
-STRATEGIES = ("buy", "rent", "owned")
+STRATEGIES = ("buy", "rent", "owned", "hybrid")
+#: the strategies a company can choose between (owned GPUs are a different premise)
+CHOICES = ("api", "buy", "rent", "hybrid")
 
 
 def check_results(ds: xr.Dataset, path: str = "results") -> None:
     """Raise :class:`OptionError` unless ``ds`` holds the TCO model's results.
 
-    The memo reads the outputs of :mod:`mc_tco.models.tco` (strategies api/buy/rent/owned
-    over ``demand``, with the target ``saving``); a run of another model cannot be memo'd.
+    The memo reads the outputs of :mod:`mc_tco.models.tco` version 2 (strategies
+    api/buy/rent/owned/hybrid over ``demand``, the target ``saving``, the cash-flow outputs);
+    a run of another model cannot be memo'd.
     """
     missing = [v for v in _NEEDED if v not in ds.variables]
     if not missing:
@@ -59,7 +63,7 @@ def check_results(ds: xr.Dataset, path: str = "results") -> None:
         strategies = set(map(str, ds["strategy"].values)) if "strategy" in ds.coords else set()
         targets = set(map(str, ds["target"].values)) if "target" in ds.coords else set()
         if not dims_ok or not {"api", *STRATEGIES} <= strategies:
-            missing = ["the dims demand and strategy (api, buy, rent, owned)"]
+            missing = ["the dims demand and strategy (api, buy, rent, owned, hybrid)"]
         elif not {"saving", "saving>0"} <= targets:
             missing = ["the target 'saving'"]
     if missing:
@@ -90,11 +94,24 @@ def nearest_point(ds: xr.Dataset, demand: float) -> float:
     return float(grid[int(np.argmin(np.abs(np.log(grid / demand))))])
 
 
-def prob_with_ci(event: xr.DataArray | np.ndarray, conf_level: float = 0.95):
-    """P(event) over samples and its Wilson interval: ``(p, lo, hi, k, n)``.
+def prob_with_ci(event: xr.DataArray | np.ndarray, conf_level: float = 0.95,
+                 replicates: int | None = None):
+    """P(event) over samples and its interval: ``(p, lo, hi, k, n)``.
 
-    NaN entries (not applicable) are left out of ``n``.
+    With ``replicates`` and a DataArray over ``sample``, the interval is the spread of the
+    run's independent scrambles (:func:`mc_tco.uncertainty.probability_with_interval`, as
+    every probability stored in a results file); otherwise Wilson's. NaN entries (not
+    applicable) are left out of ``n``.
     """
+    if replicates and isinstance(event, xr.DataArray) and event.dims == ("sample",):
+        from ..uncertainty import probability_with_interval
+
+        valid = event.astype(float).where(event.notnull())
+        res = probability_with_interval(valid, replicates=int(replicates),
+                                        conf_level=conf_level)
+        arr = valid.values[~np.isnan(valid.values)]
+        lo, hi = (float(v) for v in res["ci"].values)
+        return float(res["estimate"]), lo, hi, int(np.count_nonzero(arr)), arr.size
     arr = np.asarray(event, dtype=float).ravel()
     arr = arr[~np.isnan(arr)]
     n = arr.size

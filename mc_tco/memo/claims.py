@@ -8,7 +8,9 @@ the memo prints next to them:
 * a part **holds** when it is true in at least 90% of scenarios, **does not hold** when it
   is true in at most 10%, and **holds only in part** in between;
 * a claim holds when all its parts hold, does not hold when none holds (every part
-  fails), and holds only in part otherwise;
+  fails) **or when its substantive part fails** (issue 15: claim 2's "breaks even by
+  500B" is its substance; its other part, "not below 300B", is trivially true when buying
+  never breaks even), and holds only in part otherwise;
 * a part is **borderline** when its Monte Carlo interval crosses 90% or 10%: more
   samples could change its word.
 """
@@ -49,7 +51,8 @@ RULES = (
     f"A part of a claim **holds** when it is true in at least {HOLDS_AT:.0%} of the book's "
     f"scenarios, **does not hold** when it is true in at most {FAILS_AT:.0%}, and **holds "
     "only in part** in between. A claim holds when all its parts hold, does not hold when "
-    "all its parts do not hold, and holds only in part otherwise. A share is *borderline* "
+    "all its parts do not hold or when its substantive part (marked *substance*) does not "
+    "hold, and holds only in part otherwise. A share is *borderline* "
     f"when its 95% Monte Carlo interval crosses {HOLDS_AT:.0%} or {FAILS_AT:.0%}."
 )
 
@@ -71,8 +74,15 @@ def part_verdict(p: float) -> str:
     return HOLDS_IN_PART
 
 
-def claim_verdict(verdicts: list[str]) -> str:
-    """The verdict of a claim from the verdicts of its parts."""
+def claim_verdict(verdicts: list[str], substantive: list[bool] | None = None) -> str:
+    """The verdict of a claim from the verdicts of its parts.
+
+    A claim whose substantive part does not hold does not hold, whatever its other parts
+    say (a part that is true only because the substance fails cannot rescue it).
+    """
+    substantive = substantive or [False] * len(verdicts)
+    if any(s and v == DOES_NOT_HOLD for v, s in zip(verdicts, substantive, strict=True)):
+        return DOES_NOT_HOLD
     if verdicts and all(v == HOLDS for v in verdicts):
         return HOLDS
     if verdicts and all(v == DOES_NOT_HOLD for v in verdicts):
@@ -90,6 +100,7 @@ class Part:
     upper: float
     k: int
     n: int
+    substantive: bool = False
 
     @property
     def verdict(self) -> str:
@@ -106,7 +117,8 @@ class Part:
         share = pct_range(self.p, self.lower, self.upper)
         flag = " (borderline)" if self.borderline else ""
         head = self.statement[:1].upper() + self.statement[1:]
-        return f"{head}: true in {share} of scenarios: **{self.verdict}**{flag}."
+        mark = " (*substance*)" if self.substantive else ""
+        return f"{head}{mark}: true in {share} of scenarios: **{self.verdict}**{flag}."
 
 
 @dataclass
@@ -121,12 +133,17 @@ class Claim:
 
     @property
     def verdict(self) -> str:
-        return claim_verdict([p.verdict for p in self.parts])
+        return claim_verdict([p.verdict for p in self.parts],
+                             [p.substantive for p in self.parts])
 
 
-def _part(statement: str, event, conf_level: float) -> Part:
-    p, lo, hi, k, n = prob_with_ci(event, conf_level)
-    return Part(statement, p, lo, hi, k, n)
+#: replicates of the dataset being evaluated (set by :func:`evaluate_claims`)
+_REPLICATES: list[int | None] = [None]
+
+
+def _part(statement: str, event, conf_level: float, substantive: bool = False) -> Part:
+    p, lo, hi, k, n = prob_with_ci(event, conf_level, _REPLICATES[0])
+    return Part(statement, p, lo, hi, k, n, substantive)
 
 
 def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
@@ -163,6 +180,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         grid point nearest 500B tokens/month, the top of the article's break-even band.
     """
     conf = float(ds.attrs.get("conf_level", 0.95))
+    _REPLICATES[0] = int(ds.attrs["replicates"]) if ds.attrs.get("ci") == "rqmc" else None
     users_d = nearest_point(ds, FEW_HUNDRED_USERS)
     scale_d = nearest_point(ds, BREAKEVEN_SCALE)
     at_users = f"at {tokens(users_d)} tokens/month ({_users(users_d)})"
@@ -176,7 +194,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         1,
         "Renting never pays off at any utilization.",
         "Renting never breaks even against the API, at any demand.",
-        [_part("renting never breaks even", np.isinf(rent_be), conf)],
+        [_part("renting never breaks even", np.isinf(rent_be), conf, True)],
         [f"The API bill of a fully used node is below the rent of its eight GPUs in "
          f"{_pct(float(buy_rent.mean()))} of scenarios (see claim 5)."],
     ))
@@ -190,11 +208,13 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "~300B tokens/month.",
         "Buying does not break even below 300B tokens/month, and does by 500B (the "
         "article's break-even band, ~300-500B).",
-        [_part("buying does not break even below 300B", buy_be.values >= ARTICLE_BAND[0], conf),
-         _part("buying breaks even by 500B", buy_be.values <= ARTICLE_BAND[1], conf)],
+        [_part("buying does not break even below 300B", buy_be >= ARTICLE_BAND[0], conf),
+         _part("buying breaks even by 500B", buy_be <= ARTICLE_BAND[1], conf, True)],
         [f"Break-even demand of buying: median {tokens(med)}; it never breaks even in "
          f"{_pct(p_never)} of scenarios. Renting never breaks even in "
-         f"{_pct(float(np.isinf(rent_be).mean()))}."],
+         f"{_pct(float(np.isinf(rent_be).mean()))}. The first part is also true in every "
+         "scenario where buying never breaks even, so it cannot carry the claim: the "
+         "verdict follows the second, the claim's substance."],
     ))
 
     share_u = ds["gpu_share"].sel(demand=users_d)
@@ -202,10 +222,11 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
     claims.append(Claim(
         3,
         "Hardware is over 90% of the investment.",
-        "The GPU nodes are over 90% of buying's initial investment (nodes + KV-cache SSDs), "
-        "at a few hundred users and at break-even scale.",
-        [_part(f"over 90% {at_users}", share_u.values > 0.9, conf),
-         _part(f"over 90% {at_scale}", share_s.values > 0.9, conf)],
+        "The GPU nodes are over 90% of what buying spends on hardware over the horizon "
+        "(nodes + KV-cache SSDs, undiscounted), at a few hundred users and at break-even "
+        "scale.",
+        [_part(f"over 90% {at_users}", share_u > 0.9, conf),
+         _part(f"over 90% {at_scale}", share_s > 0.9, conf)],
         [f"GPU share of the investment {at_users}: {_q(share_u, _pct)}; {at_scale}: "
          f"{_q(share_s, _pct)}."],
     ))
@@ -218,8 +239,8 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "KV cache SSDs are a rounding error.",
         "The KV-cache SSDs cost under 10% of the GPU investment, at a few hundred users and "
         "at break-even scale.",
-        [_part(f"under 10% {at_users}", ratio_u.values < 0.1, conf),
-         _part(f"under 10% {at_scale}", ratio_s.values < 0.1, conf)],
+        [_part(f"under 10% {at_users}", ratio_u < 0.1, conf),
+         _part(f"under 10% {at_scale}", ratio_s < 0.1, conf)],
         [f"SSDs / GPUs {at_users}: {_q(ratio_u, _pct)}, for "
          f"{_q(tb_u, lambda v: f'{v:,.0f} TB')}; {at_scale}: {_q(ratio_s, _pct)}."],
     ))
@@ -232,8 +253,8 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "tops out in the tens of USD/hour.",
         "The API bill of the load one fully used node serves is below the node's rent, and "
         "under 100 USD/hour.",
-        [_part("API bill below the rent", buy_rent.values, conf),
-         _part("API bill under 100 USD/hour", api_h.values < 100, conf)],
+        [_part("API bill below the rent", buy_rent, conf, True),
+         _part("API bill under 100 USD/hour", api_h < 100, conf)],
         [f"Rent of eight GPUs: {_q(rent_h, _usd)}; API bill of a full node's load: "
          f"{_q(api_h, _usd)}."],
     ))

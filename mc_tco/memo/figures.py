@@ -31,11 +31,16 @@ __all__ = [
     "tornado_figure",
 ]
 
-COLORS = {"api": "#222222", "buy": "#1f77b4", "rent": "#d62728", "owned": "#2ca02c"}
+COLORS = {"api": "#222222", "buy": "#1f77b4", "rent": "#d62728", "owned": "#2ca02c",
+          "hybrid": "#9467bd"}
 LABELS = {"buy": "buy nodes", "rent": "rent GPUs", "owned": "GPUs already owned",
-          "api": "API"}
+          "hybrid": "hybrid (base load bought, peaks to the API)", "api": "API"}
+SHORT = {"buy": "buy", "rent": "rent", "owned": "already owned", "hybrid": "hybrid",
+         "api": "API"}
 COMPONENT_COLORS = {"hardware": "#1f77b4", "power": "#ff7f0e", "upkeep": "#9467bd",
-                    "storage": "#8c564b", "staff": "#e377c2"}
+                    "storage": "#8c564b", "staff": "#e377c2", "setup_api": "#7f7f7f"}
+COMPONENT_LABELS = {"setup_api": "API until set up"}
+STRATEGIES = ("buy", "rent", "owned", "hybrid")
 BAND_COLOR = "#f2c14e"
 DPI = 110
 
@@ -138,7 +143,7 @@ def _article_band(ax, band, label: str | None = "article's break-even band") -> 
 
 def fan_chart(
     quantiles: xr.DataArray,
-    strategies=("buy", "rent", "owned"),
+    strategies=STRATEGIES,
     demand: float | None = None,
 ) -> Figure:
     """Monthly saving vs demand per strategy: 5-95% and 25-75% bands and the median.
@@ -153,7 +158,7 @@ def fan_chart(
     """
     d = quantiles["demand"].values
     q = quantiles.sel(quantile=[0.05, 0.25, 0.5, 0.75, 0.95])
-    fig = _figure(12, 4.6)
+    fig = _figure(3.2 * len(strategies), 4.6)
     axes = fig.subplots(1, len(strategies), sharey=True)
     span = float(np.nanmax(np.abs(q.sel(strategy=list(strategies)).values)))
     # linear near 0 up to ~1/300 of the largest saving, so the zero line has room
@@ -172,7 +177,7 @@ def fan_chart(
         _symlog_usd(ax, lin, span)
         _demand_axis(ax, (d[0], d[-1]))
         _mark_demand(ax, demand)
-        ax.set_title(LABELS[s], fontsize=11, color=c, fontweight="bold")
+        ax.set_title(SHORT[s], fontsize=11, color=c, fontweight="bold")
     axes[0].set_ylabel("monthly saving vs the API (USD/month)\npositive = cheaper than the API")
     axes[0].legend(loc="lower left", fontsize=8)
     fig.suptitle("Monthly saving against the API, by demand (symmetric log scale)",
@@ -183,7 +188,7 @@ def fan_chart(
 def acceptability_figure(
     p: xr.DataArray,
     ci: xr.DataArray,
-    strategies=("buy", "rent", "owned"),
+    strategies=STRATEGIES,
     band=(3e11, 5e11),
     demand: float | None = None,
     n: int = 0,
@@ -347,6 +352,7 @@ def tornado_figure(
     st: xr.Dataset,
     top: int = 12,
     target_label: str = "saving",
+    labels: dict[str, str] | None = None,
 ) -> Figure:
     """Tornado of the median saving (low -> high end of each input) beside the input's ST.
 
@@ -356,6 +362,9 @@ def tornado_figure(
         From :func:`mc_tco.memo.analysis.tornado` (sorted by absolute swing).
     st : xr.Dataset
         ``ST`` and ``ST_conf`` (input) at the same demand and strategy.
+    labels : dict, optional
+        Plain label of each input (what it means, its low and high values), shown instead
+        of the variable name.
     top : int
         Inputs shown (largest swings).
     """
@@ -375,7 +384,7 @@ def tornado_figure(
     ax.axvline(base, color="black", lw=1)
     ax.axvline(0, color="#777777", lw=0.8, ls="--")
     ax.set_yticks(y)
-    ax.set_yticklabels(names, fontsize=9)
+    ax.set_yticklabels([(labels or {}).get(v, v) for v in names], fontsize=9)
     ax.set_ylim(n - 0.5, -0.5)
     ax.xaxis.set_major_formatter(FuncFormatter(_usd))
     ax.set_xlabel("median monthly saving (USD/month)")
@@ -421,7 +430,7 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
     for c in comp["component"].values:
         c = str(c)
         ax.plot(d, comp.sel(component=c), color=COMPONENT_COLORS.get(c), lw=1.2, ls="--",
-                label=f"buy: {c} (median)")
+                label=f"buy: {COMPONENT_LABELS.get(c, c)} (median)")
     ax.set_yscale("log")
     top = float(max(api.max(), buy.max()))
     ax.set_ylim(max(10.0, float(comp.where(comp > 0).min()) / 2), top * 2)
@@ -437,7 +446,8 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
     ax_share.stackplot(
         d, *[share.sel(component=str(c)).values for c in comp["component"].values],
         colors=[COMPONENT_COLORS.get(str(c)) for c in comp["component"].values],
-        labels=[str(c) for c in comp["component"].values], alpha=0.85,
+        labels=[COMPONENT_LABELS.get(str(c), str(c)) for c in comp["component"].values],
+        alpha=0.85,
     )
     ax_share.set_ylim(0, 100)
     ax_share.set_ylabel("share of buy's monthly cost (%)")
@@ -451,7 +461,7 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
 
 def compare_figure(
     books: list[tuple[str, xr.DataArray, xr.DataArray, xr.Dataset]],
-    strategies=("buy", "owned"),
+    strategies=("buy", "owned", "hybrid"),
     band=(3e11, 5e11),
 ) -> Figure:
     """Two books side by side: P(beats the API) and the CDF of buy's break-even demand.

@@ -1,5 +1,15 @@
 """Number formats shared by the memo's sentences, tables and figures (one place, so the
-same number reads the same everywhere)."""
+same number reads the same everywhere).
+
+Rounding rules (issue 15), for a reader deciding on a budget, not for a statistician:
+
+* in the body and the one-page summary, a probability is rounded to the nearest percent,
+  and one below 1% or above 99% reads "below 1%" / "above 99%" (:func:`prob`);
+  an interval is shown only where it changes the reading;
+* money in the summary has two significant digits (:func:`money`: "$1.1M", "$670k");
+  months are whole, and a payback that never comes reads "never";
+* the appendix and the CSV files keep full precision (:func:`pct_ci`, :func:`pct`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +18,45 @@ import math
 from ..fmt import fmt_pct, fmt_prob_ci, fmt_tokens
 from .analysis import TOKENS_PER_USER
 
-__all__ = ["pct", "pct_ci", "pct_range", "tokens", "usd", "users"]
+__all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "tokens", "usd", "users"]
+
+
+def prob(p: float) -> str:
+    """A probability for the body: '12%', 'below 1%', 'above 99%', 'n/a'."""
+    p = float(p)
+    if math.isnan(p):
+        return "n/a"
+    if p < 0.01:
+        return "below 1%"
+    if p > 0.99:
+        return "above 99%"
+    return f"{100 * p:.0f}%"
+
+
+def money(x: float, per: str = "") -> str:
+    """Money for the summary, two significant digits: '$1.1M', '-$36k', '$950'."""
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    sign = "-" if x < 0 else ""
+    a = abs(float(f"{abs(x):.2g}"))
+    if a == 0:
+        return f"$0{per}"
+    scale, suffix = next(((s, u) for s, u in ((1e9, "B"), (1e6, "M"), (1e3, "k")) if a >= s),
+                         (1.0, ""))
+    v = a / scale
+    text = f"{v:.0f}" if v >= 10 else f"{v:.1f}".removesuffix(".0")
+    return f"{sign}${text}{suffix}{per}"
+
+
+def months(x: float) -> str:
+    """A payback month for the summary: '14 months', 'never', 'n/a'."""
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "never"
+    return f"{x:.0f} month{'s' if round(x) != 1 else ''}"
 
 
 def pct(p: float) -> str:

@@ -26,7 +26,7 @@ from ..fmt import fmt_value
 from . import analysis as A
 from . import figures as F
 from .claims import ARTICLE_BAND, RULES, Claim, evaluate_claims
-from .fmt import pct, pct_ci, pct_range, tokens, usd, users
+from .fmt import pct, pct_ci, pct_range, prob, tokens, usd, users
 from .render import Figure, Paragraph, Section, Table, markdown_section
 
 __all__ = ["SECTIONS", "MemoContext"]
@@ -35,8 +35,10 @@ STRATEGY_TEXT = {
     "buy": "buying 8×B300 nodes",
     "rent": "renting the same GPUs by the hour",
     "owned": "running GPUs the company already owns",
+    "hybrid": "the hybrid (buying only the nodes demand keeps busy, the rest to the API)",
 }
-VERB = {"buy": "buying", "rent": "renting", "owned": "already-owned GPUs"}
+VERB = {"buy": "buying", "rent": "renting", "owned": "already-owned GPUs",
+        "hybrid": "the hybrid"}
 TOP_FIVE = 5
 
 
@@ -90,6 +92,14 @@ class MemoContext:
     @cached_property
     def ranking(self) -> A.Ranking:
         return A.ranking(self.ds, self.demand, self.strategy)
+
+    @cached_property
+    def summary_markdown(self) -> str:
+        """The one-page summary (:mod:`mc_tco.memo.summary`) as Markdown."""
+        from .summary import summary_data, summary_markdown
+
+        horizon = self.ds.sizes.get("month", 48) / 12
+        return summary_markdown(summary_data(self.ds, self.demand), horizon)
 
     @cached_property
     def claims(self) -> list[Claim]:
@@ -237,41 +247,53 @@ def ranking_sentences(r: A.Ranking, n: int) -> list[str]:
 # ----------------------------------------------------------------------------- sections
 
 
-ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent the GPUs"}
-SUBJECT = {"api": "the API", "buy": "buying", "rent": "renting"}
-CHEAPEST = {"api": "the API costs less than both buying and renting",
-            "buy": "buying costs less than both the API and renting",
-            "rent": "renting costs less than both the API and buying"}
+ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent the GPUs",
+          "hybrid": "Buy a base-load fleet and send the peaks to the API (hybrid)"}
+SUBJECT = {"api": "the API", "buy": "buying", "rent": "renting", "hybrid": "the hybrid"}
 
 
 def cheapest_shares(ds: xr.Dataset, demand: float):
-    """Share of scenarios in which each of api, buy, rent is the cheapest at ``demand``.
+    """Share of scenarios in which each of :data:`~mc_tco.memo.analysis.CHOICES` (api,
+    buy, rent, hybrid) is the cheapest at ``demand``, with its interval.
 
     Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay).
     """
-    choices = ["api", "buy", "rent"]
+    choices = list(A.CHOICES)
     cost = ds["cost"].sel(demand=demand, strategy=choices).transpose("sample", "strategy")
-    best = np.argmin(cost.values, axis=1)
+    best = xr.DataArray(np.argmin(cost.values, axis=1), dims="sample",
+                        coords={"sample": cost["sample"].values})
     conf = float(ds.attrs.get("conf_level", 0.95))
-    return {s: A.prob_with_ci(best == i, conf)[:3] for i, s in enumerate(choices)}
+    reps = int(ds.attrs.get("replicates", 0)) if ds.attrs.get("ci") == "rqmc" else None
+    return {s: A.prob_with_ci(best == i, conf, reps)[:3] for i, s in enumerate(choices)}
+
+
+def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
+    """The self-hosting strategy (buy, rent, hybrid) most likely to beat the API."""
+    d = ctx.demand if demand is None else demand
+    return max(("buy", "rent", "hybrid"), key=lambda s: ctx.p(s, d)[0])
 
 
 def answer_paragraph(ctx: MemoContext) -> str:
-    """The memo's first paragraph: the cheapest option, then P(beats the API) of every
-    strategy at the decision demand."""
+    """The memo's first paragraph: the option cheapest most often, the best strategy with
+    its P(beats the API), then P(beats the API) of every strategy at the decision demand."""
     d = ctx.demand
     shares = cheapest_shares(ctx.ds, d)
     top = max(shares, key=lambda s: shares[s][0])
+    where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
     if shares[top][0] >= 0.5:
-        head = (f"**{ACTION[top]}.** At {tokens(d)} tokens/month ({users(d)} at 100M tokens a "
-                f"month each), {CHEAPEST[top]} in {pct_ci(*shares[top], ctx.conf)} of "
+        head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "
+                f"buying, renting and the hybrid in {pct_ci(*shares[top], ctx.conf)} of "
                 "scenarios.")
     else:
         listed = ", ".join(f"{SUBJECT[s]} in {pct_ci(*shares[s], ctx.conf)}" for s in shares)
-        head = (f"**No option is cheapest in most scenarios.** At {tokens(d)} tokens/month "
-                f"({users(d)} at 100M tokens a month each), the cheapest is {listed}.")
+        head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
+                f"{listed}.")
+    best = top if top != "api" else best_alternative(ctx)
+    p, lo, hi, _ = ctx.p(best, d)
+    lead = "The best self-hosting strategy" if top == "api" else "It"
+    head += (f" {lead}, {SUBJECT[best]}, beats the API in {pct_ci(p, lo, hi, ctx.conf)}.")
     parts = [head]
-    for s in ("buy", "rent", "owned"):
+    for s in A.STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
         count = "none" if k == 0 else ("all" if k == ctx.n else f"{k:,}")
         lead = STRATEGY_TEXT[s][0].upper() + STRATEGY_TEXT[s][1:]
@@ -280,6 +302,22 @@ def answer_paragraph(ctx: MemoContext) -> str:
             f"({count} of {ctx.n:,})."
         )
     return " ".join(parts)
+
+
+def nonmonotone_note(ds: xr.Dataset, demand: float, strategy: str = "buy") -> str:
+    """Why a strategy can break even below ``demand`` and still lose at ``demand``: the
+    share of scenarios where that happens, or "" when it does not."""
+    be = ds["breakeven_demand"].sel(strategy=strategy).values
+    loses = ds["saving"].sel(demand=demand, strategy=strategy).values < 0
+    k = int(np.count_nonzero((be <= demand) & loses))
+    if k == 0:
+        return ""
+    n = int(ds.sizes["sample"])
+    return (f"The saving is not monotone in demand: nodes come whole, so a demand just above "
+            f"what a fleet can serve buys one more node that is mostly idle, and the saving "
+            f"dips. In {k:,} of {n:,} scenarios {VERB[strategy]} breaks even at some demand "
+            f"below {tokens(demand)} yet loses at {tokens(demand)} itself, which is why "
+            "\"breaks even by\" a demand is more common than \"beats the API at\" it.")
 
 
 def section_answer(ctx: MemoContext) -> Section:
@@ -314,7 +352,8 @@ def section_answer(ctx: MemoContext) -> Section:
     rent_ci = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
     rent_text = (f"Renting never breaks even in "
                  f"{pct_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
-    blocks.append(Paragraph(" ".join([over, be_text, rent_text])))
+    note = nonmonotone_note(ds, d, s)
+    blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
     qs = ds["saving"].sel(demand=d, strategy=s).values
     lo, mid, hi = np.quantile(qs, [0.05, 0.5, 0.95])
@@ -324,9 +363,6 @@ def section_answer(ctx: MemoContext) -> Section:
         f"(it {sign} the API); 90% of scenarios lie between {usd(lo)} and {usd(hi)}. "
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
-    blocks.append(Paragraph(" ".join(ranking_sentences(ctx.ranking, ctx.n)
-                                     + dependence_sentences(ctx))))
-
     blocks.append(Paragraph(claims_sentence(ctx.claims)))
     return Section("The answer", blocks, "answer")
 
@@ -412,7 +448,8 @@ def _heatmap_st(ds: xr.Dataset, strategy: str) -> tuple[xr.DataArray, xr.DataArr
     return st_s, st_i.where(~rare)
 
 
-def section_drivers(ctx: MemoContext) -> Section:
+def section_sobol(ctx: MemoContext) -> Section:
+    """Appendix: the Sobol' ranking (table, heat map) behind 'Which assumptions matter'."""
     ds, d, s = ctx.ds, ctx.demand, ctx.strategy
     r = ctx.ranking
     order = A.input_order(ds, s)
@@ -447,21 +484,76 @@ def section_drivers(ctx: MemoContext) -> Section:
         f"{A.MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
         f"{ds.sizes['demand']} demands can be ranked for the indicator."
     ))
+    return Section("Appendix A. Sobol' indices: which inputs drive the outcome", blocks,
+                   "sobol")
+
+
+def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
+    """'plain label (low - high unit)' per input of the tornado."""
+    from .labels import plain
+
+    units = dict(zip(map(str, ctx.ds["input"].values),
+                     map(str, ctx.ds["input_unit"].values), strict=True)) \
+        if "input_unit" in ctx.ds.coords else {}
+    out = {}
+    for name in map(str, tor["input"].values):
+        lo, hi = (float(tor[k].sel(input=name)) for k in ("low_value", "high_value"))
+        unit = units.get(name, "")
+        unit = "" if unit in ("1", "") else " " + unit
+        out[name] = f"{plain(name)}: {fmt_value(lo)} to {fmt_value(hi)}{unit}"
+    return out
+
+
+def section_drivers(ctx: MemoContext) -> Section:
+    """Which assumptions move the gap most, in dollars (details in Appendix A)."""
+    d, s = ctx.demand, ctx.strategy
     tor = ctx.tornado
+    labels = _tornado_labels(ctx, tor)
     top = str(tor["input"].values[0])
     sw = tor.sel(input=top)
     lo, hi = sw["swing_ci"].values
+    swing = float(sw["swing"])
+    direction = "raises" if swing > 0 else "lowers"
+    blocks = [Paragraph(
+        f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
+        f"is the {labels[top]}; from its low to its high end it {direction} the median "
+        f"saving of {VERB[s]} by {usd(abs(12 * swing), ' a year')}. The chart shows the "
+        "twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
+        "Appendix A."
+    )]
     blocks.append(Figure(
-        "tornado", F.to_png(F.tornado_figure(tor, r.table, target_label=(
-            "indicator" if r.by_indicator else "saving"))),
-        f"Tornado at {tokens(d)}",
+        "tornado", F.to_png(F.tornado_figure(tor, ctx.ranking.table, target_label=(
+            "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels)),
+        f"What moves the saving of {VERB[s]} at {tokens(d)}",
         f"The median monthly saving of {VERB[s]} among the 10% of "
-        f"scenarios where an input is lowest (around its 5% quantile) and the 10% where it "
-        f"is highest (around 95%), other inputs left uncertain; beside it, the input's ST. "
-        f"The largest swing is `{top}`: {usd(float(sw['swing']))} from its low to its high "
+        f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
+        f"it is highest (around 95%), the others left uncertain; linear dollar axis. The "
+        f"largest swing is `{top}`: {usd(swing)} from its low to its high "
         f"end (95% bootstrap interval {usd(lo, '')} to {usd(hi, '')})."
     ))
+    blocks.append(Paragraph(_appendix_pointers(ctx)))
     return Section("Which assumptions matter", blocks, "drivers")
+
+
+def _appendix_pointers(ctx: MemoContext) -> str:
+    """One plain sentence each for the appendix's analyses, with the EVPI at your demand."""
+    from ..decision.information import evpi_by_demand
+
+    d = ctx.demand
+    evpi = float(evpi_by_demand(ctx.ds).sel(demand=d))
+    api_year = 12 * float(ctx.ds["cost"].sel(demand=d, strategy="api").median())
+    if evpi * 12 < 0.01 * api_year:
+        voi = (f"knowing every assumption exactly before deciding would be worth about "
+               f"{usd(12 * evpi, ' a year')} on average, under 1% of the API bill: no study "
+               "or pilot can change this answer at this volume")
+    else:
+        voi = (f"knowing every assumption exactly before deciding would be worth about "
+               f"{usd(12 * evpi, ' a year')} on average ({prob(12 * evpi / api_year)} of the "
+               "API bill): measuring the assumptions at the top of this chart first can pay")
+    return (f"At {tokens(d)}, {voi} (Appendix C). Appendix B lists the combinations of "
+            f"assumptions under which {VERB[ctx.strategy]} wins (scenario discovery); "
+            "Appendix D checks whether the answer depends on the shapes chosen for the "
+            "distributions.")
 
 
 def section_claims(ctx: MemoContext) -> Section:
@@ -479,8 +571,31 @@ def section_claims(ctx: MemoContext) -> Section:
             "tokens a month (3e10 tokens/month); \"break-even scale\" is the point nearest "
             "500B tokens/month, the top of the article's break-even band."
         ),
+        Paragraph(heavy_user_note()),
     ]
+    note = nonmonotone_note(ctx.ds, nearest_grid(ctx.ds, 5e11), "buy")
+    if note:
+        blocks.append(Paragraph(note))
     return Section("The article's claims", blocks, "claims")
+
+
+#: the article's own mapping of its break-even band to heavy users
+ARTICLE_USERS = (2000, 4000)
+
+
+def heavy_user_note() -> str:
+    """The article's "300-500B tokens/month <-> 2,000-4,000 heavy users", stated as the
+    article's, with the correction at its own 100M tokens per user."""
+    lo, hi = (x / A.TOKENS_PER_USER for x in ARTICLE_BAND)
+    return (f"The article maps its break-even band, {tokens(ARTICLE_BAND[0])}-"
+            f"{tokens(ARTICLE_BAND[1])} tokens/month, to {ARTICLE_USERS[0]:,}-"
+            f"{ARTICLE_USERS[1]:,} heavy users; at its own 100M tokens per heavy user a month "
+            f"that band is {lo:,.0f}-{hi:,.0f} users, which is what this memo uses wherever "
+            "it converts tokens to users.")
+
+
+def nearest_grid(ds: xr.Dataset, demand: float) -> float:
+    return A.nearest_point(ds, demand)
 
 
 def section_assumptions(ctx: MemoContext) -> Section:
@@ -711,44 +826,118 @@ def section_scenarios(ctx: MemoContext) -> Section | None:
     """Under which conditions does buying pay off? (PRIM, issue 7)"""
     from ..decision.words.prim import scenario_section
 
-    return markdown_section(
+    sec = markdown_section(
         scenario_section(ctx.ds, strategy=ctx.strategy, demand=ctx.demand), "scenarios"
     )
+    return _appendix(sec, "B")
 
 
 def section_value_of_information(ctx: MemoContext) -> Section | None:
     """What is it worth to know more before deciding? (EVPI, EVPPI, issue 7)"""
     from ..decision.figures import evpi_figure
+    from ..decision.information import evpi_by_demand
     from ..decision.words.voi import voi_section
 
+    curves = [evpi_by_demand(ctx.ds, among=among) for among in (None, ["api", *A.STRATEGIES])]
     figure = Figure(
-        "evpi", F.to_png(evpi_figure(ctx.ds, among_sets=[None, ["api", *A.STRATEGIES]])),
+        "evpi", F.to_png(evpi_figure(ctx.ds, evpi=curves)),
         "What perfect information is worth, by demand",
         "Expected value of perfect information (EVPI) in USD/month, with its 95% Monte Carlo "
-        "band, for the choice among the API, buying and renting, and with already-owned GPUs "
-        "as a fourth option. It peaks where the decision is hardest: where a memo should "
-        "say 'measure this first'.",
+        "band, for the choice among the API, buying, renting and the hybrid, and with "
+        "already-owned GPUs as a fifth option. " + evpi_peak_words(curves[0]),
     )
-    return markdown_section(voi_section(ctx.ds, demand=ctx.demand), "value-of-information",
-                            [figure])
+    return _appendix(markdown_section(voi_section(ctx.ds, demand=ctx.demand),
+                                      "value-of-information", [figure]), "C")
+
+
+def evpi_peak_words(evpi: xr.DataArray) -> str:
+    """Where the EVPI curve is highest, in words that match the curve: at the end of the
+    grid ("grows to the end of the grid") or inside it ("peaks at ...")."""
+    y = np.nan_to_num(np.asarray(evpi.values, dtype=float), nan=-np.inf)
+    d = evpi["demand"].values
+    j = int(np.argmax(y))
+    if not np.isfinite(y[j]):
+        return "It cannot be estimated at any demand."
+    if j == len(y) - 1:
+        return (f"It is highest at the end of the grid, {tokens(d[j])} tokens/month: the "
+                "stakes of a wrong choice grow with the volume.")
+    if j == 0:
+        return f"It is highest at the start of the grid, {tokens(d[j])} tokens/month."
+    return (f"It peaks at {tokens(d[j])} tokens/month, where the choice is closest: where a "
+            "memo should say 'measure this first'.")
+
+
+def section_summary(ctx: MemoContext) -> Section:
+    """The one-page summary for decision-makers (issue 15), the memo's first section."""
+    return markdown_section(ctx.summary_markdown, "summary")
+
+
+def section_time(ctx: MemoContext) -> Section:
+    """When does self-hosting pay back, how deep is the hole, what return (version 2)."""
+    from .sections_time import time_section
+
+    return time_section(ctx)
 
 
 def section_family(ctx: MemoContext) -> Section | None:
     """Does the answer depend on the shape of the distributions? (issue 7)"""
     from ..decision.words.family import family_section
 
-    return markdown_section(family_section(ctx.ds), "family-check")
+    return _appendix(markdown_section(family_section(ctx.ds), "family-check"), "D")
+
+
+def _appendix(sec: Section | None, letter: str) -> Section | None:
+    if sec is not None:
+        sec.title = f"Appendix {letter}. {sec.title}"
+    return sec
+
+
+#: one line for each term the appendix uses
+GLOSSARY = [
+    ("scenario", "one draw of every uncertain assumption from its range; the memo's shares "
+                 "are shares of scenarios"),
+    ("Monte Carlo (MC) interval", "the range a share or median could move if the scenarios "
+                                  "were drawn again; not the spread of the assumptions"),
+    ("RQMC", "randomized quasi-Monte Carlo: scenarios drawn evenly (a scrambled Sobol' "
+             "sequence), in 8 independent scrambles whose spread gives the MC intervals"),
+    ("Wilson interval", "an interval for a share, used where a scramble has no or only "
+                        "winning scenarios"),
+    ("Sobol' index ST / S1", "the share of the outcome's variance an assumption explains, "
+                             "with (ST) or without (S1) its interactions with the others"),
+    ("possible ranks", "the ranks an assumption's index allows, given the others' intervals"),
+    ("EVPI / EVPPI", "expected value of perfect (partial) information: what knowing all (or "
+                     "some) assumptions before deciding would be worth, per month"),
+    ("PRIM", "patient rule induction: finds ranges of the assumptions where an option wins "
+             "(scenario discovery)"),
+    ("family check", "the run repeated with other distribution shapes (e.g. triangular "
+                     "instead of PERT) for the same ranges"),
+    ("book", "the file of assumptions (distributions/*.toml) a run samples"),
+    ("NPV", "net present value: the discounted sum of what an option saves against the API"),
+    ("IRR", "internal rate of return: the yearly discount rate at which the NPV is zero"),
+    ("payback", "the month the discounted running total of savings turns positive"),
+]
+
+
+def section_glossary(ctx: MemoContext) -> Section:
+    from .render import Bullets
+
+    return Section("Appendix E. Glossary",
+                   [Bullets([f"**{term}**: {text}." for term, text in GLOSSARY])], "glossary")
 
 
 SECTIONS: list[Callable[[MemoContext], Section | None]] = [
+    section_summary,
     section_answer,
     section_outlook,
+    section_time,
     section_drivers,
     section_claims,
+    section_assumptions,
+    section_compare,
+    section_sobol,
     section_scenarios,
     section_value_of_information,
     section_family,
-    section_assumptions,
-    section_compare,
+    section_glossary,
     section_provenance,
 ]

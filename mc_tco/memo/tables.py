@@ -83,7 +83,8 @@ def claims(ctx: MemoContext) -> pd.DataFrame:
                 "claim": c.number, "quote": c.quote, "part": p.statement,
                 "share_true": p.p, "ci_lower": p.lower, "ci_upper": p.upper,
                 "scenarios_true": p.k, "scenarios": p.n, "part_verdict": p.verdict,
-                "borderline": p.borderline, "claim_verdict": c.verdict,
+                "substantive": p.substantive, "borderline": p.borderline,
+                "claim_verdict": c.verdict,
             })
     return pd.DataFrame(rows)
 

@@ -117,6 +117,8 @@ class ModelSpec:
     alternatives: str | None = None
     #: the alternative every benefit is measured against, e.g. "api"
     baseline: str | None = None
+    #: inputs of an earlier version of the model -> what replaced them (refused in a book)
+    retired: dict[str, str] = field(default_factory=dict)
 
 
 def spec_of(model: Callable) -> ModelSpec:
@@ -142,6 +144,7 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
     check_grid(book, spec)
     if not spec.inputs:
         return notes
+    _check_retired(book, spec)
     notes += apply_units(book, spec.inputs)
     missing = [n for n in spec.inputs if n not in book.inputs]
     if missing:
@@ -247,6 +250,19 @@ def check_grid(book: Book, spec: ModelSpec) -> None:
             f"{rule.range_text()} ({rule.unit or grid.unit}); remove it or move the grid "
             "into that range",
             key,
+        )
+
+
+def _check_retired(book: Book, spec: ModelSpec) -> None:
+    """Refuse a book written for an earlier version of the model: one clause per retired
+    input it uses, with what replaced it."""
+    old = [n for n in book.inputs if n in spec.retired]
+    if old:
+        what = "; ".join(f"[inputs.{n}] is {spec.retired[n]}" for n in old)
+        raise book.error(
+            f"inputs.{old[0]}",
+            f"the book is written for an earlier version of the model: {what}; rewrite it "
+            "for the current one (see distributions/ for the shipped books)",
         )
 
 

@@ -1,39 +1,64 @@
-"""The self-hosting TCO model: API vs buying, renting or already owning 8-GPU nodes.
+"""The self-hosting TCO model, version 2: monthly cash flows of five strategies.
 
-This is the model of ``shared/MODEL.md``, reconstructed from the article "Does Self-Hosting
-DeepSeek Pay Off for Mid-Size Companies". Every quantity of its input list is an input of
-the book (constants included); :data:`model.spec` lists them with units and allowed ranges.
+This is the model of ``shared/MODEL.md`` (version 2), reconstructed from the article "Does
+Self-Hosting DeepSeek Pay Off for Mid-Size Companies". Every quantity of its input list is
+an input of the book (constants included); :data:`model.spec` lists them with units and
+allowed ranges. Months ``t = 0 .. T-1``, ``T = round(12 * horizon_years)``; the equations
+are MODEL.md's, written out month by month in :func:`.tco_kernels.paths` and, for the
+npv alone, in the equivalent fused form of :func:`.tco_kernels.npv_grid`::
 
-All costs are monthly equivalents in USD (H = 730 hours a month, 30.4 days a month)::
+    npv[buy]   = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VB[t]
+    npv[owned] = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VO[t]
+    npv[rent]  = demand * LB + (sovereignty_value - staff) * A - sum_t need[t] * VR[t]
 
-    list_blend   = api_price_level * [(1-output_share) * (hit*price_hit + (1-hit)*price_miss)
-                                      + output_share * price_output]          [USD/Mtok]
-    trend        = mean over months k = 0..12L-1 of (1 + api_price_annual_change)**(k/12)
-    p            = list_blend * trend / 1e6                                   [USD/token]
-    cost[api]    = p * demand
-    node_capacity= G * reference_revenue_per_gpu_hour / (valley_price_factor * list_blend)
-                   * 1e6 / throughput_multiple * H * utilization             [tokens/month]
-    nodes        = max(1, ceil(demand / node_capacity))
-    crf          = r / (1 - (1+r)**(-12L)),  r = (discount_rate + regulatory_premium) / 12
-    cost[buy]    = staff + nodes*(node_price*crf + power + upkeep) + storage
-    cost[rent]   = staff + nodes*G*gpu_rent_per_hour*H + storage
-    cost[owned]  = staff + nodes*(power + upkeep) + storage
-    saving[s]    = cost[api] - cost[s] + sovereignty_value     (saving[api] = 0)
+where ``LB`` is the discounted API bill served in house less the SSDs per token, and
+``VB[t] = W[t] - W[t+1]`` with ``W[u]`` the discounted cost of a node bought in month
+``u`` (price, upkeep and power to the horizon, less its discounted resale): summation by
+parts of MODEL.md's flows, so the demand loop carries only the node counts. The hybrid
+is summed month by month (its served tokens and storage depend on its fleet).
 
 Choices where MODEL.md leaves room, and why:
 
-* ``trend`` uses the closed form of the geometric mean, ``expm1(M*l)/(M*expm1(l))`` with
-  ``l = log1p(change)/12`` and ``M = 12L``; it equals the month-by-month mean for whole
-  months and stays exact when the change is close to 0 (no 0/0).
-* ``npv[s]`` is the present value over the ``12L`` months, at the same monthly rate ``r``,
-  of the monthly saving: ``saving / crf``. Because the hardware enters the monthly cost as
-  ``price * crf``, this equals "minus the purchase, plus the discounted operating savings"
-  for buy, without a second cash-flow model that could drift from the first.
-* ``breakeven_demand[s]`` is exact (see :func:`breakeven_demand`): per node count ``n`` the
-  saving is linear in demand, so the first ``n`` whose interval holds a root gives it.
-* ``api_price_level`` scales the tokens that DeepSeek's 38 USD/GPU-hour buys (revenue /
-  price) as MODEL.md writes; it therefore cancels in the API-equivalent revenue of a node
-  and acts only through the fixed costs (staff, the first node) and storage.
+* Node counts use a relative tolerance of 1e-9: ``need = ceil(x (1 - 1e-9))`` and
+  ``floor(x (1 + 1e-9))`` with ``x = D[t] / cap[t]``, so a demand that is an exact multiple
+  of a node's capacity does not buy one node more (or the hybrid one fewer) through
+  rounding.
+* ``payback_months`` counts the resale in the last month (``t + 1 = T``), the month the
+  nodes are sold; ``api``'s payback and peak cash need are 0 (it never spends ahead), and
+  so are the hybrid's where it never owns a node.
+  Payback is the *first* month the cumulative discounted flow reaches 0, even when a later
+  node purchase takes it below 0 again; ``peak_cash_need`` sees those later holes.
+* ``cost`` is derived from the npv, ``cost[s] = cost[api] + sovereignty - saving[s]``,
+  which is MODEL.md's definition rearranged (the hybrid's sovereignty counts only when it
+  owns a node, as its staff).
+* ``cost_component`` (buy) has a sixth component, ``setup_api``: the API bill during
+  setup, so the components sum to ``cost[buy]``; ``hardware`` is net of the discounted
+  resale.
+* ``breakeven_demand`` walks up the demand from 1e6 to 1e15 tokens/month in steps of at
+  most 5.3% and at most 1/8 of one node's capacity in its busiest month, and bisects the
+  first bracket where npv turns >= 0 by repeated scans of 8 geometric sub-brackets (each
+  level keeps the first that turns >= 0) to a relative width below 1e-13; 0
+  where npv >= 0 already at 1 token/month, ``inf`` where never up to 1e15, NaN for
+  ``api``. The npv dips at each new node, so a positive window narrower than 1/8 of a
+  node's capacity can be missed. A linear upper bound of the npv (from ``x <= ceil(x) <
+  x + 1`` on the node counts) lets the walk jump over demands where the npv cannot be
+  >= 0 and stop where it never can. Inputs so extreme that the walk needs more than
+  20,000 evaluations (a node of a few tokens a month) fall back to the 5.3% step. The
+  hybrid breaks even only where it owns a node
+  (with none it *is* the API, npv 0).
+* ``irr`` is sought in yearly rates from -99% to +999,900% by safeguarded Newton; NaN
+  where the flows (with the resale) never change sign or the present value does not
+  change sign over that range. With several sign changes (later node purchases) it is
+  one root of several.
+* ``horizon_years`` may vary by sample; arrays run to the longest horizon and months past
+  a row's horizon carry no flow (``cash_path`` repeats its final value there). It is
+  limited to 30 years to bound memory.
+* ``api_price_per_mtok`` is the undiscounted mean of the API price over the horizon (as
+  version 1's); ``node_capacity`` is a node's capacity at month 0;
+  ``implied_valley_factor`` is ``38 / (reference_tokens_per_gpu_hour * blend / 1e6)``,
+  the consistency check MODEL.md suggests (38 USD/GPU-hour: the article's figure).
+* ``storage_tb``, ``nodes`` and the investment outputs are buy's; ``investment`` and
+  ``initial_investment`` are undiscounted, at the prices of the month of purchase.
 """
 
 from __future__ import annotations
@@ -45,12 +70,22 @@ import xarray as xr
 
 from ..book import Grid
 from . import InputRule, ModelSpec, check_outputs, check_samples
+from . import tco_kernels as kern
 
 NAME = "mc_tco.models.tco:model"
-HOURS_PER_MONTH = 730.0
-DAYS_PER_MONTH = 30.4
-STRATEGIES = ("api", "buy", "rent", "owned")
-COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff")
+HOURS_PER_MONTH = kern.HOURS_PER_MONTH
+DAYS_PER_MONTH = kern.DAYS_PER_MONTH
+STRATEGIES = ("api", "buy", "rent", "owned", "hybrid")
+COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff", "setup_api")
+#: DeepSeek's revenue per GPU-hour the article quotes (for ``implied_valley_factor``)
+ARTICLE_REVENUE_PER_GPU_HOUR = 38.0
+#: the break-even search: from 1e6 to 1e15 tokens/month (after the first token), in steps
+#: of at most 5.3% and at most 1/8 of a node's capacity in its busiest month
+BREAKEVEN_RANGE = (1e6, 1e15)
+BREAKEVEN_STEP = 0.0533
+BREAKEVEN_FINE = 0.125
+BISECTION_STEPS = 20  # levels of 8 sub-brackets: 0.053 / 8**14 < 1e-13
+ROW_BLOCK = 8192
 
 INF = math.inf
 _I = InputRule
@@ -60,38 +95,59 @@ def _P(unit, description, high=INF):
     return InputRule(unit, 0.0, high, description, low_open=True)
 
 
+def _rate(description):
+    return InputRule("1/year", -1.0, 10.0, description, low_open=True)
+
+
 INPUTS = {
     "price_input_cache_hit": _I("USD/Mtok", 0, INF, "API list price of cached input tokens"),
     "price_input_cache_miss": _I("USD/Mtok", 0, INF, "API list price of uncached input tokens"),
     "price_output": _I("USD/Mtok", 0, INF, "API list price of output tokens"),
     "api_price_level": _P("1", "multiplier on the API list prices"),
-    "api_price_annual_change": InputRule(
-        "1/year", -1.0, 10.0, "yearly change of API prices", low_open=True
-    ),
+    "api_price_annual_change": _rate("yearly change of API prices"),
     "output_share": _I("1", 0, 1, "fraction of tokens that are output"),
     "api_cache_hit_rate": _I("1", 0, 1, "fraction of input tokens billed as cache hits"),
-    "reference_revenue_per_gpu_hour": _P("USD/GPU-hour", "DeepSeek's revenue per GPU-hour"),
-    "valley_price_factor": _P("1", "valley price as a fraction of list price", 1.0),
-    "throughput_multiple": _P("1", "DeepSeek's per-GPU throughput / self-hoster's"),
-    "utilization": _P("1", "average fraction of node capacity used", 1.0),
+    "reference_tokens_per_gpu_hour": _P(
+        "tokens/GPU-hour", "tokens one GPU of DeepSeek's stack serves an hour (all-day average)"
+    ),
+    "throughput_multiple": _P("1", "DeepSeek's per-GPU throughput / self-hoster's at month 0"),
+    "throughput_final_ratio": _P("1", "final throughput multiple / initial one", 1.0),
+    "learning_months": _P("month", "time constant of the self-hoster's learning"),
+    "utilization": _P("1", "average load of a fleet sized for all demand", 1.0),
+    "hybrid_utilization": _P("1", "average load of a base-load fleet", 1.0),
     "gpus_per_node": _I("GPU", 1, INF, "GPUs per node"),
-    "node_price": _P("USD", "price of one 8xB300 node"),
-    "gpu_rent_per_hour": _I("USD/GPU-hour", 0, INF, "rental price per GPU-hour"),
-    "amortization_years": _I("year", 1 / 12, 100, "amortisation horizon (at least a month)"),
+    "ramp_months": _I("month", 1, INF, "months until the run-rate demand is reached"),
+    "demand_annual_growth": _rate("yearly growth of demand after the ramp"),
+    "setup_months": _I("month", 0, INF, "months before a self-hosted fleet serves traffic"),
+    "node_price": _P("USD", "price of one 8xB300 node at month 0"),
+    "gpu_rent_per_hour": _I("USD/GPU-hour", 0, INF, "rental price per GPU-hour at month 0"),
+    "gpu_price_annual_change": _rate("yearly change of node prices and GPU rent"),
+    "node_annual_depreciation": _I("1/year", 0, 1, "yearly loss of a node's resale value"),
+    "horizon_years": _I("year", 1 / 12, 30, "horizon of the cash flows (a month to 30 years)"),
     "node_power_kw": _I("kW", 0, INF, "power draw of one node"),
     "pue": _I("1", 1, INF, "power usage effectiveness of the data centre"),
     "electricity_price": _I("USD/kWh", 0, INF, "electricity price"),
-    "maintenance_fraction": _I("1/year", 0, INF, "yearly upkeep as a fraction of node price"),
+    "maintenance_fraction": _I("1/year", 0, 1, "yearly upkeep as a fraction of node price"),
     "kv_kb_per_token": _I("KB/token", 0, INF, "KV cache stored per token"),
     "kv_ttl_days": _I("day", 0, INF, "time a KV cache entry is kept"),
-    "kv_unique_fraction": _I("1", 0, 1, "fraction of tokens whose KV is newly stored"),
+    "kv_unique_fraction": _I("1", 0, 1, "fraction of served tokens whose KV is newly stored"),
     "ssd_price_per_tb": _I("USD/TB", 0, INF, "SSD price"),
     "storage_overhead": _I("1", 1, INF, "servers, replication, free space on top of raw SSD"),
     "staff_fte": _I("FTE", 0, INF, "dedicated engineers"),
     "staff_cost_per_fte": _I("USD/year", 0, INF, "loaded cost of one engineer"),
-    "discount_rate": _I("1/year", 0, 1, "cost of capital"),  # negative rates: not supported
-    "regulatory_premium": _I("1/year", 0, 1, "extra discount rate for regulatory risk"),
+    "discount_rate": _I("1/year", 0, 1, "cost of capital"),
+    "regulatory_premium": _I("1/year", 0, 1, "extra discount rate on self-hosting flows"),
     "sovereignty_value": _I("USD/month", -INF, INF, "value of keeping data in house"),
+}
+
+_THROUGHPUT = (
+    "throughput is now reference_tokens_per_gpu_hour, tokens one GPU of DeepSeek's stack "
+    "serves an hour (about 8.3e8; 3.98e8 at the article's point), independent of the API price"
+)
+RETIRED = {
+    "amortization_years": "renamed horizon_years (the months of cash flows; the article's 4)",
+    "valley_price_factor": f"removed: {_THROUGHPUT}",
+    "reference_revenue_per_gpu_hour": f"removed: {_THROUGHPUT}",
 }
 
 REPORT_DEMANDS = [1e11, 3e11, 5e11, 1e12, 3e12]
@@ -104,258 +160,223 @@ SPEC = ModelSpec(
         )
     },
     targets=("saving",),
-    report={"demand": REPORT_DEMANDS, "strategy": ["buy", "rent", "owned"]},
+    report={"demand": REPORT_DEMANDS, "strategy": ["buy", "rent", "owned", "hybrid"]},
     focus={"demand": 5e11, "strategy": "buy"},
     distributions=("breakeven_demand",),
     indicator_label="beats the API",
+    retired=RETIRED,
+    grid_rules={"demand": InputRule("tokens/month", 0.0, INF, "monthly token demand",
+                                    low_open=True)},
+    benefits=("saving", "npv"),
+    alternatives="strategy",
+    baseline="api",
 )
 
-
-def _v(ds: xr.Dataset, name: str) -> xr.DataArray:
-    return ds[name]
-
-
-def mean_growth(annual_change, months):
-    """Mean of ``(1 + annual_change) ** (k / 12)`` over ``k = 0 .. months - 1``.
-
-    Closed form ``expm1(M l) / (M expm1(l))`` with ``l = log1p(annual_change) / 12``,
-    exact as ``annual_change -> 0`` (where the mean is 1).
-    """
-    lg = np.log1p(annual_change) / 12.0
-    small = np.abs(lg) < 1e-12
-    safe = xr.where(small, 1.0, lg) if isinstance(lg, xr.DataArray) else np.where(small, 1.0, lg)
-    ratio = np.expm1(months * safe) / (months * np.expm1(safe))
-    # second-order series for tiny l: 1 + (M-1) l / 2
-    series = 1.0 + (months - 1) * lg / 2.0
-    if isinstance(ratio, xr.DataArray):
-        return xr.where(small, series, ratio)
-    return np.where(small, series, ratio)
+FAST = {"npv", "saving", "cost"}
+PATH = {"payback_months", "peak_cash_need", "nodes", "storage_tb", "initial_investment",
+        "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"}
+PER_SAMPLE = {"api_price_per_mtok", "list_price_per_mtok", "node_capacity",
+              "node_api_revenue_per_hour", "rent_per_node_hour", "implied_valley_factor"}
 
 
-def capital_recovery_factor(annual_rate, years):
-    """Monthly capital recovery factor ``r / (1 - (1 + r)**(-12 L))`` with ``r`` monthly.
-
-    Equals ``1 / (12 L)`` (straight-line) when the rate is 0.
-    """
-    r = annual_rate / 12.0
-    months = 12.0 * years
-    small = np.abs(r) < 1e-12
-    safe = xr.where(small, 1.0, r)
-    crf = -safe / np.expm1(-months * np.log1p(safe))
-    return xr.where(small, 1.0 / months + r / 2.0, crf)
+def input_matrix(x: dict[str, np.ndarray]) -> np.ndarray:
+    """The inputs as the kernels' matrix (rows, ``kern.COLUMNS``)."""
+    return np.ascontiguousarray(np.stack([x[c] for c in kern.COLUMNS], axis=1), dtype=float)
 
 
-def breakeven_demand(fixed, node_cost, margin, capacity):
-    """Smallest demand at which ``margin*d - fixed - nodes(d)*node_cost >= 0`` (numpy kernel).
+def wanted_outputs(inputs: xr.Dataset) -> set[str]:
+    """The outputs to compute: ``inputs.attrs["outputs"]`` when set, else all."""
+    names = inputs.attrs.get("outputs")
+    if names is None:
+        return set(OUTPUT_ATTRS)
+    return {names} if isinstance(names, str) else set(names)
 
-    Parameters
-    ----------
-    fixed : array
-        Fixed monthly cost net of any fixed benefit, ``staff - sovereignty_value`` [USD/month].
-    node_cost : array
-        Monthly cost of one node for the strategy [USD/month].
-    margin : array
-        API price minus storage cost per token, ``p - storage/demand`` [USD/token].
-    capacity : array
-        Tokens one node serves a month, ``node_capacity`` [tokens/month].
 
-    Returns
-    -------
-    array
-        Break-even demand in tokens/month, ``inf`` where the strategy never breaks even,
-        0 where it does from the first token.
+def _report_demands(inputs: xr.Dataset) -> np.ndarray:
+    report = inputs.attrs.get("report") or {}
+    points = report.get("demand") if isinstance(report, dict) else None
+    return np.asarray(points if points else REPORT_DEMANDS, dtype=float).reshape(-1)
 
-    Notes
-    -----
-    With ``nodes(d) = max(1, ceil(d / capacity))`` the saving is linear on each node
-    interval ``((n-1) cap, n cap]``, with root ``d_n = (fixed + n node_cost) / margin``.
-    The first ``n`` with ``d_n <= n cap`` gives the break-even ``max(d_n, 0)`` (its root
-    cannot lie below the interval, or interval ``n-1`` would have held one). That holds iff
-    ``fixed <= n (margin cap - node_cost)``: ``n = 1`` if it already holds, else
-    ``ceil(fixed / (margin cap - node_cost))`` when a full node earns a positive margin,
-    else never. With ``margin <= 0`` the saving falls with demand, so only ``d -> 0`` can
-    break even.
-    """
-    fixed, node_cost, margin, capacity = np.broadcast_arrays(
-        *(np.asarray(a, dtype=float) for a in (fixed, node_cost, margin, capacity))
-    )
-    out = np.full(fixed.shape, np.inf)
-    node_margin = margin * capacity - node_cost
-    pos = margin > 0
-    first = pos & (fixed <= node_margin)
-    later = pos & ~first & (node_margin > 0)
-    n = np.ones(fixed.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n[later] = np.ceil(fixed[later] / node_margin[later])
-        # guard the ceil against rounding: the root must fit in the n-th node interval
-        ok = first | later
-        root = (fixed + n * node_cost) / np.where(pos, margin, 1.0)
-        bump = ok & (root > n * capacity * (1 + 1e-12))
-        n[bump] += 1
-        root = (fixed + n * node_cost) / np.where(pos, margin, 1.0)
-    out[ok] = np.maximum(root[ok], 0.0)
-    out[~pos & (fixed + node_cost <= 0)] = 0.0
-    return out
+
+def _shape(name: str, rows: int, n_dem: int, n_cash: int, n_months: int) -> tuple:
+    size = {"demand": n_dem, "strategy": len(STRATEGIES), "component": len(COMPONENTS),
+            "cash_demand": n_cash, "month": n_months}
+    return (rows, *(size[d] for d in DIMS.get(name, ())))
+
+
+def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) -> None:
+    """Compute the outputs ``want`` of the rows ``rows`` into the arrays of ``out``."""
+    X = input_matrix({k: v[rows] for k, v in x.items()})
+    M = kern.months(X)
+    n, n_dem = X.shape[0], demand.shape[0]
+    S = np.empty((n, kern.NS))
+    kern.scalars(X, M, S)
+    ann = S[:, kern.ANN]
+    if want & FAST:
+        first = "npv" if "npv" in want else "saving"
+        dest = out[first][rows] if first in out else np.empty((n, n_dem, len(STRATEGIES)))
+        kern.npv_grid(X, M, demand, first == "saving", dest)
+        if first == "npv" and want & {"saving", "cost"}:
+            saving = out["saving"][rows] if "saving" in out else np.empty_like(dest)
+            np.multiply(dest, (1.0 / ann)[:, None, None], out=saving)  # as the kernel
+        else:
+            saving = dest
+        if "cost" in want:
+            cost = out["cost"][rows]
+            owns = np.floor(demand[None, :] * S[:, kern.MAX_QH, None] * (1 + kern.EPS)) > 0
+            np.subtract((S[:, kern.API_LEVEL, None] * demand[None, :])[:, :, None], saving,
+                        out=cost)
+            cost[:, :, 1:4] += S[:, kern.SOV, None, None]
+            cost[:, :, 4] += S[:, kern.SOV, None] * owns
+    if want & (PATH | {"irr"}):
+        res = np.empty((n, n_dem, kern.NRES))
+        irr = np.full((n, n_dem, 2), np.nan)
+        kern.paths(X, M, demand, "irr" in want, False, res, irr, np.empty((1, 1, 1, 4)))
+        capn, caps = res[:, :, kern.CAPN], res[:, :, kern.CAPS]
+        fields = {
+            "payback_months": lambda: res[:, :, kern.PAY:kern.PAY + 4],
+            "peak_cash_need": lambda: res[:, :, kern.PEAK:kern.PEAK + 4],
+            "nodes": lambda: res[:, :, kern.NODES],
+            "storage_tb": lambda: res[:, :, kern.TB],
+            "initial_investment": lambda: res[:, :, kern.INIT],
+            "investment": lambda: capn + caps,
+            "gpu_share": lambda: capn / (capn + caps),
+            "storage_to_gpu_ratio": lambda: caps / capn,
+            "cost_component": lambda: res[:, :, kern.COMP:kern.COMP + len(COMPONENTS)],
+        }
+        for name in want & set(fields):
+            if name in ("payback_months", "peak_cash_need"):
+                out[name][rows, :, 0] = 0.0  # the API never spends ahead
+                out[name][rows, :, 1:] = fields[name]()
+            else:
+                out[name][rows] = fields[name]()
+        if "irr" in want:
+            out["irr"][rows] = np.nan
+            out["irr"][rows, :, 1] = irr[:, :, 0]
+            out["irr"][rows, :, 4] = irr[:, :, 1]
+    if "cash_path" in want:
+        cash = np.empty((n, cash_demand.shape[0], M, 4))
+        scratch = np.empty((n, cash_demand.shape[0], kern.NRES))
+        kern.paths(X, M, cash_demand, False, True, scratch, np.empty((1, 1, 2)), cash)
+        out["cash_path"][rows, :, :, 0] = 0.0
+        out["cash_path"][rows, :, :M, 1:] = cash
+        out["cash_path"][rows, :, M:, 1:] = cash[:, :, -1:]
+    if "breakeven_demand" in want:
+        be = np.empty((n, 4))
+        kern.breakeven(X, M, *BREAKEVEN_RANGE, BREAKEVEN_STEP, BREAKEVEN_FINE,
+                       BISECTION_STEPS, be)
+        out["breakeven_demand"][rows, 0] = np.nan
+        out["breakeven_demand"][rows, 1:] = be
+    G = x["gpus_per_node"][rows]
+    per_sample = {
+        "api_price_per_mtok": lambda: S[:, kern.P_MEAN] * 1e6,
+        "list_price_per_mtok": lambda: S[:, kern.BLEND],
+        "node_capacity": lambda: S[:, kern.CAP0],
+        "node_api_revenue_per_hour": lambda: (
+            G * x["reference_tokens_per_gpu_hour"][rows] / x["throughput_multiple"][rows]
+            * S[:, kern.P0]),
+        "rent_per_node_hour": lambda: G * x["gpu_rent_per_hour"][rows],
+        "implied_valley_factor": lambda: ARTICLE_REVENUE_PER_GPU_HOUR / (
+            x["reference_tokens_per_gpu_hour"][rows] * S[:, kern.BLEND] / 1e6),
+    }
+    for name in want & PER_SAMPLE:
+        out[name][rows] = per_sample[name]()
+
+
+DIMS = {
+    "npv": ("demand", "strategy"), "saving": ("demand", "strategy"),
+    "cost": ("demand", "strategy"), "payback_months": ("demand", "strategy"),
+    "peak_cash_need": ("demand", "strategy"), "irr": ("demand", "strategy"),
+    "breakeven_demand": ("strategy",), "nodes": ("demand",), "storage_tb": ("demand",),
+    "initial_investment": ("demand",), "investment": ("demand",), "gpu_share": ("demand",),
+    "storage_to_gpu_ratio": ("demand",), "cost_component": ("demand", "component"),
+    "cash_path": ("cash_demand", "month", "strategy"),
+}
 
 
 def model(inputs: xr.Dataset) -> xr.Dataset:
-    """Monthly cost, saving and derived outputs of the four strategies.
+    """Cash flows, npv, level monthly saving and derived outputs of the five strategies.
 
     Parameters
     ----------
     inputs : xr.Dataset
         One variable per input of :data:`INPUTS` along ``sample``; coordinate ``demand``
-        in tokens/month.
+        in tokens/month. Optional attrs: ``outputs`` (the names to compute; all when
+        absent) and ``report`` (``{"demand": [...]}``, the demands of ``cash_path``;
+        :data:`REPORT_DEMANDS` when absent).
 
     Returns
     -------
     xr.Dataset
-        ``cost``, ``saving``, ``npv`` (sample, demand, strategy); ``breakeven_demand``
-        (sample, strategy); ``nodes``, ``storage_tb``, ``initial_investment``,
-        ``gpu_share``, ``storage_to_gpu_ratio``, ``payback_months`` (sample, demand);
-        ``cost_component`` (sample, demand, component) of buy; and per sample
-        ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
-        ``node_api_revenue_per_hour``, ``rent_per_node_hour``. Units in attrs.
+        ``npv``, ``saving``, ``cost``, ``payback_months``, ``peak_cash_need``, ``irr``
+        (sample, demand, strategy); ``breakeven_demand`` (sample, strategy); ``nodes``,
+        ``storage_tb``, ``initial_investment``, ``investment``, ``gpu_share``,
+        ``storage_to_gpu_ratio`` (sample, demand) of buy; ``cost_component`` (sample,
+        demand, component) of buy; ``cash_path`` (sample, cash_demand, month, strategy);
+        and per sample ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
+        ``node_api_revenue_per_hour``, ``rent_per_node_hour``, ``implied_valley_factor``.
+        Units in attrs.
 
     Raises
     ------
     ModelError
-        When an input lies outside its :data:`INPUTS` rule (e.g. ``utilization`` > 1, a
-        negative price, ``pue`` < 1), naming the input, the sample and the value; or when
-        an output is NaN, naming the sample's input values.
+        When an input lies outside its :data:`INPUTS` rule, naming the input, the sample
+        and the value; or when an output is NaN where it must not be, naming the sample's
+        input values.
     """
-    # a notebook may call the model directly, bypassing the book checks: same rules here
     check_samples(inputs, SPEC, NAME)
-    x = inputs
-    demand = x["demand"]
-    G = _v(x, "gpus_per_node")
-    L = _v(x, "amortization_years")
-    hit = _v(x, "api_cache_hit_rate")
-    out_share = _v(x, "output_share")
-
-    list_blend = (
-        (1 - out_share)
-        * (hit * x["price_input_cache_hit"] + (1 - hit) * x["price_input_cache_miss"])
-        + out_share * x["price_output"]
-    ) * x["api_price_level"]
-    trend = mean_growth(x["api_price_annual_change"], 12.0 * L)
-    p = list_blend * trend / 1e6
-    cost_api = p * demand
-
-    tokens_per_gpu_hour_ref = (
-        x["reference_revenue_per_gpu_hour"] / (x["valley_price_factor"] * list_blend) * 1e6
-    )
-    tokens_per_gpu_hour_self = tokens_per_gpu_hour_ref / x["throughput_multiple"]
-    node_capacity = G * tokens_per_gpu_hour_self * HOURS_PER_MONTH * x["utilization"]
-    nodes = np.maximum(1.0, np.ceil(demand / node_capacity))
-
-    crf = capital_recovery_factor(x["discount_rate"] + x["regulatory_premium"], L)
-    power_month = x["node_power_kw"] * x["pue"] * HOURS_PER_MONTH * x["electricity_price"]
-    upkeep_month = x["node_price"] * x["maintenance_fraction"] / 12.0
-    storage_tb_per_token = (
-        x["kv_unique_fraction"]
-        * (x["kv_ttl_days"] / DAYS_PER_MONTH)
-        * x["kv_kb_per_token"]
-        * 1e3
-        / 1e12
-        * x["storage_overhead"]
-    )
-    storage_tb = demand * storage_tb_per_token
-    storage_cost_per_token = storage_tb_per_token * x["ssd_price_per_tb"] * crf
-    storage_month = demand * storage_cost_per_token
-    staff_month = x["staff_fte"] * x["staff_cost_per_fte"] / 12.0
-    sovereignty = x["sovereignty_value"]
-
-    node_cost = {
-        "buy": x["node_price"] * crf + power_month + upkeep_month,
-        "rent": G * x["gpu_rent_per_hour"] * HOURS_PER_MONTH,
-        "owned": power_month + upkeep_month,
+    want = wanted_outputs(inputs) & set(OUTPUT_ATTRS)
+    demand = np.asarray(inputs["demand"].values, dtype=float)
+    cash_demand = _report_demands(inputs)
+    x = {k: np.asarray(inputs[k].values, dtype=float).reshape(-1) for k in INPUTS}
+    rows = len(x["node_price"])
+    months = int(max(1.0, np.rint(12.0 * x["horizon_years"]).max(initial=1.0)))
+    arrays = {name: np.empty(_shape(name, rows, demand.size, cash_demand.size, months))
+              for name in OUTPUT_ATTRS if name in want}  # in a fixed order
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # NaN: reported below
+        for i in range(0, rows, ROW_BLOCK):
+            _fill(arrays, slice(i, i + ROW_BLOCK), x, demand, cash_demand, want)
+    coords = {
+        "demand": inputs["demand"],
+        "strategy": list(STRATEGIES),
+        "component": list(COMPONENTS),
+        "cash_demand": ("cash_demand", cash_demand, {"units": "tokens/month"}),
+        "month": ("month", np.arange(months), {"units": "month"}),
     }
-    strategy = xr.DataArray(list(STRATEGIES), dims="strategy", name="strategy")
-    cost = xr.concat(
-        [cost_api] + [staff_month + nodes * node_cost[s] + storage_month for s in STRATEGIES[1:]],
-        dim=strategy,
-        coords="minimal",
-        join="exact",
-    )
-    saving = (cost.sel(strategy="api") - cost + sovereignty).where(strategy != "api", 0.0)
-    npv = saving / crf
-
-    margin = p - storage_cost_per_token
-    breakeven = xr.concat(
-        [xr.full_like(p, np.nan)]
-        + [
-            xr.apply_ufunc(
-                breakeven_demand, staff_month - sovereignty, node_cost[s], margin, node_capacity
-            )
-            for s in STRATEGIES[1:]
-        ],
-        dim=strategy,
-        coords="minimal",
-    )
-
-    gpu_capex = nodes * x["node_price"]
-    storage_capex = storage_tb * x["ssd_price_per_tb"]
-    initial_investment = gpu_capex + storage_capex
-    operating_saving = cost_api - (staff_month + nodes * (power_month + upkeep_month)) + sovereignty
-    payback = xr.where(operating_saving > 0, initial_investment / operating_saving.where(
-        operating_saving > 0, 1.0), np.inf)
-
-    components = xr.concat(
-        [
-            nodes * x["node_price"] * crf,
-            nodes * power_month,
-            nodes * upkeep_month,
-            storage_month,
-            (staff_month + 0 * demand),
-        ],
-        dim=xr.DataArray(list(COMPONENTS), dims="component", name="component"),
-        coords="minimal",
-    )
-
-    out = xr.Dataset(
-        {
-            "cost": cost.transpose("sample", "demand", "strategy"),
-            "saving": saving.transpose("sample", "demand", "strategy"),
-            "npv": npv.transpose("sample", "demand", "strategy"),
-            "breakeven_demand": breakeven.transpose("sample", "strategy"),
-            "nodes": nodes.transpose("sample", "demand"),
-            "storage_tb": storage_tb.transpose("sample", "demand"),
-            "initial_investment": initial_investment.transpose("sample", "demand"),
-            "gpu_share": (gpu_capex / initial_investment).transpose("sample", "demand"),
-            "storage_to_gpu_ratio": (storage_capex / gpu_capex).transpose("sample", "demand"),
-            "payback_months": payback.transpose("sample", "demand"),
-            "cost_component": components.transpose("sample", "demand", "component"),
-            "api_price_per_mtok": p * 1e6,
-            "list_price_per_mtok": list_blend,
-            "node_capacity": node_capacity,
-            "node_api_revenue_per_hour": G * tokens_per_gpu_hour_self * p,
-            "rent_per_node_hour": G * x["gpu_rent_per_hour"],
-        }
-    )
-    for name, (unit, long_name) in OUTPUT_ATTRS.items():
+    data = {name: xr.Variable(("sample", *DIMS.get(name, ())), arr)
+            for name, arr in arrays.items()}
+    used = {d for v in data.values() for d in v.dims}
+    out = xr.Dataset(data, coords={k: v for k, v in coords.items() if k in used})
+    for name in out.data_vars:
+        unit, long_name = OUTPUT_ATTRS[name]
         out[name].attrs.update(units=unit, long_name=long_name)
-    check_outputs(out, inputs, NAME, nan_allowed={"breakeven_demand": {"strategy": "api"}})
+    checked = out.drop_vars([n for n in ("irr",) if n in out])
+    check_outputs(checked, inputs, NAME, nan_allowed={"breakeven_demand": {"strategy": "api"}})
     return out
 
 
 OUTPUT_ATTRS = {
-    "cost": ("USD/month", "monthly-equivalent cost of the strategy"),
-    "saving": ("USD/month", "cost of the API minus cost of the strategy, plus sovereignty value"),
-    "npv": ("USD", "present value of the monthly saving over the amortisation horizon"),
-    "breakeven_demand": ("tokens/month", "smallest demand at which the strategy saves money"),
-    "nodes": ("1", "8-GPU nodes needed"),
-    "storage_tb": ("TB", "KV-cache storage needed, with overhead"),
-    "initial_investment": ("USD", "purchase of nodes and SSDs (buy)"),
-    "gpu_share": ("1", "share of the nodes in the initial investment (buy)"),
-    "storage_to_gpu_ratio": ("1", "KV-cache SSD purchase as a fraction of the GPU purchase"),
-    "payback_months": ("month", "initial investment / monthly operating saving (buy)"),
-    "cost_component": ("USD/month", "monthly cost of buy by component"),
+    "cost": ("USD/month", "level monthly equivalent of the strategy's cost"),
+    "saving": ("USD/month", "level monthly equivalent of the npv (> 0: beats the API)"),
+    "npv": ("USD", "present value of the strategy's cash flows minus the API's"),
+    "payback_months": ("month", "first month the cumulative discounted flow is >= 0"),
+    "peak_cash_need": ("USD", "deepest cumulative discounted flow below 0"),
+    "irr": ("1/year", "internal rate of return of the flows (buy, hybrid)"),
+    "breakeven_demand": ("tokens/month", "smallest demand at which the strategy's npv >= 0"),
+    "nodes": ("1", "buy's fleet at the horizon"),
+    "storage_tb": ("TB", "buy's KV-cache storage at the horizon, with overhead"),
+    "initial_investment": ("USD", "buy's month-0 purchase of nodes and SSDs"),
+    "investment": ("USD", "buy's purchases over the horizon, nodes and SSDs, undiscounted"),
+    "gpu_share": ("1", "share of the nodes in buy's investment"),
+    "storage_to_gpu_ratio": ("1", "buy's SSD purchases as a fraction of its node purchases"),
+    "cost_component": ("USD/month", "buy's level monthly cost by component"),
+    "cash_path": ("USD", "cumulative discounted flow at the report demands"),
     "api_price_per_mtok": ("USD/Mtok", "blended API price averaged over the horizon"),
     "list_price_per_mtok": ("USD/Mtok", "blended API list price today"),
-    "node_capacity": ("tokens/month", "tokens one self-hosted node serves a month"),
+    "node_capacity": ("tokens/month", "tokens one self-hosted node serves at month 0"),
     "node_api_revenue_per_hour": ("USD/hour", "API bill of the load one full node serves"),
     "rent_per_node_hour": ("USD/hour", "rent of one node's GPUs"),
+    "implied_valley_factor": ("1", "38 USD/GPU-hour over the API bill of a reference GPU"),
 }
 
 model.spec = SPEC

@@ -1,0 +1,683 @@
+"""Month-by-month kernels of the TCO model, version 2 (numba, one row and demand at a time).
+
+Each kernel takes the inputs as a matrix ``X`` (rows, :data:`COLUMNS`) and works one row
+at a time: :func:`_row` computes the row's demand-independent factors (demand per unit of
+run-rate, price paths, capacity, discount factors and the node weights built from them)
+into a small buffer of (vector, month), then the demand loop runs over months with what
+depends on the demand (node counts, served tokens, storage) in registers. Kernels are
+compiled once (``cache=True``) and release the GIL, so the engine's thread workers run
+them in parallel.
+
+Strategy order in the kernels' outputs: buy, rent, owned, hybrid (the model's strategies
+without ``api``), except :func:`npv_grid`, which writes all five.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: the model's inputs, in the column order of the kernels' input matrix ``X`` (rows, inputs)
+COLUMNS = (
+    "price_input_cache_hit", "price_input_cache_miss", "price_output", "api_price_level",
+    "api_price_annual_change", "output_share", "api_cache_hit_rate",
+    "reference_tokens_per_gpu_hour", "throughput_multiple", "throughput_final_ratio",
+    "learning_months", "utilization", "hybrid_utilization", "gpus_per_node", "ramp_months",
+    "demand_annual_growth", "setup_months", "node_price", "gpu_rent_per_hour",
+    "gpu_price_annual_change", "node_annual_depreciation", "horizon_years", "node_power_kw",
+    "pue", "electricity_price", "maintenance_fraction", "kv_kb_per_token", "kv_ttl_days",
+    "kv_unique_fraction", "ssd_price_per_tb", "storage_overhead", "staff_fte",
+    "staff_cost_per_fte", "discount_rate", "regulatory_premium", "sovereignty_value",
+)
+(HIT, MISS, OUT, LEVEL, API_CHG, OSHARE, HITRATE, REF, MULT, FINAL, LEARN, UTIL, HUTIL, G,
+ RAMP, GROWTH, SETUP, NODE, RENT, HW_CHG, DEP, HORIZON, KW, PUE, ELEC, MAINT, KVKB, TTL,
+ UNIQUE, SSDP, OVER, FTE, FTE_COST, DISC, REG, SOVV) = range(len(COLUMNS))
+HOURS_PER_MONTH = 730.0
+DAYS_PER_MONTH = 30.4
+
+# ---- month vectors of one row (k[vector, month])
+Q, QH, GD, PHI, CAPH, VB, VO, VR, DP, DD, PP, GRH, D, P, RS = range(15)
+NV = 15
+# ---- scalars of one row (s[scalar])
+(T_, SSDTB, LB, CB, STAFF, SOV, POWER, MF12, NODE0, SSD, TBPT, DT, ANN, BLEND, API_LEVEL,
+ MAX_QH, CAP0, P_MEAN, P0) = range(19)
+NS = 19
+#: relative tolerance of the node counts: a demand that is an exact multiple of the
+#: capacity does not buy one more node (or one fewer) through rounding
+EPS = 1e-9
+# ---- fields of the path kernel's result
+PAY, PEAK = 0, 4  # 4 strategies each
+NODES, TB, INIT, CAPN, CAPS = 8, 9, 10, 11, 12
+COMP = 13  # 6 components: hardware, power, upkeep, storage, staff, setup_api
+NPV = 19  # 4 strategies
+NRES = 23
+IRR_LO, IRR_HI = math.log(0.01), math.log(1e4)  # yearly rate from -99% to +999,900%
+IRR_GUESS = math.log(1.1)
+#: the break-even walk: smallest relative step, and the evaluations after which it falls
+#: back to its coarse relative step (extreme inputs: a node of a few tokens a month)
+MIN_STEP = 1e-9
+BUDGET = 20000
+
+_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+
+@njit(**_JIT)
+def _months(horizon_years):
+    """``round(12 * horizon_years)`` (half to even, as numpy), at least 1."""
+    v = 12.0 * horizon_years
+    r = math.floor(v)
+    if v - r > 0.5 or (v - r == 0.5 and r % 2 == 1):
+        r += 1
+    return max(1, int(r))
+
+
+@njit(**_JIT)
+def months(X):
+    """The longest horizon of the rows of ``X``, in months."""
+    m = 1
+    for i in range(X.shape[0]):
+        m = max(m, _months(X[i, HORIZON]))
+    return m
+
+
+@njit(**_JIT)
+def _row(x, k, s):
+    """Fill ``k`` (NV, months) and ``s`` (NS,) with the demand-independent factors of the
+    row of inputs ``x`` (in :data:`COLUMNS` order): MODEL.md's paths of demand per unit of
+    run-rate, prices, capacity and discount factors, and the node weights built from them."""
+    T = _months(x[HORIZON])
+    hit = x[HITRATE]
+    share = x[OSHARE]
+    blend = x[LEVEL] * ((1.0 - share) * (hit * x[HIT] + (1.0 - hit) * x[MISS])
+                        + share * x[OUT])
+    cap_ref = x[G] * x[REF] * HOURS_PER_MONTH * x[UTIL]  # cap[t] = cap_ref / multiple[t]
+    hratio = x[HUTIL] / x[UTIL]
+    v = 1.0 / (1.0 + x[DISC] + x[REG]) ** (1.0 / 12.0)  # d[t] = v**t
+    power = x[KW] * x[PUE] * HOURS_PER_MONTH * x[ELEC]
+    staff = x[FTE] * x[FTE_COST] / 12.0
+    mf12 = x[MAINT] / 12.0
+    tbpt = x[UNIQUE] * (x[TTL] / DAYS_PER_MONTH) * x[KVKB] * 1e3 / 1e12 * x[OVER]
+    ssdtb = tbpt * x[SSDP]
+    step_d = math.exp(math.log1p(x[GROWTH]) / 12.0)
+    step_p = math.exp(math.log1p(x[API_CHG]) / 12.0)
+    step_h = math.exp(math.log1p(x[HW_CHG]) / 12.0)
+    step_l = math.exp(-1.0 / x[LEARN])
+    f = x[FINAL]
+    grow_d = 1.0
+    grow_p = blend / 1e6
+    grow_h = 1.0
+    learn = 1.0
+    d = 1.0
+    ann = 0.0
+    api = 0.0
+    max_qh = 0.0
+    lb_api = 0.0
+    lb_ssd = 0.0
+    top = 0.0
+    p_sum = 0.0
+    cap0 = 0.0
+    for t in range(T):
+        gd = min(1.0, (t + 1.0) / x[RAMP]) * grow_d
+        cap = cap_ref / (x[MULT] * (f + (1.0 - f) * learn))
+        caph = cap * hratio
+        phi = min(1.0, max(0.0, t + 1.0 - x[SETUP]))
+        d_next = d * v if t + 1 < T else 0.0
+        k[Q, t] = gd / cap
+        k[QH, t] = gd / caph
+        k[GD, t] = gd
+        k[PHI, t] = phi
+        k[CAPH, t] = caph
+        k[VO, t] = d * (power + mf12 * x[NODE])
+        k[GRH, t] = x[G] * x[RENT] * grow_h * HOURS_PER_MONTH
+        k[VR, t] = d * phi * k[GRH, t]
+        k[DP, t] = d * grow_p
+        k[DD, t] = d - d_next
+        k[PP, t] = x[NODE] * grow_h
+        k[D, t] = d
+        k[P, t] = grow_p
+        if t == 0:
+            cap0 = cap
+        ann += d
+        api += d * grow_p * gd
+        max_qh = max(max_qh, k[QH, t])
+        lb_api += d * grow_p * phi * gd
+        top = max(top, phi * gd)
+        lb_ssd += top * k[DD, t]
+        p_sum += grow_p
+        grow_d *= step_d
+        grow_p *= step_p
+        grow_h *= step_h
+        learn *= step_l
+        d = d_next
+    d_end = v ** T
+    keep = (1.0 - x[DEP]) ** (1.0 / 12.0)  # resale factor per month to the horizon
+    tail = 0.0
+    rs = 1.0
+    w_next = 0.0
+    for t in range(T - 1, -1, -1):
+        tail += k[D, t]
+        rs *= keep
+        w = (k[PP, t] * k[D, t] + (mf12 * k[PP, t] + power) * tail
+             - d_end * k[PP, t] * rs)  # a node bought in month t, to the horizon
+        k[VB, t] = w - w_next
+        k[RS, t] = rs
+        w_next = w
+    s[T_] = T
+    s[SSDTB] = ssdtb
+    s[LB] = lb_api - ssdtb * lb_ssd
+    s[CB] = (x[SOVV] - staff) * ann
+    s[STAFF] = staff
+    s[SOV] = x[SOVV]
+    s[POWER] = power
+    s[MF12] = mf12
+    s[NODE0] = x[NODE]
+    s[SSD] = x[SSDP]
+    s[TBPT] = tbpt
+    s[DT] = d_end
+    s[ANN] = ann
+    s[BLEND] = blend
+    s[API_LEVEL] = api / ann
+    s[MAX_QH] = max_qh
+    s[CAP0] = cap0
+    s[P_MEAN] = p_sum / T
+    s[P0] = blend / 1e6
+
+
+@njit(**_JIT)
+def scalars(X, M, out):
+    """``out[i]`` = the scalars (NS,) of row ``i`` of ``X``."""
+    k = np.empty((NV, M))
+    for i in range(X.shape[0]):
+        _row(X[i], k, out[i])
+
+
+@njit(**_JIT)
+def _npv_bor(k, s, dem):
+    """npv of buy, rent and owned of one row at demand ``dem`` [USD]."""
+    n = 0.0
+    ab = 0.0
+    ao = 0.0
+    ar = 0.0
+    for t in range(int(s[T_])):
+        c = math.ceil(dem * k[Q, t] * (1.0 - EPS))
+        if c > n:
+            n = c
+        ab += n * k[VB, t]
+        ao += n * k[VO, t]
+        ar += c * k[VR, t]
+    base = dem * s[LB] + s[CB]
+    return base - ab, base - ar, base - ao
+
+
+@njit(**_JIT)
+def _npv_h(k, s, dem):
+    """npv of the hybrid of one row at demand ``dem`` [USD], and whether it owns a node."""
+    nh = 0.0
+    top = 0.0
+    acc = 0.0
+    for t in range(int(s[T_])):
+        f = math.floor(dem * k[QH, t] * (1.0 + EPS))
+        if f > nh:
+            nh = f
+        base = nh * k[CAPH, t] if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+        served = k[PHI, t] * min(dem * k[GD, t], base)
+        if served > top:
+            top = served
+        acc += k[DP, t] * served - s[SSDTB] * top * k[DD, t] - nh * k[VB, t]
+    return acc + (s[CB] if nh > 0 else 0.0), nh > 0
+
+
+@njit(**_JIT)
+def npv_grid(X, M, demands, level, out):
+    """``out[i, j, :]`` = npv of api (0), buy, rent, owned, hybrid of row ``i`` at
+    ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``."""
+    k = np.empty((NV, M))
+    s = np.empty(NS)
+    for i in range(X.shape[0]):
+        _row(X[i], k, s)
+        scale = 1.0 / s[ANN] if level else 1.0
+        for j in range(demands.shape[0]):
+            b, r, o = _npv_bor(k, s, demands[j])
+            out[i, j, 0] = 0.0
+            out[i, j, 1] = b * scale
+            out[i, j, 2] = r * scale
+            out[i, j, 3] = o * scale
+            out[i, j, 4] = _npv_h(k, s, demands[j])[0] * scale
+
+
+@njit(**_JIT)
+def _npv_one(k, s, dem, which):
+    if which == 3:  # the hybrid breaks even only with a node (without, it is the API)
+        h, owns = _npv_h(k, s, dem)
+        return h if owns else -1.0
+    b, r, o = _npv_bor(k, s, dem)
+    return b if which == 0 else (r if which == 1 else o)
+
+
+@njit(**_JIT)
+def _bounds(k, s):
+    """Per strategy, ``a, b, lo_a, lo_b, q``: ``npv(dem) <= a dem + b`` and (the hybrid
+    only; else ``-inf``) ``npv(dem) >= lo_a dem + lo_b`` for every demand, and ``q``, the
+    largest node count per unit of demand over the months.
+
+    From ``x <= ceil(x) < x + 1`` (and ``x - 1 < floor(x) <= x``) for the node counts,
+    with the running maximum ``Qc[t]`` of D/cap per unit demand: ``n_buy[t] =
+    ceil(dem Qc[t])``. The hybrid serves ``phi min(D, n caph)``, between ``phi (D -
+    caph)`` and ``phi D``, and its storage peak lies between the month's and the running
+    peak of ``phi D``.
+    """
+    a = np.empty(4)
+    b = np.empty(4)
+    lo_a = np.full(4, -np.inf)
+    lo_b = np.full(4, -np.inf)
+    q = np.empty(4)
+    qc = 0.0
+    qhc = 0.0
+    qr = 0.0
+    top = 0.0
+    a_b = s[LB]
+    a_o = s[LB]
+    a_r = s[LB]
+    a_h = 0.0
+    b_b = s[CB]
+    b_o = s[CB]
+    b_r = s[CB]
+    b_h = max(s[CB], 0.0)
+    la_h = s[LB]
+    lb_h = min(s[CB], 0.0)
+    for t in range(int(s[T_])):
+        qc = max(qc, k[Q, t] * (1.0 - EPS))
+        qhc = max(qhc, k[QH, t] * (1.0 + EPS))
+        qr = max(qr, k[Q, t])
+        a_b -= qc * k[VB, t]
+        a_o -= qc * k[VO, t]
+        a_r -= k[Q, t] * (1.0 - EPS) * k[VR, t]
+        b_b -= min(0.0, k[VB, t])
+        b_o -= min(0.0, k[VO, t])
+        b_r -= min(0.0, k[VR, t])
+        served = k[PHI, t] * k[GD, t]  # per unit demand
+        top = max(top, served)
+        a_h += (k[DP, t] - s[SSDTB] * k[DD, t]) * served - qhc * k[VB, t]
+        b_h += max(0.0, k[VB, t]) + s[SSDTB] * k[DD, t] * k[PHI, t] * k[CAPH, t]
+        la_h -= qhc * k[VB, t]
+        lb_h += min(0.0, k[VB, t]) - k[DP, t] * k[PHI, t] * k[CAPH, t]
+    a[0], a[1], a[2], a[3] = a_b, a_r, a_o, a_h
+    b[0], b[1], b[2], b[3] = b_b, b_r, b_o, b_h
+    lo_a[3] = la_h
+    lo_b[3] = lb_h
+    q[0], q[1], q[2], q[3] = qr, qr, qr, qhc
+    return a, b, lo_a, lo_b, q
+
+
+@njit(**_JIT)
+def _first_crossing(k, s, w, lo, hi, levels):
+    """The first demand in (lo, hi] with npv >= 0, given npv(lo) < 0 <= npv(hi): each
+    level scans the bracket at 7 interior points (geometric) and keeps the first
+    sub-bracket that turns >= 0, so the result is the smallest crossing up to a window
+    narrower than an eighth of the bracket at some level."""
+    for _ in range(levels):
+        if hi / lo - 1.0 < 1e-13:
+            break
+        ratio = (hi / lo) ** 0.125
+        x = lo
+        for _ in range(7):
+            y = x * ratio
+            if y >= hi:
+                break
+            if _npv_one(k, s, y, w) >= 0.0:
+                hi = y
+                break
+            x = y
+        lo = x
+    return hi
+
+
+@njit(**_JIT)
+def _rel_step(dem, q, step, fine, used):
+    """The walk's relative step at ``dem``: at most ``step``, at most ``fine`` of a node's
+    capacity (``1 / q``), at least MIN_STEP; ``step`` once BUDGET evaluations are used."""
+    if used > BUDGET:
+        return step
+    return max(MIN_STEP, min(step, fine / (dem * q + 1.0)))
+
+
+@njit(**_JIT)
+def _piece_root(k, s, w, x, v, floor_):
+    """The root of the linear piece of npv that ends at ``x`` (npv ``v >= 0``) with slope
+    LB, no lower than ``floor_``, nudged up until npv >= 0 there (rounding)."""
+    r = max(floor_, x - v / s[LB])
+    for _ in range(60):
+        if r >= x or _npv_one(k, s, r, w) >= 0.0:
+            break
+        r = min(x, r * (1.0 + 1e-13) + 1e-300)
+    return min(r, x)
+
+
+@njit(**_JIT)
+def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
+    """Smallest demand with npv >= 0 for buy (w=0), rent (1) or owned (2), with LB > 0.
+
+    Between the demands where a node count changes (``m / Q'[t]``: ``Q' = Qc (1-EPS)``
+    for buy and owned, whose fleet is ``ceil(dem Qc[t])``, ``Q (1-EPS)`` for rent) the
+    node counts are constant and the npv is linear with slope LB > 0, so on each piece
+    ``(b_k, b_k+1]`` its maximum is at the right end. The walk steps up; in a step
+    ``(prev, dem]`` the npv is at most ``npv(prev) + (dem - prev)(LB + NQ) + N`` (counts
+    only grow; ``N``, ``NQ`` from the weights' negative parts), and only where that bound
+    is >= 0 are the piece ends inside the step evaluated. The first piece end with npv
+    >= 0 gives the exact root of its piece.
+    """
+    T = int(s[T_])
+    neg = 0.0
+    negq = 0.0
+    vec = VB if w == 0 else (VR if w == 1 else VO)
+    qc = 0.0
+    for t in range(T):
+        qc = max(qc, k[Q, t])
+        qt = k[Q, t] if w == 1 else qc
+        if k[vec, t] < 0.0:
+            neg -= k[vec, t]
+            negq -= qt * (1.0 - EPS) * k[vec, t]
+    prev = 1.0
+    v_prev = _npv_one(k, s, prev, w)
+    dem = lowest
+    used = 0
+    while dem <= highest:
+        v = _npv_one(k, s, dem, w)
+        if v_prev + (dem - prev) * (s[LB] + negq) + neg >= 0.0:
+            best = np.inf
+            v_best = 0.0
+            if v >= 0.0:
+                best = dem
+                v_best = v
+            qc = 0.0
+            for t in range(T):
+                qc = max(qc, k[Q, t])
+                qt = (k[Q, t] if w == 1 else qc) * (1.0 - EPS)
+                if qt <= 0.0:
+                    continue
+                m = math.floor(prev * qt) + 1.0
+                span = math.floor(dem * qt) - m
+                if not span <= 64.0:
+                    continue  # a coarse step (past the budget): its ends only
+                for c in range(int(span) + 1):  # (counted: m + 1 == m past 2**53)
+                    x = (m + c) / qt * (1.0 - 1e-12)
+                    if prev < x < best:
+                        vx = _npv_one(k, s, x, w)
+                        if vx >= 0.0:
+                            best = x
+                            v_best = vx
+                            break
+            if best < np.inf:
+                return _piece_root(k, s, w, best, v_best, prev)
+        used += 1
+        nxt = dem * (1.0 + _rel_step(dem, q, step, fine, used))
+        bound = a * dem + b
+        if bound < -1e-9 * (abs(a * dem) + abs(b)):
+            if a <= 0.0:
+                return np.inf  # the upper bound only falls: never
+            jump = -b / a * (1.0 - 1e-12)
+            if jump > nxt:  # no crossing below the bound's root: restart the walk there
+                prev = jump
+                v_prev = _npv_one(k, s, prev, w)
+                dem = jump * (1.0 + _rel_step(jump, q, step, fine, used))
+                continue
+        prev = dem
+        v_prev = v
+        dem = nxt
+    return np.inf
+
+
+@njit(**_JIT)
+def breakeven(X, M, lowest, highest, step, fine, steps, out):
+    """Smallest demand with npv >= 0 per row and strategy: ``out`` (rows, 4) [tokens/month].
+
+    Buy, rent and owned (with a positive margin per token LB): exact, by
+    :func:`_walk_exact`. The hybrid (and any strategy with LB <= 0): walks up from
+    ``lowest`` to ``highest`` in steps of at most ``step`` (relative) and at most ``fine``
+    of one node's capacity in its busiest month, jumping over demands where the linear
+    upper bound of :func:`_bounds` is below 0 and stopping where it stays there; the first
+    demand with npv >= 0 and the one before bracket a crossing, which
+    :func:`_first_crossing` narrows in up to ``steps`` levels (the result is the upper
+    end, where npv >= 0). 0 where npv >= 0 already at 1 token/month; ``inf`` where never
+    up to ``highest``.
+    """
+    k = np.empty((NV, M))
+    s = np.empty(NS)
+    for i in range(X.shape[0]):
+        _row(X[i], k, s)
+        a, b, lo_a, lo_b, q = _bounds(k, s)
+        for w in range(4):
+            out[i, w] = np.inf
+            if _npv_one(k, s, 1.0, w) >= 0.0:
+                out[i, w] = 0.0
+                continue
+            if w < 3 and s[LB] > 0.0:
+                out[i, w] = _walk_exact(k, s, w, a[w], b[w], q[w], lowest, highest, step,
+                                        fine)
+                continue
+            prev = 1.0
+            dem = lowest
+            # npv >= 0 for sure past the root of the lower bound: the walk ends there
+            # (and, for the hybrid, past one node: it breaks even only with one)
+            last = highest
+            if lo_a[w] > 0.0:
+                sure = max(lowest, -lo_b[w] / lo_a[w], 1.0 / q[w]) * (1.0 + 1e-9)
+                if sure < highest:  # (False for NaN)
+                    last = sure
+            used = 0
+            while True:
+                dem = min(dem, last)
+                if _npv_one(k, s, dem, w) >= 0.0:
+                    out[i, w] = _first_crossing(k, s, w, prev, dem, steps)
+                    break
+                if not dem < last:  # (NaN too)
+                    break
+                bound = a[w] * dem + b[w]
+                slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
+                used += 1
+                nxt = dem * (1.0 + _rel_step(dem, q[w], step, fine, used))
+                if bound < -slack:
+                    if a[w] <= 0.0:
+                        break  # the bound only falls: never
+                    nxt = max(nxt, -b[w] / a[w] * (1.0 - 1e-12))
+                prev = dem
+                dem = nxt
+
+
+@njit(**_JIT)
+def _pv(flows, n, resale, y):
+    """Present value of ``flows`` and ``resale`` at the yearly log rate ``y`` and its
+    derivative in ``y`` (Horner in the monthly factor ``exp(-y / 12)``)."""
+    v = math.exp(-y / 12.0)
+    g = resale
+    dg = n * resale
+    for t in range(n - 1, -1, -1):
+        g = g * v + flows[t]
+        dg = dg * v + t * flows[t]
+    # g = sum_t f_t v^t (+ resale v^n); dg/dy = -(1/12) sum_t t f_t v^t
+    return g, -dg / 12.0
+
+
+@njit(**_JIT)
+def _irr(flows, n, resale):
+    """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
+
+    Safeguarded Newton (bisection when a step leaves the bracket) on y = log(1+x) within
+    [IRR_LO, IRR_HI]; NaN when the flows never change sign or the present value has the
+    same sign at both ends of the bracket.
+    """
+    sign = 0.0
+    changes = 0
+    for t in range(n + 1):
+        v = flows[t] if t < n else resale
+        if v != 0.0:
+            sv = 1.0 if v > 0.0 else -1.0
+            if sign != 0.0 and sv != sign:
+                changes += 1
+            sign = sv
+    if changes == 0:
+        return np.nan
+    lo = IRR_LO
+    hi = IRR_HI
+    flo = _pv(flows, n, resale, lo)[0]
+    fhi = _pv(flows, n, resale, hi)[0]
+    if not (flo * fhi <= 0.0):
+        return np.nan
+    if flo == 0.0:
+        return math.expm1(lo)
+    if fhi == 0.0:
+        return math.expm1(hi)
+    if flo > 0.0:  # orient so that g(lo) < 0 < g(hi)
+        lo, hi = hi, lo
+    y = IRR_GUESS  # most returns lie near it: Newton starts there, not mid-bracket
+    dx_old = abs(hi - lo)
+    dx = dx_old
+    for _ in range(200):
+        g, dg = _pv(flows, n, resale, y)
+        if g == 0.0:
+            break
+        if g < 0.0:
+            lo = y
+        else:
+            hi = y
+        if dg == 0.0 or ((y - hi) * dg - g) * ((y - lo) * dg - g) > 0.0 \
+                or abs(2.0 * g) > abs(dx_old * dg):
+            dx_old = dx
+            dx = 0.5 * (hi - lo)
+            y = lo + dx
+        else:
+            dx_old = dx
+            dx = g / dg
+            y -= dx
+        if abs(dx) < 1e-14 * max(1.0, abs(y)):
+            break
+    return math.expm1(y)
+@njit(**_JIT)
+def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
+    """Month-by-month flows of buy, rent, owned, hybrid of every row at every demand.
+
+    Fills ``res`` (rows, demands, NRES): payback month, peak cash need, buy's fleet and
+    storage at the horizon, buy's capex, buy's level cost by component and the npv;
+    ``irr`` (rows, demands, 2) of buy and hybrid when ``want_irr``; ``cash`` (rows,
+    demands, months, 4), the cumulative discounted flow, when ``want_cash`` (months past a
+    row's horizon repeat its final value).
+    """
+    k = np.empty((NV, M))
+    s = np.empty(NS)
+    fb = np.empty(M)
+    fh = np.empty(M)
+    cum = np.empty(4)
+    low = np.empty(4)
+    flow = np.empty(4)
+    for i in range(X.shape[0]):
+        _row(X[i], k, s)
+        T = int(s[T_])
+        for j in range(demands.shape[0]):
+            dem = demands[j]
+            nh_end = 0.0
+            for t in range(T):
+                nh_end = max(nh_end, math.floor(dem * k[QH, t] * (1.0 + EPS)))
+            fixed_h = (s[SOV] - s[STAFF]) if nh_end > 0 else 0.0
+            n = 0.0
+            paid = 0.0
+            top = 0.0
+            nh = 0.0
+            paid_h = 0.0
+            top_h = 0.0
+            res_b = 0.0
+            res_h = 0.0
+            capn = 0.0
+            caps = 0.0
+            init = 0.0
+            c_hw = 0.0
+            c_pw = 0.0
+            c_up = 0.0
+            c_st = 0.0
+            c_api = 0.0
+            for w in range(4):
+                cum[w] = 0.0
+                low[w] = 0.0
+                res[i, j, PAY + w] = np.inf
+            for t in range(T):
+                d = k[D, t]
+                demand_t = dem * k[GD, t]
+                api = k[P, t] * demand_t
+                phi = k[PHI, t]
+                # buy, owned, rent: a fleet for all demand
+                c = math.ceil(dem * k[Q, t] * (1.0 - EPS))
+                new = max(c, n) - n
+                n += new
+                capex_n = new * k[PP, t]
+                paid += capex_n
+                res_b += capex_n * k[RS, t]
+                tb = s[TBPT] * phi * demand_t
+                new_tb = max(tb, top) - top
+                top += new_tb
+                capex_s = new_tb * s[SSD]
+                common = phi * api + s[SOV] - s[STAFF] - capex_s
+                upkeep = s[MF12] * paid
+                flow[0] = common - n * s[POWER] - upkeep - capex_n
+                flow[1] = common - c * phi * k[GRH, t]
+                flow[2] = common - n * (s[POWER] + s[MF12] * s[NODE0])
+                # hybrid: a base-load fleet, the rest to the API
+                f = math.floor(dem * k[QH, t] * (1.0 + EPS))
+                new_h = max(f, nh) - nh
+                nh += new_h
+                capex_nh = new_h * k[PP, t]
+                paid_h += capex_nh
+                res_h += capex_nh * k[RS, t]
+                served = phi * min(demand_t, nh * k[CAPH, t] if nh > 0.0 else 0.0)
+                tb_h = s[TBPT] * served
+                new_tbh = max(tb_h, top_h) - top_h
+                top_h += new_tbh
+                flow[3] = (k[P, t] * served + fixed_h - nh * s[POWER] - s[MF12] * paid_h
+                           - capex_nh - new_tbh * s[SSD])
+                fb[t] = flow[0]
+                fh[t] = flow[3]
+                capn += capex_n
+                caps += capex_s
+                if t == 0:
+                    init = capex_n + capex_s
+                c_hw += d * capex_n
+                c_pw += d * n * s[POWER]
+                c_up += d * upkeep
+                c_st += d * capex_s
+                c_api += d * (1.0 - phi) * api
+                for w in range(4):
+                    cum[w] += d * flow[w]
+                if t == T - 1:
+                    cum[0] += s[DT] * res_b
+                    cum[3] += s[DT] * res_h
+                for w in range(4):
+                    if cum[w] >= 0.0 and res[i, j, PAY + w] == np.inf:
+                        res[i, j, PAY + w] = t + 1.0
+                    if cum[w] < low[w]:
+                        low[w] = cum[w]
+                    if want_cash:
+                        cash[i, j, t, w] = cum[w]
+            if want_cash:
+                for t in range(T, M):
+                    for w in range(4):
+                        cash[i, j, t, w] = cum[w]
+            if nh_end == 0:  # a hybrid without a node is the API: it never spends ahead
+                res[i, j, PAY + 3] = 0.0
+            for w in range(4):
+                res[i, j, PEAK + w] = -low[w]
+                res[i, j, NPV + w] = cum[w]
+            res[i, j, NODES] = n
+            res[i, j, TB] = top
+            res[i, j, INIT] = init
+            res[i, j, CAPN] = capn
+            res[i, j, CAPS] = caps
+            a = s[ANN]
+            res[i, j, COMP + 0] = (c_hw - s[DT] * res_b) / a
+            res[i, j, COMP + 1] = c_pw / a
+            res[i, j, COMP + 2] = c_up / a
+            res[i, j, COMP + 3] = c_st / a
+            res[i, j, COMP + 4] = s[STAFF]
+            res[i, j, COMP + 5] = c_api / a
+            if want_irr:
+                irr[i, j, 0] = _irr(fb, T, res_b)
+                irr[i, j, 1] = _irr(fh, T, res_h)
