@@ -155,7 +155,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)
     first, _, shift = evaluate_chunk(plan, *plan.first)
-    extra = _dependence(plan, first, extra, shapley_progress)
+    extra = _dependence(plan, first, extra, shapley_progress, progress)
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
@@ -199,8 +199,17 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
     return xr.open_dataset(out, engine="h5netcdf")
 
 
-def _dependence(plan, first, extra, progress):
-    """The book's correlation matrices and the Shapley effects, as extra results."""
+def _dependence(plan, first, extra, progress, sampling_progress=None):
+    """The book's correlation matrices, the independence check and the Shapley effects.
+
+    Without a Shapley progress callback, the run's own ``progress`` is called with 0 base
+    samples done at each block of Shapley rows, so a caller that cancels by raising from
+    it (the browser app) can stop the Shapley pass too.
+    """
+    if progress is None and sampling_progress is not None:
+        def progress(done, total):
+            sampling_progress(0, plan.samples)
+
     from .dependence import correlation_dataset, independence_check
     from .evaluate import _targets_array
     from .shapley import shapley_dataset
