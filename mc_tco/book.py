@@ -1,12 +1,14 @@
 """Assumption books: hand-written TOML files that put a distribution on every model input.
 
-A book has four tables::
+A book has these tables::
 
     [book]                      name, description, model = "module:function" (optional)
     [grid.<dim>]                start, stop, num, spacing = "log" | "linear", unit
                                 (or values = [...]); include = [...] adds exact points
     [analysis]                  targets, report, focus, distributions (all optional)
     [inputs.<name>]             dist = "<family>", the family's fields, unit, source, group
+    [[correlation]]             between = [a, b], spearman = r (or kendall = tau), source
+                                (optional, any number; pairs not listed are independent)
 
 :func:`load_book` reads one and checks everything it can without the model: TOML syntax,
 families, fields, types, ranges. The error names the file, the line when it can be found,
@@ -28,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .copula import CorrelationError, CorrelationMatrix, check_correlation_matrix
 from .distributions import (
     FAMILIES,
     LIST_FIELDS,
@@ -41,10 +44,13 @@ from .errors import BookError
 
 __all__ = ["DEFAULT_BOOK", "Book", "Grid", "Input", "find_default_book", "load_book", "loads_book"]
 
-_TOP_LEVEL = {"book", "grid", "analysis", "inputs"}
+_TOP_LEVEL = {"book", "grid", "analysis", "inputs", "correlation"}
 _BOOK_FIELDS = {"name", "description", "model"}
 _GRID_FIELDS = {"start", "stop", "num", "spacing", "unit", "include", "values", "description"}
-_ANALYSIS_FIELDS = {"targets", "report", "focus", "distributions"}
+_ANALYSIS_FIELDS = {"targets", "report", "focus", "distributions", "repair_correlations"}
+_CORRELATION_FIELDS = {"between", "spearman", "kendall", "source"}
+#: values of ``[analysis] repair_correlations``
+REPAIRS = ("nearest",)
 _INPUT_META = {"dist", "unit", "source", "group", "description"}
 _MAX_GRID = 100_000
 #: dims of the results file that the engine makes; a grid dim or an input cannot take them
@@ -194,6 +200,10 @@ class Book:
     grid: dict[str, Grid] = field(default_factory=dict)
     analysis: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, Input] = field(default_factory=dict)
+    #: the ``[[correlation]]`` tables as written (between, spearman or kendall, source)
+    correlations: list[dict[str, Any]] = field(default_factory=list)
+    #: their validated matrix over the uncertain inputs; None when there are none
+    correlation: CorrelationMatrix | None = None
 
     def __repr__(self) -> str:
         """Short: a notebook shows the name, the file and what is in it, not the TOML."""
@@ -201,6 +211,8 @@ class Book:
         grid = ", ".join(f"{d}: {g.values.size}" for d, g in self.grid.items())
         return (f"<Book {self.name!r} from {self.path!r}: {n} inputs ({k} uncertain)"
                 + (f", grid {grid}" if grid else "")
+                + (f", {len(self.correlations)} correlation{'s' * (len(self.correlations) > 1)}"
+                   if self.correlations else "")
                 + (f", model {self.model}" if self.model else "") + ">")
 
     @property
@@ -327,7 +339,7 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
         raise err(
             unknown[0],
             f"unknown table or key '{unknown[0]}'; a book has [book], [grid.<dim>], "
-            "[analysis] and [inputs.<name>]",
+            "[analysis], [inputs.<name>] and [[correlation]]",
         )
     meta = _table(data, "book", err)
     _no_unknown(meta, _BOOK_FIELDS, "book", err)
@@ -362,6 +374,8 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
                 f"inputs.{name}",
                 f"'{name}' is both an input and a grid dimension ([grid.{name}]); rename one",
             )
+    correlations, matrix = _correlations(data.get("correlation", []), inputs, analysis, text,
+                                         path)
     return Book(
         path=path,
         text=text,
@@ -371,6 +385,8 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
         grid=grids,
         analysis=analysis,
         inputs=inputs,
+        correlations=correlations,
+        correlation=matrix,
     )
 
 
@@ -569,6 +585,16 @@ def _analysis(spec: dict, err) -> dict:
                 out["report"][dim] = list(pts)
             else:
                 out["report"][dim] = _number_list(pts, "analysis.report", dim, err)
+    if "repair_correlations" in spec:
+        repair = spec["repair_correlations"]
+        if repair not in REPAIRS:
+            raise err(
+                "analysis.repair_correlations",
+                f"repair_correlations must be \"nearest\" (Higham's nearest valid "
+                f"correlation matrix), got {_show(repair)}; or leave it out",
+                "repair_correlations",
+            )
+        out["repair_correlations"] = repair
     if "focus" in spec:
         focus = spec["focus"]
         if not isinstance(focus, dict):
@@ -675,6 +701,70 @@ def _input(name: str, spec, text: str, err) -> Input:
         dist=dist,
         line=_locate(text, where, None),
     )
+
+
+def _correlations(raw, inputs: dict[str, Input], analysis: dict, text: str, path: str):
+    """The ``[[correlation]]`` tables, checked, and their matrix (None without any)."""
+    def err(index, message, field_name=None):
+        where = "correlation" if index is None else f"correlation {index + 1}"
+        return BookError(path, where, message, _locate_correlation(text, index, field_name))
+
+    if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+        raise err(None, "correlations are tables: write each pair as [[correlation]] "
+                  'with between = ["a", "b"], spearman = 0.5 and source = "..."')
+    pairs = []
+    for index, corr in enumerate(raw):
+        extra = sorted(set(corr) - _CORRELATION_FIELDS)
+        if extra:
+            raise err(index, f"unknown field '{extra[0]}'; a [[correlation]] takes between, "
+                      "spearman or kendall, and source", extra[0])
+        if "between" not in corr:
+            raise err(index, 'missing field \'between\'; add between = ["a", "b"] naming two '
+                      "uncertain inputs")
+        source = corr.get("source", "")
+        if not isinstance(source, str):
+            raise err(index, f"source must be a string in quotes, got {_show(source)}",
+                      "source")
+        pairs.append(dict(corr))
+    uncertain = [i.name for i in inputs.values() if not i.is_constant]
+    try:
+        matrix = check_correlation_matrix(list(inputs), pairs, uncertain,
+                                          repair=analysis.get("repair_correlations"))
+    except CorrelationError as exc:
+        index = exc.index
+        if index is None and exc.pair is not None:  # the pair that moved most, if written
+            key = set(exc.pair)
+            index = next((i for i, c in enumerate(pairs)
+                          if isinstance(c.get("between"), list) and set(c["between"]) == key),
+                         None)
+        raise err(index, exc.reason, exc.field if exc.index is not None else None) from None
+    if not pairs:
+        return [], None
+    written = []
+    for corr in pairs:
+        kind = "kendall" if "kendall" in corr else "spearman"
+        written.append({"between": list(corr["between"]), "kind": kind,
+                        "value": float(corr[kind]), "source": corr.get("source", "")})
+    return written, matrix
+
+
+def _locate_correlation(text: str, index: int | None, field_name: str | None) -> int | None:
+    """Line of the ``index``-th ``[[correlation]]`` header (or of its ``field_name``)."""
+    lines = text.splitlines()
+    headers = [i for i, line in enumerate(lines)
+               if re.match(r"^\s*\[\[\s*correlation\s*\]\]", line)]
+    if not headers:  # correlation = ... as a key, or [correlation] as one table
+        pat = re.compile(r"^\s*(\[\s*correlation\s*\]|correlation\s*=)")
+        return next((i + 1 for i, line in enumerate(lines) if pat.match(line)), None)
+    header = headers[0] if index is None or index >= len(headers) else headers[index]
+    if field_name:
+        pat = re.compile(rf"^\s*{re.escape(field_name)}\s*=")
+        for i in range(header + 1, len(lines)):
+            if lines[i].lstrip().startswith("["):
+                break
+            if pat.match(lines[i]):
+                return i + 1
+    return header + 1
 
 
 def _fields_hint(fam) -> str:

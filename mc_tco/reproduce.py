@@ -19,6 +19,7 @@ import xarray as xr
 
 from .book import loads_book
 from .engine import plan_run, run
+from .engine.plan import shapley_permutations_for
 from .errors import OptionError
 
 __all__ = ["Comparison", "compare_results", "rerun", "stored_options"]
@@ -64,6 +65,9 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
         # and no adaptive size; their family check, if any, is in the variables
         options.update(target_halfwidth=None, max_samples=None,
                        family_check="family_check_p_positive" in ds)
+        # nor Shapley effects (issue 13)
+        options.update(shapley="shapley" in ds, shapley_permutations=shapley_permutations_for(
+            int(options.get("samples", 0))))
     known = set(inspect.signature(plan_run).parameters) - {"book"}
     unknown = sorted(set(options) - known)
     if unknown:

@@ -62,6 +62,8 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     label = a.get("indicator_label", "> 0")
     out = []
     runs = f"{a['model_runs']:,} model runs"
+    if "shapley_evaluations" in a:
+        runs += f" (+ {int(a['shapley_evaluations']):,} for the Shapley effects)"
     head = f"{a['book_name']} ({a['book_path']})"
     out.append(head)
     out.append(
@@ -92,6 +94,9 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 line.append(fmt_prob_ci(p, lo, hi))
             body.append(line)
         out.append(_table(header, body))
+    if "independent_p_positive" in ds:
+        out.append("")
+        out.append(_independence_table(ds, targets, label, conf))
     for name in ds.mc_tco.distributions:
         q = ds[f"{name}_quantile"]
         never, never_ci = ds[f"{name}_p_never"], ds[f"{name}_p_never_ci"]
@@ -123,11 +128,21 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     )
     where = f" at {where}" if where else ""
     hinted = False
+    if "correlation_used" in ds:
+        out.append("")
+        within = bool(ds.attrs.get("groups_independent"))
+        out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
+                   "Shapley effects shown" + (
+                       " (with grouped Sobol' indices, exact: every correlation stays "
+                       "within a group)" if within and "ST_group" in ds else
+                       "; every correlation stays within a group, so grouped Sobol' "
+                       "indices (--by group) would be exact" if within else ""))
     for t in targets:
         for target in (f"{t}>0", t):
             plain = label in ("> 0", "")
             what = (f"'{t} > 0'" + ("" if plain else f" ({label})") if target.endswith(">0")
                     else f"'{t}'")
+            by = "Shapley effect" if "correlation_used" in ds else "ST"
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
                 if not hinted:
@@ -139,7 +154,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 continue
             out.append("")
             if not np.isfinite(st.values).any():
-                out.append(f"Inputs ranked by ST for {what}{where}: not defined, the "
+                out.append(f"Inputs ranked by {by} for {what}{where}: not defined, the "
                            "target does not vary there")
                 continue
             if target.endswith(">0"):
@@ -147,24 +162,62 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                 wins = round(p * ds.sizes["sample"])
                 if min(wins, ds.sizes["sample"] - wins) < RARE:
                     out.append(
-                        f"Inputs ranked by ST for {what}{where}: only {wins:,} of "
+                        f"Inputs ranked by {by} for {what}{where}: only {wins:,} of "
                         f"{ds.sizes['sample']:,} scenarios "
                         f"{('has' if wins == 1 else 'have') if wins < RARE else 'miss'} "
                         f"{t} > 0 here, too few to rank the inputs (see the ranking "
                         "for the target itself below, or raise --samples)"
                     )
                     continue
+            correlated = "correlation_used" in ds  # per-input S1/ST are not defined then
             for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
-                if f"ST{suffix}" not in ds:
+                if f"ST{suffix}" not in ds or (correlated and dim == "input"):
                     continue
+                if correlated and not ds.attrs.get("groups_independent"):
+                    out.append(f"Groups not ranked by Sobol' indices for {what}: correlations "
+                               "cross the book's groups, so the groups are not independent")
+                    continue
+                exact = " (exact: every correlation stays within a group)" if correlated else ""
                 out.append(f"Top {noun} by total Sobol' index ST for {what}{where} "
-                           f"(± {conf} {_ci_label(ds)} half-width)")
+                           f"(± {conf} {_ci_label(ds)} half-width){exact}")
                 out.append(_ranking(ds, suffix, dim, target, focus))
             if "S2" in ds or "ST_group" in ds:
                 out.append(EXTRA_ROWS_NOTE)
+            if "shapley" in ds:
+                out.append(f"Top inputs by Shapley effect for {what}{where} "
+                           f"(± {conf} half-width; the effects sum to 1)")
+                out.append(_shapley_ranking(ds, target, focus))
             if "S2" in ds:
                 out.append(f"Largest second-order indices S2 for {what}{where}")
                 out.append(_pairs(ds, target, focus))
+    return "\n".join(out)
+
+
+def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
+    """P(target > 0) without the correlations, and the change they make (points)."""
+    out = []
+    for t in targets:
+        prob = ds["independent_p_positive"].sel(target=f"{t}>0")
+        change = ds["correlation_change_ci"].sel(target=f"{t}>0")
+        col_dim, cols, rows = _layout(ds, prob)
+        unit = ds[col_dim].attrs.get("units", "") if col_dim else ""
+        what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
+        out.append(f"Does the answer depend on the correlations? P({what}) with the inputs "
+                   f"independent (same Sobol' points, first "
+                   f"{int(ds.attrs.get('independence_check_samples', 0)):,} samples), and "
+                   f"the {conf} interval of what the correlations change (points)")
+        header = [f"{col_dim} ({unit})" if col_dim else ""] + [
+            fmt_value(c, unit) if c is not None else "" for c in cols]
+        body = []
+        for row in rows:
+            line = [", ".join(str(v) for v in row.values()) or t]
+            for c in cols:
+                point = {**row, **({col_dim: c} if col_dim else {})}
+                p = float(_sel(prob, point))
+                lo, hi = (100 * float(v) for v in _sel(change, point).values)
+                line.append(f"{p:.1%} ({lo:+.1f} to {hi:+.1f})")
+            body.append(line)
+        out.append(_table(header, body))
     return "\n".join(out)
 
 
@@ -264,6 +317,19 @@ def _ranking(ds: xr.Dataset, suffix: str, dim: str, target: str, focus: dict, to
     return _table(["", "", ""], rows).split("\n", 1)[1]
 
 
+def _shapley_ranking(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
+    """Rows 'rank. name  Shapley x ± e', by decreasing effect."""
+    sh = _sel(ds["shapley"].sel(target=target), focus)
+    half = _sel(ds["shapley_conf"].sel(target=target), focus)
+    if not np.isfinite(sh.values).any():
+        return "  (not defined: the target does not vary here)"
+    order = np.argsort(-np.nan_to_num(sh.values, nan=-np.inf))[:top]
+    rows = [[f"{rank}. {sh['input'].values[j]}",
+             f"Shapley {sh.values[j]:.3f} ± {half.values[j]:.3f}"]
+            for rank, j in enumerate(order, 1)]
+    return _table(["", ""], rows).split("\n", 1)[1]
+
+
 def _pairs(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
     s2 = _sel(ds["S2"].sel(target=target), focus)
     s2_conf = _sel(ds["S2_conf"].sel(target=target), focus)
@@ -303,4 +369,28 @@ def inputs_table(book) -> str:
         lines.append("  ".join(cells) + "  " + r[-1])
     n_unc, n_const = len(book.uncertain), len(book.constants)
     title = f"{book.name} ({book.path}): {n_unc} uncertain inputs, {n_const} constants"
-    return title + "\n" + "\n".join(lines)
+    return title + "\n" + "\n".join(lines) + _correlations_table(book)
+
+
+def _correlations_table(book) -> str:
+    """The book's [[correlation]] pairs with their sources ('' when there are none)."""
+    if not book.correlations:
+        return ""
+    corr = book.correlation
+    col = {n: j for j, n in enumerate(corr.names)}
+    achieved = corr.achieved
+    rows = []
+    for c in book.correlations:
+        a, b = c["between"]
+        value = f"{c['kind']} {c['value']:+.2f}"
+        if corr.repaired:
+            value += f" (repaired: {achieved[col[a], col[b]]:+.2f})"
+        rows.append([f"{a} ~ {b}", value, c["source"] or "(no source)"])
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    lines = [f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2]}" for r in rows]
+    head = (f"\n\nCorrelations ({len(rows)}; a Gaussian copula, margins unchanged; pairs "
+            "not listed are independent)")
+    if corr.repaired:
+        head += (f"; not jointly possible as written (smallest eigenvalue "
+                 f"{corr.min_eigenvalue:.3g}): the sample uses the nearest valid matrix")
+    return head + "\n" + "\n".join(lines)

@@ -155,6 +155,7 @@ def test_evpi_by_demand(default_run):
     e = evpi_by_demand(default_run)
     assert e.dims == ("demand",) and e.sizes == {"demand": default_run.sizes["demand"]}
     assert (e.values >= 0).all() and "evpi_se" in e.coords and e.attrs["units"] == "USD/month"
+    # every strategy but owned (decision_data's default): api, buy, rent, hybrid in v2
     nb = default_run.saving.sel(demand=3e12, strategy=["api", "buy", "rent", "hybrid"]).values
     assert float(e.sel(demand=3e12)) == pytest.approx(evpi(nb)[0])
     assert str(e.best_option.sel(demand=1e9).values) == "api"

@@ -75,7 +75,8 @@ def test_run_options_store_every_keyword_of_run(two_runs):
                        "chunk_size": 256, "second_order": False, "ci": "rqmc",
                        "replicates": 8, "estimator": "saltelli", "by_group": False,
                        "keep_samples": "all", "target_halfwidth": None, "max_samples": None,
-                       "family_check": False}
+                       "family_check": False, "shapley": False,
+                       "shapley_permutations": 128}  # N / 2
     import inspect
 
     from mc_tco.engine import plan_run

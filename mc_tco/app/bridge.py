@@ -114,11 +114,14 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
     """``mc-tco run BOOK --samples N --seed S`` in memory (same options, same numbers).
 
     Runs on the calling thread (``scheduler="synchronous"``; the numbers do not depend on
-    the scheduler) so that several browser tabs share the 2 cores fairly.
+    the scheduler) so that several browser tabs share the 2 cores fairly. Without Shapley
+    effects (the page does not show them; a book with correlations would otherwise more
+    than double every preview's model runs).
     """
     from ..engine import run
 
-    return run(book, samples=samples, seed=seed, progress=progress, scheduler="synchronous")
+    return run(book, samples=samples, seed=seed, progress=progress, scheduler="synchronous",
+               shapley=False)
 
 
 def results_path(book) -> Path:

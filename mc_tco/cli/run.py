@@ -64,11 +64,20 @@ from ._common import Progress, book_argument, friendly, unit_notes
               help="Also rerun the base sample with each bounded input's family swapped "
                    "(uniform, triangular, PERT over the same range); store and print how far "
                    "P(beats the API) and the break-even move.")
+@click.option("--shapley/--no-shapley", default=None,
+              help="Also estimate Shapley effects (share of the variance per input, valid "
+                   "when inputs are correlated) for every target at every grid point. "
+                   "[default: on when the book has [[correlation]] pairs, which then rank "
+                   "the inputs]")
+@click.option("--shapley-permutations", type=int, default=None,
+              show_default="N / 2, from 64 to 4096",
+              help="Random permutations of the Shapley estimator: it costs permutations x "
+                   "(4 + 3 x (inputs - 1)) model runs; half-widths shrink as 1/sqrt.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
 def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_level, chunk_size,
         second_order, by, target_halfwidth, max_samples, scheduler, keep_samples, family_check,
-        quiet):
+        shapley, shapley_permutations, quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -98,7 +107,8 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         conf_level=conf_level, chunk_size=chunk_size, second_order=second_order,
         keep_samples=keep_samples, by_group=by == "group", ci=ci, replicates=replicates,
         estimator=estimator, target_halfwidth=target_halfwidth, max_samples=max_samples,
-        family_check=family_check,
+        family_check=family_check, shapley=shapley,
+        shapley_permutations=shapley_permutations,
     )
     plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     if not quiet:
@@ -122,7 +132,8 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
 
     with execute(plan, progress=Progress("sampling", enabled=not quiet), scheduler=scheduler,
                  out=out, on_step=on_step,
-                 family_progress=Progress("family check", enabled=not quiet)) as ds:
+                 family_progress=Progress("family check", enabled=not quiet),
+                 shapley_progress=Progress("Shapley effects", enabled=not quiet)) as ds:
         if not quiet:
             click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
             if ds.attrs.get("converged") == 0:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..book import Book, Grid
+from ..copula import to_correlated_unit
 from ..design import SaltelliDesign
 from ..errors import BookError, OptionError
 from ..models import ModelSpec, check_book, resolve_model, spec_of
@@ -29,9 +30,23 @@ from ..sensitivity.sobol import (
     rqmc_seeds,
 )
 
-__all__ = ["DEFAULT_SAMPLES", "KEEP_SAMPLES", "Plan", "RunSums", "check_samples", "plan_run"]
+__all__ = ["DEFAULT_SAMPLES", "KEEP_SAMPLES", "Plan", "RunSums", "check_samples", "plan_run",
+           "shapley_permutations_for"]
 
 DEFAULT_SAMPLES = 8192
+#: random permutations of the Shapley effects at the default sample size and above; see
+#: :mod:`mc_tco.engine.shapley` for the cost and the half-widths they give
+DEFAULT_SHAPLEY_PERMUTATIONS = 4096
+
+
+def shapley_permutations_for(samples: int, max_samples: int | None = None) -> int:
+    """The default permutations of the Shapley effects for a run of ``samples``.
+
+    ``--samples`` is the run's precision knob: half the (largest) base sample, from 64 up
+    to :data:`DEFAULT_SHAPLEY_PERMUTATIONS` (4096 at the default 8192), so a quick run
+    (``-n 64``) gets a quick, rough ranking and the default run half-widths of ~0.01-0.02.
+    """
+    return int(min(DEFAULT_SHAPLEY_PERMUTATIONS, max(64, (max_samples or samples) // 2)))
 MIN_SAMPLES = 16
 DEFAULT_RESAMPLES = 100
 #: independent scrambles of the design behind the default (randomized-QMC) intervals
@@ -94,6 +109,10 @@ class Plan:
     family_check: bool = False
     #: the base sample the run was asked for (``samples`` may have grown by doubling)
     requested_samples: int | None = None
+    #: also estimate Shapley effects (the ranking of a book with correlations)
+    shapley: bool = False
+    #: random permutations of the Shapley estimator (``shapley_permutations_for``)
+    shapley_permutations: int = DEFAULT_SHAPLEY_PERMUTATIONS
     design: SaltelliDesign = field(init=False)
     designs: list[SaltelliDesign] = field(init=False)
 
@@ -130,6 +149,11 @@ class Plan:
     def base_points(self, start: int, stop: int) -> np.ndarray:
         """Unit-cube points (A | B) of base samples ``start .. stop-1``, shape (n, 2D).
 
+        With correlations in the book, the ``A`` and ``B`` halves each go through the
+        Gaussian copula (:func:`mc_tco.copula.to_correlated_unit`, row by row, so a chunk
+        gives the same points as the whole run): every ``A`` and ``B`` row is a draw from
+        the joint distribution, with the margins unchanged.
+
         With R scrambles, base sample ``g`` is point ``g // R`` of scramble ``g % R``
         (interleaved), so any prefix of the samples holds every scramble equally and a run
         grown by doubling equals a run made at the final size. ``start`` and ``stop`` must
@@ -137,11 +161,18 @@ class Plan:
         """
         r = self.n_replicates
         if r == 1:
-            return self.design.base(start, stop)
-        if start % r or stop % r:
-            raise ValueError(f"chunk [{start}, {stop}) must align with {r} replicates")
-        parts = [d.base(start // r, stop // r) for d in self.designs]
-        return np.stack(parts, axis=1).reshape(stop - start, -1)
+            points = self.design.base(start, stop)
+        else:
+            if start % r or stop % r:
+                raise ValueError(f"chunk [{start}, {stop}) must align with {r} replicates")
+            parts = [d.base(start // r, stop // r) for d in self.designs]
+            points = np.stack(parts, axis=1).reshape(stop - start, -1)
+        corr = self.book.correlation
+        if corr is not None:
+            d = self.design.num_inputs
+            points[:, :d] = to_correlated_unit(points[:, :d], corr.used)
+            points[:, d:] = to_correlated_unit(points[:, d:], corr.used)
+        return points
 
     def new_sums(self, shift: np.ndarray) -> RunSums:
         """Empty Sobol' sums (one per scramble) for this plan's estimator and interval."""
@@ -203,8 +234,14 @@ def plan_run(
     target_halfwidth: float | None = None,
     max_samples: int | None = None,
     family_check: bool = False,
+    shapley: bool | None = None,
+    shapley_permutations: int | None = None,
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
+
+    ``shapley`` None (the default) estimates Shapley effects when the book has
+    correlations; True for any book, False never. ``shapley_permutations`` sets their cost
+    (None: :func:`shapley_permutations_for` the sample size).
 
     Raises
     ------
@@ -249,6 +286,14 @@ def plan_run(
             )
     else:
         replicates = 1
+    if shapley_permutations is None:
+        shapley_permutations = shapley_permutations_for(samples, max_samples)
+    if (isinstance(shapley_permutations, bool) or not isinstance(shapley_permutations, int)
+            or not 16 <= shapley_permutations <= 1_000_000):
+        raise OptionError("--shapley-permutations must be a whole number from 16 to "
+                          f"1000000, got {shapley_permutations!r}")
+    if shapley not in (None, True, False):
+        raise OptionError(f"shapley must be True, False or None (auto), got {shapley!r}")
     if keep_samples not in KEEP_SAMPLES:
         raise OptionError(
             f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
@@ -305,6 +350,8 @@ def plan_run(
         target_halfwidth=None if target_halfwidth is None else float(target_halfwidth),
         max_samples=None if max_samples is None else int(max_samples),
         family_check=bool(family_check),
+        shapley=book.correlation is not None if shapley is None else bool(shapley),
+        shapley_permutations=int(shapley_permutations),
     )
 
 

@@ -29,6 +29,7 @@ def run(
     out: str | Path | None = None,
     on_step: Callable[[dict], None] | None = None,
     family_progress: Progress | None = None,
+    shapley_progress: Progress | None = None,
     **options: Any,
 ) -> xr.Dataset:
     """Run the Monte Carlo and Sobol' analysis of ``book``.
@@ -48,13 +49,16 @@ def run(
         Called with each doubling's record of a ``target_halfwidth`` run.
     family_progress : callable, optional
         ``progress(done, total)`` in variants of the family check.
+    shapley_progress : callable, optional
+        ``progress(done, total)`` in model rows of the Shapley effects.
     **options
         The options of :func:`plan_run`, each the keyword of a ``mc-tco run`` option:
         ``samples`` (base sample size N, a power of two; the model runs N (K + 2) rows),
         ``seed``, ``ci`` ("rqmc", "asymptotic" or "bootstrap"), ``replicates``,
         ``resamples``, ``estimator``, ``conf_level``, ``chunk_size`` (never changes the
         numbers), ``second_order``, ``by_group``, ``keep_samples``, ``target_halfwidth``,
-        ``max_samples``, ``family_check``. All of them are stored in the results
+        ``max_samples``, ``family_check``, ``shapley`` (None: when the book has
+        correlations), ``shapley_permutations``. All of them are stored in the results
         (``run_options``), so ``mc-tco rerun`` reproduces the file.
 
     Returns
@@ -83,7 +87,8 @@ def run(
 
         book = load_book(book)
     return execute(plan_run(book, **options), progress=progress, scheduler=scheduler, out=out,
-                   on_step=on_step, family_progress=family_progress)
+                   on_step=on_step, family_progress=family_progress,
+                   shapley_progress=shapley_progress)
 
 
 def execute(
@@ -94,6 +99,7 @@ def execute(
     on_step: Callable[[dict], None] | None = None,
     extra: xr.Dataset | None = None,
     family_progress: Progress | None = None,
+    shapley_progress: Progress | None = None,
 ) -> xr.Dataset:
     """Evaluate a checked :class:`Plan` chunk by chunk and summarise.
 
@@ -119,6 +125,8 @@ def execute(
         Further results computed beside the run, stored with it.
     family_progress : callable, optional
         ``progress(done, total)`` in variants of the family check.
+    shapley_progress : callable, optional
+        ``progress(done, total)`` in model rows of the Shapley effects (``plan.shapley``).
 
     Ctrl-C and SIGTERM stop the run at any moment (:mod:`.interrupt`): the temporary
     file is removed, a previous results file stays as it was, and
@@ -127,10 +135,12 @@ def execute(
     check_scheduler(scheduler)
     plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     with stop_on_signals():
-        return _execute(plan, progress, scheduler, out, on_step, extra, family_progress)
+        return _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
+                        shapley_progress)
 
 
-def _execute(plan, progress, scheduler, out, on_step, extra, family_progress):
+def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
+             shapley_progress=None):
     from ..io import atomic_path
     from ..store import BaseStore
 
@@ -145,6 +155,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress):
         family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)
     first, _, shift = evaluate_chunk(plan, *plan.first)
+    extra = _dependence(plan, first, extra, shapley_progress, progress)
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
@@ -186,3 +197,29 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress):
         store.add(with_extra(summary, extra))
         check()  # a signal swallowed on the way is raised here, before the rename
     return xr.open_dataset(out, engine="h5netcdf")
+
+
+def _dependence(plan, first, extra, progress, sampling_progress=None):
+    """The book's correlation matrices, the independence check and the Shapley effects.
+
+    Without a Shapley progress callback, the run's own ``progress`` is called with 0 base
+    samples done at each block of Shapley rows, so a caller that cancels by raising from
+    it (the browser app) can stop the Shapley pass too.
+    """
+    if progress is None and sampling_progress is not None:
+        def progress(done, total):
+            sampling_progress(0, plan.samples)
+
+    from .dependence import correlation_dataset, independence_check
+    from .evaluate import _targets_array
+    from .shapley import shapley_dataset
+
+    parts = []
+    if plan.book.correlation is not None:
+        parts += [correlation_dataset(plan), independence_check(plan)]
+    if plan.shapley:
+        _, cells = _targets_array(plan, first)
+        parts.append(shapley_dataset(plan, cells, progress))
+    for part in parts:
+        extra = part if extra is None else with_extra(part, extra)
+    return extra

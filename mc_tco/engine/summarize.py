@@ -139,7 +139,8 @@ def run_options(plan: Plan) -> dict[str, Any]:
         "chunk_size": plan.chunk_size, "second_order": plan.second_order,
         "by_group": plan.by_group, "keep_samples": plan.keep_samples,
         "target_halfwidth": plan.target_halfwidth, "max_samples": plan.max_samples,
-        "family_check": plan.family_check,
+        "family_check": plan.family_check, "shapley": plan.shapley,
+        "shapley_permutations": plan.shapley_permutations,
     }
 
 

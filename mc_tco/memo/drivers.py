@@ -13,6 +13,7 @@ from .context import (
     VERB,
     MemoContext,
     _target_words,
+    dependence_sentences,
     ranking_sentences,
 )
 from .fmt import prob, tokens, usd
@@ -37,7 +38,7 @@ def section_sobol(ctx: MemoContext) -> Section:
                       strict=True))
     st_s, st_i = _heatmap_st(ds, s)
     ranked_cols = int(np.isfinite(st_i).any("input").sum())
-    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n)))]
+    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n) + dependence_sentences(ctx)))]
     rows = []
     t = r.table
     for name in [str(v) for v in t["input"].values][:10]:

@@ -168,17 +168,30 @@ class ResultsAccessor:
                          method=ci.attrs.get("method", ""), target=name)
         return out
 
-    def ranking(self, target: str | None = None, index: str = "ST", **at) -> xr.Dataset:
-        """Inputs ranked by ``index`` (ST or S1) at a point, with half-widths.
+    @property
+    def correlations(self) -> list[dict]:
+        """The book's correlated pairs (between, kind, value, source); [] when independent."""
+        return _json(self._ds, "correlations", [])
+
+    def ranking(self, target: str | None = None, index: str | None = None,
+                **at) -> xr.Dataset:
+        """Inputs ranked by ``index`` (ST, S1 or shapley) at a point, with half-widths.
+
+        ``index`` defaults to ``shapley`` when the inputs are correlated (per-input Sobol'
+        indices are not defined then), else ``ST``.
 
         Returns
         -------
         xr.Dataset
-            ``S1``, ``S1_conf``, ``ST``, ``ST_conf`` along ``input``, sorted by ``index``
-            (largest first; NaN last).
+            ``S1``, ``S1_conf``, ``ST``, ``ST_conf`` (and ``shapley``, ``shapley_conf``
+            when the run has them) along ``input``, sorted by ``index`` (largest first;
+            NaN last).
         """
         target = target or (self.targets[0] if self.targets else None)
-        names = [n for n in ("S1", "S1_conf", "ST", "ST_conf") if n in self._ds]
+        if index is None:
+            index = "shapley" if "shapley" in self._ds and self.correlations else "ST"
+        names = [n for n in ("S1", "S1_conf", "ST", "ST_conf", "shapley", "shapley_conf")
+                 if n in self._ds]
         sub = self._ds[names].sel(target=target)
         sub = self._sel_ds(sub, at)
         extra = [d for d in sub[index].dims if d != "input"]

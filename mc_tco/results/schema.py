@@ -58,7 +58,8 @@ COORDS = (
         "0.75, 0.95"),
     Var("ci_bound", ("ci_bound",), "", "'lower', 'upper': the bounds of an interval"),
     Var("group", ("group",), "", "a group of inputs ranked as a block", "--by group"),
-    Var("input_2", ("input_2",), "", "second input of a pair", "--second-order"),
+    Var("input_2", ("input_2",), "", "second input of a pair", "--second-order, "
+        "[[correlation]]"),
     Var("family_variant", ("family_variant",), "", "'book', 'all:<family>' or "
         "'<input>:<family>'", "--family-check"),
     Var("step", ("step",), "1", "a doubling of an adaptive run", "--target-halfwidth"),
@@ -104,6 +105,27 @@ VARIABLES = (
         "--second-order"),
     Var("S2_conf", ("target", "input", "input_2", G), "1", "half-width of S2",
         "--second-order"),
+    Var("shapley", ("target", "input", G), "1", "Shapley effect: the input's share of the "
+        "target's variance, valid with correlated inputs (sum to 1 over inputs; NaN where "
+        "the target is constant). The ranking when the book has correlations",
+        "--shapley, [[correlation]]"),
+    Var("shapley_conf", ("target", "input", G), "1", "half-width of shapley's interval "
+        "(attrs: ci_prob, method)", "--shapley, [[correlation]]"),
+    Var("correlation_rank", ("input", "input_2"), "1", "rank correlations as written "
+        "(Spearman, or Kendall where a pair says so; 0: independent)", "[[correlation]]"),
+    Var("correlation_normal", ("input", "input_2"), "1", "normal correlation of the "
+        "Gaussian copula implied by correlation_rank", "[[correlation]]"),
+    Var("correlation_used", ("input", "input_2"), "1", "normal correlation the sample uses: "
+        "correlation_normal, or its nearest valid matrix with [analysis] "
+        "repair_correlations = \"nearest\"", "[[correlation]]"),
+    Var("independent_p_positive", ("target", G), "1", "P(target > 0) with the inputs "
+        "independent: the base sample rerun on the same Sobol' points without the copula",
+        "[[correlation]]"),
+    Var("independent_p_positive_ci", ("target", G, "ci_bound"), "1", "its interval "
+        "(Wilson)", "[[correlation]]"),
+    Var("correlation_change_ci", ("target", G, "ci_bound"), "1", "interval of p_positive "
+        "minus independent_p_positive (paired, Newcombe 1998 method 10): what the "
+        "correlations change", "[[correlation]]"),
     Var("convergence_samples", ("step",), "1", "base samples after each doubling",
         "--target-halfwidth"),
     Var("convergence_worst_halfwidth", ("step",), "1", "largest ST half-width of the "
@@ -151,6 +173,20 @@ ATTRS = (
     Attr("scheduler", "str", "where the chunks ran (never changes the numbers)"),
     Attr("mc_tco_version", "str", "package versions, shown by rerun when they differ"),
     Attr("created", "str", "UTC time of the run: the only attr two identical runs differ in"),
+    Attr("shapley_evaluations", "int", "model runs of the Shapley effects (besides "
+         "model_runs)", "--shapley, [[correlation]]"),
+    Attr("shapley_method", "str", "the Shapley estimator, its sizes and intervals",
+         "--shapley, [[correlation]]"),
+    Attr("correlations", "JSON list", "the book's pairs: between, kind, value, source",
+         "[[correlation]]"),
+    Attr("correlations_repaired", "int", "1 if the sample uses the nearest valid matrix",
+         "[[correlation]]"),
+    Attr("correlation_min_eigenvalue", "float", "smallest eigenvalue of "
+         "correlation_normal (< 0: not jointly possible as written)", "[[correlation]]"),
+    Attr("groups_independent", "int", "1 if every correlation stays within one of the "
+         "book's groups (grouped Sobol' indices are then exact)", "[[correlation]]"),
+    Attr("independence_check_samples", "int", "base samples of independent_p_positive "
+         "(the first min(N, 8192))", "[[correlation]]"),
     Attr("convergence_path", "JSON list", "each doubling's record", "--target-halfwidth"),
     Attr("converged", "int", "1 if the adaptive run met its target", "--target-halfwidth"),
     Attr("family_check_swapped", "JSON list", "inputs whose family was swapped",
