@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["ARTICLE", "DEFAULT", "shipped_book"]
+__all__ = ["ARTICLE", "DEFAULT", "NEXT_TO_PACKAGE", "shipped_book"]
 
 DEFAULT = "deepseek-v4.1-flash.toml"
 ARTICLE = "article.toml"
-_NEXT_TO_PACKAGE = Path(__file__).resolve().parents[1] / "distributions"
+NEXT_TO_PACKAGE = Path(__file__).resolve().parents[1] / "distributions"
 
 
 def shipped_book(name: str = DEFAULT) -> Path:
@@ -22,4 +22,4 @@ def shipped_book(name: str = DEFAULT) -> Path:
     local = Path("distributions") / name
     if local.is_file():
         return local
-    return _NEXT_TO_PACKAGE / name
+    return NEXT_TO_PACKAGE / name

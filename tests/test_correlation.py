@@ -200,7 +200,7 @@ def test_memo_says_which_ranking_is_valid():
 
     import xarray as xr
 
-    from mc_tco.memo.sections import dependence_sentences
+    from mc_tco.memo.context import dependence_sentences
 
     names = ["a", "b", "c"]
     sh = np.array([0.2, 0.5, 0.3] * 2).reshape(2, 3, 1, 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-import mc_tco.book as book_module
+import mc_tco.shipped as shipped
 from mc_tco.book import DEFAULT_BOOK, find_default_book, load_book
 from mc_tco.cli import main
 from mc_tco.errors import BookError
@@ -24,7 +24,7 @@ def test_the_default_book_is_found_from_any_folder(tmp_path, monkeypatch):
 
 def test_no_default_book_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(book_module, "__file__", str(tmp_path / "pkg" / "mc_tco" / "book.py"))
+    monkeypatch.setattr(shipped, "NEXT_TO_PACKAGE", tmp_path / "pkg" / "distributions")
     with pytest.raises(BookError, match=r"the default book is not here nor next to the mc_tco "
                                         r"package .*give a book's path"):
         load_book(DEFAULT_BOOK)

@@ -1,0 +1,183 @@
+"""Read a book: TOML text -> :class:`~.types.Book`, every mistake a one-line
+:class:`~mc_tco.errors.BookError` with the file, line, field and fix."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from ..errors import BookError
+from .correlations import _correlations
+from .fields import (
+    _analysis,
+    _grid,
+    _input,
+    _no_unknown,
+    _string,
+    _table,
+)
+from .types import (
+    _BOOK_FIELDS,
+    _TOP_LEVEL,
+    Book,
+)
+from .where import _locate
+
+DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
+
+
+def find_default_book() -> Path:
+    """The default book: in ``distributions/`` of the working directory, else next to the
+    package (the repository a checkout or an editable install runs from).
+
+    Raises
+    ------
+    BookError
+        When neither exists, saying where it was looked for and what to do.
+    """
+    from .. import shipped
+
+    candidates = [Path(DEFAULT_BOOK), shipped.NEXT_TO_PACKAGE / shipped.DEFAULT]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise BookError(
+        DEFAULT_BOOK,
+        None,
+        "the default book is not here nor next to the mc_tco package ("
+        + ", ".join(str(c) for c in candidates)
+        + "); give a book's path, e.g. mc-tco run path/to/book.toml",
+    )
+
+
+def load_book(path: str | Path) -> Book:
+    """Read and check an assumption book.
+
+    Parameters
+    ----------
+    path : str or Path
+        A TOML file (see the module docstring for its tables).
+
+    Returns
+    -------
+    Book
+
+    Raises
+    ------
+    BookError
+        With a one-line message naming the file, the line, the input and the fix.
+    """
+    p = Path(path)
+    if str(path) == DEFAULT_BOOK and not p.exists():
+        p = path = find_default_book()
+    if p.is_dir():
+        raise BookError(str(path), None, "is a folder; give the path of a .toml book")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        hint = ""
+        shipped = sorted(Path("distributions").glob("*.toml"))
+        if shipped:
+            hint = "; books here: " + ", ".join(str(s) for s in shipped)
+        raise BookError(str(path), None, "no such file" + hint) from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise BookError(
+            str(path),
+            None,
+            f"is not UTF-8 text (byte {exc.object[exc.start]:#04x}: {exc.reason}); save the "
+            "file as UTF-8 in your editor",
+            line,
+        ) from None
+    except OSError as exc:
+        raise BookError(str(path), None, f"cannot be read ({exc.strerror})") from None
+    return loads_book(text, str(path))
+
+
+def loads_book(text: str, path: str = "<book>") -> Book:
+    """Parse and check a book from its TOML ``text``; ``path`` is used in messages.
+
+    A UTF-8 byte order mark (Windows editors write one) is dropped.
+    """
+    text = text.removeprefix("\ufeff")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        line = int(m.group(1)) if m else None
+        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg) if m else msg
+        where = f"column {m.group(2)}" if m else None
+        fix = "check quotes, brackets and 'key = value' on this line"
+        bad_line = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
+        if "Unescaped '\\'" in what or ("\\" in bad_line and '"' in bad_line):
+            fix = ("a backslash in \"...\" starts an escape; write a Windows path in single "
+                   "quotes, e.g. source = 'C:\\finance\\prices.xlsx', or use / or \\\\")
+        raise BookError(path, where, f"TOML syntax error: {what}; {fix}", line) from None
+    return _from_dict(data, text, path)
+
+
+def _from_dict(data: dict, text: str, path: str) -> Book:
+    def err(where, message, field_name=None):
+        return BookError(path, where, message, _locate(text, where, field_name))
+
+    unknown = sorted(set(data) - _TOP_LEVEL)
+    if unknown:
+        raise err(
+            unknown[0],
+            f"unknown table or key '{unknown[0]}'; a book has [book], [grid.<dim>], "
+            "[analysis], [inputs.<name>] and [[correlation]]",
+        )
+    meta = _table(data, "book", err)
+    _no_unknown(meta, _BOOK_FIELDS, "book", err)
+    book_name = _string(meta, "name", "book", err, default=Path(path).stem)
+    description = _string(meta, "description", "book", err, default="")
+    model = _string(meta, "model", "book", err, default=None)
+    if model is not None and not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", model):
+        raise err(
+            "book.model",
+            f"'{model}' is not of the form 'module:function' "
+            "(e.g. 'mc_tco.models.tco:model' or 'my_model:run')",
+            "model",
+        )
+
+    grids = {}
+    for dim, spec in _table(data, "grid", err).items():
+        grids[dim] = _grid(dim, spec, err)
+
+    analysis = _analysis(_table(data, "analysis", err), err)
+
+    raw_inputs = _table(data, "inputs", err)
+    if not raw_inputs:
+        raise err(
+            None,
+            "the book has no inputs; add at least one [inputs.<name>] table with a 'dist' field",
+        )
+    inputs = {}
+    for name, spec in raw_inputs.items():
+        inputs[name] = _input(name, spec, text, err)
+        if name in grids:
+            raise err(
+                f"inputs.{name}",
+                f"'{name}' is both an input and a grid dimension ([grid.{name}]); rename one",
+            )
+    correlations, matrix = _correlations(data.get("correlation", []), inputs, analysis, text,
+                                         path)
+    return Book(
+        path=path,
+        text=text,
+        name=book_name,
+        description=description,
+        model=model,
+        grid=grids,
+        analysis=analysis,
+        inputs=inputs,
+        correlations=correlations,
+        correlation=matrix,
+    )
+
+
+# ---------------------------------------------------------------------------- pieces
+
+

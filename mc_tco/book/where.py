@@ -1,0 +1,80 @@
+"""Where in the book's text a field is (its line), and the closest name to a misspelt one."""
+
+from __future__ import annotations
+
+import re
+
+
+def _fields_hint(fam) -> str:
+    fields = list(fam.required) + [f"{k} = {v:g}" for k, v in fam.optional.items()]
+    for alt in fam.alternatives:
+        fields.append("(" + ", ".join(alt) + ")")
+    return ", ".join(fields) + " and unit, source, group, description"
+
+
+def _closest(word: str, choices) -> str | None:
+    import difflib
+
+    found = difflib.get_close_matches(word.lower(), list(choices), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------------- lines
+
+
+def _key(part: str) -> str:
+    """Regex of a TOML key, bare or quoted."""
+    return rf"""(?:{re.escape(part)}|"{re.escape(part)}"|'{re.escape(part)}')"""
+
+
+def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
+    """Best-effort line number of ``where`` (``inputs.x`` / ``grid.demand`` / ...) in ``text``."""
+    if not where or not text:
+        return None
+    parts = where.split(".")
+    lines = text.splitlines()
+    header = None
+    # [a.b] table header, or "b = {" inline table inside [a]
+    for depth in range(len(parts), 0, -1):
+        name = r"\s*\.\s*".join(_key(p) for p in parts[:depth])
+        pat = re.compile(rf"^\s*\[\s*{name}\s*\]")
+        for i, line in enumerate(lines):
+            if pat.match(line):
+                header = i
+                break
+        if header is not None:
+            break
+        if depth >= 2:
+            key = _key(parts[depth - 1])
+            parent = r"\s*\.\s*".join(_key(p) for p in parts[: depth - 1])
+            parent_pat = re.compile(rf"^\s*\[\s*{parent}\s*\]")
+            inside = False
+            for i, line in enumerate(lines):
+                if line.lstrip().startswith("["):
+                    inside = bool(parent_pat.match(line))
+                    continue
+                if inside and re.match(rf"^\s*{key}\s*=", line):
+                    return i + 1
+    if header is None:
+        # a table given only through sub-tables ([input.x] for "input"), or a top-level
+        # "key = value" before the first table
+        name = r"\s*\.\s*".join(_key(p) for p in parts)
+        sub = re.compile(rf"^\s*\[\s*{name}\s*\.")
+        key = re.compile(rf"^\s*{name}\s*=") if len(parts) == 1 else None
+        before_tables = True
+        for i, line in enumerate(lines):
+            if sub.match(line):
+                return i + 1
+            if line.lstrip().startswith("["):
+                before_tables = False
+            elif before_tables and key is not None and key.match(line):
+                return i + 1
+        return None
+    if field_name:
+        pat = re.compile(rf"^\s*{re.escape(field_name)}\s*=")
+        for i in range(header + 1, len(lines)):
+            if lines[i].lstrip().startswith("["):
+                break
+            if pat.match(lines[i]):
+                return i + 1
+    return header + 1
