@@ -53,4 +53,4 @@ def test_a_books_repr_is_short(default_book):
     text = repr(default_book)
     assert text.startswith(f"<Book '{default_book.name}' from '{default_book.path}': ")
     assert f"{len(default_book.inputs)} inputs ({len(default_book.uncertain)} uncertain)" in text
-    assert "grid demand: 41" in text and "[inputs." not in text and len(text) < 300
+    assert "grid demand: 42" in text and "[inputs." not in text and len(text) < 300
