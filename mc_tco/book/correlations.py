@@ -11,6 +11,7 @@ from .types import (
     _CORRELATION_FIELDS,
     Input,
 )
+from .where import field_line
 
 
 def _correlations(raw, inputs: dict[str, Input], analysis: dict, text: str, path: str):
@@ -67,13 +68,6 @@ def _locate_correlation(text: str, index: int | None, field_name: str | None) ->
         pat = re.compile(r"^\s*(\[\s*correlation\s*\]|correlation\s*=)")
         return next((i + 1 for i, line in enumerate(lines) if pat.match(line)), None)
     header = headers[0] if index is None or index >= len(headers) else headers[index]
-    if field_name:
-        pat = re.compile(rf"^\s*{re.escape(field_name)}\s*=")
-        for i in range(header + 1, len(lines)):
-            if lines[i].lstrip().startswith("["):
-                break
-            if pat.match(lines[i]):
-                return i + 1
-    return header + 1
+    return field_line(lines, header, field_name)
 
 

@@ -70,6 +70,12 @@ def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
             elif before_tables and key is not None and key.match(line):
                 return i + 1
         return None
+    return field_line(lines, header, field_name)
+
+
+def field_line(lines: list[str], header: int, field_name: str | None) -> int:
+    """Line (1-based) of ``field_name = ...`` in the table whose header is line index
+    ``header``, or the header's line when the field is absent or not asked for."""
     if field_name:
         pat = re.compile(rf"^\s*{re.escape(field_name)}\s*=")
         for i in range(header + 1, len(lines)):
