@@ -1,16 +1,24 @@
-"""The ``mc-tco`` console script: imports the CLI inside a guard, so a Ctrl-C while the
-program is still starting (importing numpy, xarray, ...) is one line and exit code 130,
-not a traceback. Keep this module free of heavy imports."""
+"""The ``mc-tco`` console script: Ctrl-C and SIGTERM are handled from the first moment
+(:func:`mc_tco.interrupt.install`), so a signal while the program is still starting
+(importing numpy, xarray, ...) is one line and exit code 130 (143), not a traceback, and
+never lost. Keep this module free of heavy imports."""
 
 from __future__ import annotations
 
 import sys
 
+from . import interrupt
+
 
 def main() -> None:
+    interrupt.install()
     try:
         from .cli import main as cli_main
-    except KeyboardInterrupt:
-        sys.stderr.write("mc-tco: interrupted; nothing was written\n")
-        sys.exit(130)
+
+        interrupt.check()  # a signal kept by a finalizer during the imports
+    except KeyboardInterrupt as exc:
+        code = getattr(exc, "exit_code", 130)
+        word = "terminated" if code == 143 else "interrupted"
+        sys.stderr.write(f"mc-tco: {word}; nothing was written\n")
+        sys.exit(code)
     cli_main()

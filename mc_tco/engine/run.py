@@ -11,9 +11,9 @@ from typing import Any
 import xarray as xr
 
 from ..book import Book
+from ..interrupt import check, stop_on_signals
 from .adaptive import cell_layout, convergence_step, with_path
 from .evaluate import evaluate_chunk, fit_chunk
-from .interrupt import check, stop_on_signals
 from .plan import Plan, plan_run
 from .schedule import Progress, check_scheduler, evaluate_all
 from .summarize import summarize, with_extra

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import OptionError
+from ..interrupt import check
 from .evaluate import evaluate_chunk
-from .interrupt import check
 from .plan import Plan
 
 __all__ = ["SCHEDULERS", "check_scheduler", "evaluate_all", "scheduler_text"]

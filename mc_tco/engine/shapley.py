@@ -25,9 +25,9 @@ from collections.abc import Callable
 import numpy as np
 import xarray as xr
 
+from ..interrupt import check
 from ..sensitivity.shapley import evaluation_count, shapley_effects
 from .evaluate import _call_model, _input_dataset, _targets_array
-from .interrupt import check
 from .plan import Plan
 
 __all__ = ["SHAPLEY_SIZES", "shapley_dataset", "shapley_rows"]

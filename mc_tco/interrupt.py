@@ -15,7 +15,7 @@ import contextlib
 import signal
 import threading
 
-__all__ = ["Interrupted", "check", "stop_on_signals"]
+__all__ = ["Interrupted", "check", "install", "stop_on_signals"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: list[int] = []
@@ -59,6 +59,15 @@ def check() -> None:
     """Raise :class:`Interrupted` if a signal arrived since :func:`stop_on_signals` began."""
     if _received:
         raise Interrupted(_received[0])
+
+
+def install() -> None:
+    """For a whole process (the ``mc-tco`` command): SIGINT and SIGTERM raise
+    :class:`Interrupted`, or, inside a finalizer, are kept for the next :func:`check`.
+    Installed before the heavy imports, so a Ctrl-C while the program starts is not lost
+    either (one landed in numpy's ``NpzFile.__del__`` and was dropped)."""
+    for s in _SIGNALS:
+        signal.signal(s, _handler)
 
 
 @contextlib.contextmanager
