@@ -115,13 +115,13 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
 
     Runs on the calling thread (``scheduler="synchronous"``; the numbers do not depend on
     the scheduler) so that several browser tabs share the 2 cores fairly. Without Shapley
-    effects (the page does not show them; a book with correlations would otherwise more
-    than double every preview's model runs).
+    effects and without the independence check of a correlated book (the page shows
+    neither; they would more than double every preview's model runs).
     """
     from ..engine import run
 
     return run(book, samples=samples, seed=seed, progress=progress, scheduler="synchronous",
-               shapley=False)
+               shapley=False, independence_check=False)
 
 
 def results_path(book) -> Path:

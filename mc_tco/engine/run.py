@@ -30,6 +30,7 @@ def run(
     on_step: Callable[[dict], None] | None = None,
     family_progress: Progress | None = None,
     shapley_progress: Progress | None = None,
+    independence_check: bool = True,
     **options: Any,
 ) -> xr.Dataset:
     """Run the Monte Carlo and Sobol' analysis of ``book``.
@@ -51,6 +52,10 @@ def run(
         ``progress(done, total)`` in variants of the family check.
     shapley_progress : callable, optional
         ``progress(done, total)`` in model rows of the Shapley effects.
+    independence_check : bool
+        With a book's correlations, also rerun the base sample with the inputs independent
+        (``independent_p_positive``: does the answer depend on the correlations?). Previews
+        that do not show it (the browser app) skip it; a results file should keep it.
     **options
         The options of :func:`plan_run`, each the keyword of a ``mc-tco run`` option:
         ``samples`` (base sample size N, a power of two; the model runs N (K + 2) rows),
@@ -88,7 +93,7 @@ def run(
         book = load_book(book)
     return execute(plan_run(book, **options), progress=progress, scheduler=scheduler, out=out,
                    on_step=on_step, family_progress=family_progress,
-                   shapley_progress=shapley_progress)
+                   shapley_progress=shapley_progress, independence_check=independence_check)
 
 
 def execute(
@@ -100,6 +105,7 @@ def execute(
     extra: xr.Dataset | None = None,
     family_progress: Progress | None = None,
     shapley_progress: Progress | None = None,
+    independence_check: bool = True,
 ) -> xr.Dataset:
     """Evaluate a checked :class:`Plan` chunk by chunk and summarise.
 
@@ -136,11 +142,11 @@ def execute(
     plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     with stop_on_signals():
         return _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
-                        shapley_progress)
+                        shapley_progress, independence_check)
 
 
 def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
-             shapley_progress=None):
+             shapley_progress=None, independence_check=True):
     from ..io import atomic_path
     from ..store import BaseStore
 
@@ -155,7 +161,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)
     first, _, shift = evaluate_chunk(plan, *plan.first)
-    extra = _dependence(plan, first, extra, shapley_progress, progress)
+    extra = _dependence(plan, first, extra, shapley_progress, progress, independence_check)
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
@@ -199,7 +205,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
     return xr.open_dataset(out, engine="h5netcdf")
 
 
-def _dependence(plan, first, extra, progress, sampling_progress=None):
+def _dependence(plan, first, extra, progress, sampling_progress=None, independence=True):
     """The book's correlation matrices, the independence check and the Shapley effects.
 
     Without a Shapley progress callback, the run's own ``progress`` is called with 0 base
@@ -216,7 +222,9 @@ def _dependence(plan, first, extra, progress, sampling_progress=None):
 
     parts = []
     if plan.book.correlation is not None:
-        parts += [correlation_dataset(plan), independence_check(plan)]
+        parts.append(correlation_dataset(plan))
+        if independence:  # skipped by previews that do not show it (the browser app)
+            parts.append(independence_check(plan))
     if plan.shapley:
         _, cells = _targets_array(plan, first)
         parts.append(shapley_dataset(plan, cells, progress))
