@@ -281,7 +281,8 @@ def _nearest(ds: xr.Dataset, dim: str, value: float) -> float:
 
 
 def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
-    """The answer at one point of the grid: the memo's sentence and the inputs by ST.
+    """The answer at one point of the grid: the memo's sentence and the inputs by ST
+    (by Shapley effect when the book's inputs are correlated and the run has them).
 
     The ranking follows the memo: by the indicator ("beats the API") when at least
     ``MIN_EVENTS`` scenarios win and as many lose, else by the target itself.
@@ -311,15 +312,22 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
             conf = ds["ST_conf"].sel(target=f"{target}>0", **sel).values
             if np.isfinite(st).any() and st[int(np.nanargmax(st))] > conf[int(np.nanargmax(st))]:
                 target = f"{target}>0"
-        st = ds["ST"].sel(target=target, **sel)
-        conf = ds["ST_conf"].sel(target=target, **sel)
-        s1 = ds["S1"].sel(target=target, **sel)
+        index = "ST"
+        if "shapley" in ds and ds.mc_tco.correlations and target in ds["shapley"]["target"]:
+            # correlated inputs: per-input Sobol' indices are not shares of the variance
+            # any more; rank by the Shapley effects, as the memo and `explain` do
+            index = "shapley"
+        st = ds[index].sel(target=target, **sel)
+        conf = ds[f"{index}_conf"].sel(target=target, **sel)
+        s1 = ds["S1"].sel(target=target, **sel) if index == "ST" else None
         order = np.argsort(-np.nan_to_num(st.values, nan=-np.inf), kind="stable")[:top]
         names = ds["input"].values
-        ranking[s] = {"target": target, "wins": wins, "rows": [
-            [str(names[i]), _num(st.values[i]), _num(conf.values[i]), _num(s1.values[i])]
+        ranking[s] = {"target": target, "wins": wins, "index": index, "rows": [
+            [str(names[i]), _num(st.values[i]), _num(conf.values[i]),
+             None if s1 is None else _num(s1.values[i])]
             for i in order]}
-    return {"demand": d, "sentence": text, "ranking": ranking}
+    conf = float(ds.attrs.get("conf_level", 0.95))
+    return {"demand": d, "sentence": text, "ranking": ranking, "conf_level": conf}
 
 
 def save_book(text: str, path: str, edits: dict, dest: str, overwrite: bool) -> dict:

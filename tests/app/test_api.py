@@ -201,3 +201,20 @@ def test_full_run_cancels_and_writes_nothing(app_server, monkeypatch):
         time.sleep(0.05)
     assert state["status"] == "cancelled", state
     assert not list((folder / "results").glob("*.nc")) if (folder / "results").exists() else True
+
+
+def test_answer_ranks_correlated_inputs_by_shapley_effects(default_run):
+    """A full run of a correlated book has Shapley effects; the page ranks by them (per-input
+    Sobol' indices are not shares of the variance when inputs are correlated), and says so."""
+    ds = default_run
+    assert "shapley" in ds and ds.mc_tco.correlations
+    ans = api.answer(ds, 1e12)
+    rk = ans["ranking"]["buy"]
+    assert rk["index"] == "shapley" and ans["conf_level"] == ds.attrs["conf_level"]
+    effects = ds["shapley"].sel(target=rk["target"], strategy="buy", demand=1e12)
+    top = effects.sortby(effects, ascending=False)["input"].values[:8]
+    assert [row[0] for row in rk["rows"]] == [str(x) for x in top]
+    assert rk["rows"][0][1] == pytest.approx(float(effects.max()))
+    assert all(row[3] is None for row in rk["rows"])  # no S1 tick under a Shapley bar
+    quick = api.answer(ds.drop_vars(["shapley", "shapley_conf"]), 1e12)
+    assert quick["ranking"]["buy"]["index"] == "ST"

@@ -390,7 +390,7 @@ function renderRanking() {
   const s = $("rank-strategy").value || S.results.strategies[0];
   const rk = S.answer.ranking[s];
   if (!rk) return;
-  $("rank-caption").textContent = `at ${fmtTokens(S.answer.demand)}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.wins < 50 ? ` (only ${rk.wins} scenarios beat the API: too few to rank by that)` : "")}; bar ST ± 95% half-width, tick S1`;
+  $("rank-caption").textContent = `at ${fmtTokens(S.answer.demand)}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.wins < 50 ? ` (only ${rk.wins} scenarios beat the API: too few to rank by that)` : "")}; ` + (rk.index === "shapley" ? `bar Shapley effect ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width (the inputs are correlated)` : `bar ST ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width, tick S1`);
   const W = svg.clientWidth || 500, H = svg.clientHeight || 250, m = { l: 170, r: 50, t: 6 };
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   const rows = rk.rows, top = Math.max(0.05, ...rows.map((x) => (x[1] || 0) + (x[2] || 0)));
@@ -401,7 +401,7 @@ function renderRanking() {
     const t = el("text", { x: m.l - 6, y: y + bh * 0.62, "text-anchor": "end", "font-size": 12 }, svg); t.textContent = name;
     el("rect", { x: m.l, y: y + bh * 0.15, width: Math.max(0, X(st || 0) - m.l), height: bh * 0.7, fill: color(s, S.results.strategies.indexOf(s)), "fill-opacity": 0.75, class: "bar", "data-input": name }, svg);
     if (conf) el("line", { x1: X(st - conf), x2: X(st + conf), y1: y + bh / 2, y2: y + bh / 2, stroke: "#222" }, svg);
-    if (s1 !== null) el("line", { x1: X(s1), x2: X(s1), y1: y + bh * 0.1, y2: y + bh * 0.9, stroke: "#000", "stroke-width": 2 }, svg);
+    if (s1 !== null && s1 !== undefined) el("line", { x1: X(s1), x2: X(s1), y1: y + bh * 0.1, y2: y + bh * 0.9, stroke: "#000", "stroke-width": 2 }, svg);
     const v = el("text", { x: X((st || 0) + (conf || 0)) + 4, y: y + bh * 0.62, "font-size": 11, fill: "#445" }, svg); v.textContent = st === null ? "n/a" : st.toFixed(2);
   });
 }
