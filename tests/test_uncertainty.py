@@ -16,6 +16,7 @@ from mc_tco.uncertainty import (
     order_statistic_interval,
     probability_with_interval,
     proportion,
+    proportion_from_counts,
     quantile_interval,
     quantiles_with_interval,
     replicate_interval,
@@ -90,6 +91,22 @@ def test_proportion_falls_back_to_wilson_where_a_scramble_has_no_event():
     assert res.lower == pytest.approx(lo)
     assert res.upper == pytest.approx(hi)
     assert res.lower[1] == 0.0 and res.estimate[1] == 0.0
+
+
+def test_proportion_from_counts_is_proportion_on_the_counts():
+    """The counts kernel (used by the adaptive "settled" rule and the break-even CDF) keeps
+    proportion's rule: t interval on k_r / n_r, Wilson where the scrambles agree exactly."""
+    rng = np.random.default_rng(3)
+    event = rng.random(800) < 0.2
+    rep = replicate_of(np.arange(800), R)
+    k_r = np.array([event[rep == r].sum() for r in range(R)])
+    n_r = np.full(R, 100)
+    a, b = proportion(event, rep, R), proportion_from_counts(k_r, n_r)
+    assert not b.fallback
+    np.testing.assert_allclose([b.estimate, b.lower, b.upper], [a.estimate, a.lower, a.upper])
+    same = proportion_from_counts(np.full(R, 2), np.full(R, 100))  # all equal: sd = 0
+    assert bool(same.fallback)
+    np.testing.assert_allclose([same.lower, same.upper], wilson_interval(16, 800))
 
 
 def test_proportion_nan_rule_excludes_nan_from_both_counts():
