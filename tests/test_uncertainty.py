@@ -190,3 +190,52 @@ def test_evpi_replicate_interval_covers_the_closed_form():
     v = evppi_replicates(x[:, 0], nb, rep, R)
     assert v.lower <= gauss_gain(-0.3, 1.0) <= v.upper
     assert v.per_replicate.shape == (R,)
+
+
+def _never_sample(counts, per=50):
+    """A break-even-like output over R = len(counts) interleaved scrambles: scramble r has
+    ``counts[r]`` infinite ("never") rows of ``per``; column 1 is NaN in every 5th row."""
+    reps = len(counts)
+    n = reps * per
+    rep = replicate_of(np.arange(n), reps)
+    x = np.ones((n, 2))
+    for r, c in enumerate(counts):
+        x[np.flatnonzero(rep == r)[:c], :] = np.inf
+    x[::5, 1] = np.nan
+    return xr.DataArray(x, dims=("sample", "strategy"),
+                        coords={"sample": np.arange(n), "strategy": ["buy", "rent"]})
+
+
+def test_p_never_is_the_replicate_t_interval_of_the_per_scramble_shares():
+    from mc_tco.summary import quantiles_with_never
+
+    counts = [3, 5, 4, 6, 2, 5, 4, 3]
+    res = quantiles_with_never(_never_sample(counts), replicates=R).sel(strategy="buy")
+    p_r = np.array(counts) / 50
+    half = stats.t.ppf(0.975, R - 1) * p_r.std(ddof=1) / np.sqrt(R)
+    assert float(res.p_never) == pytest.approx(p_r.mean())
+    np.testing.assert_allclose(res.p_never_ci.values, [p_r.mean() - half, p_r.mean() + half])
+    assert not bool(res.p_never_fallback)
+    assert "randomized-QMC" in res.p_never_ci.attrs["method"]
+    # narrower than Wilson's on the pooled count, which treats the rows as independent
+    w_lo, w_hi = wilson_interval(sum(counts), 400)
+    assert 2 * half < w_hi - w_lo
+
+
+def test_p_never_falls_back_to_wilson_where_a_scramble_has_no_never():
+    from mc_tco.summary import quantiles_with_never
+
+    counts = [3, 5, 0, 6, 2, 5, 4, 3]  # scramble 2 never "never"
+    res = quantiles_with_never(_never_sample(counts), replicates=R)
+    buy = res.sel(strategy="buy")
+    assert bool(buy.p_never_fallback)
+    np.testing.assert_allclose(buy.p_never_ci.values, wilson_interval(sum(counts), 400))
+    # the NaN rule: NaN rows are out of numerator and denominator, per scramble
+    rent = res.sel(strategy="rent")
+    da = _never_sample(counts).sel(strategy="rent")
+    valid = da.notnull().values
+    assert float(rent.p_never) == pytest.approx(np.isinf(da.values[valid]).mean())
+    # one scramble (or independent rows): Wilson's, as before
+    one = quantiles_with_never(_never_sample([3, 5, 4, 6, 2, 5, 4, 3]), replicates=1)
+    np.testing.assert_allclose(one.p_never_ci.sel(strategy="buy").values,
+                               wilson_interval(32, 400))

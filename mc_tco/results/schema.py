@@ -96,7 +96,11 @@ VARIABLES = (
         "distribution <d> of [analysis] distributions (inf = never)", "distributions"),
     Var("<d>_p_never", (G,), "1", "share of the samples where <d> is infinite",
         "distributions"),
-    Var("<d>_p_never_ci", (G, "ci_bound"), "1", "interval of <d>_p_never", "distributions"),
+    Var("<d>_p_never_ci", (G, "ci_bound"), "1", "interval of <d>_p_never (replicate t "
+        "interval, Wilson's where it falls back; attrs: ci_prob, method)", "distributions"),
+    Var("<d>_p_never_fallback", (G,), "1", "1 where <d>_p_never_ci is Wilson's on the pooled "
+        "count (a scramble with no 'never' or only 'never')", "distributions, --ci rqmc "
+        "(default)"),
     Var("S1_group", ("target", "group", G), "1", "first-order index of a group", "--by group"),
     Var("ST_group", ("target", "group", G), "1", "total-order index of a group", "--by group"),
     Var("S1_group_conf", ("target", "group", G), "1", "half-width of S1_group", "--by group"),
