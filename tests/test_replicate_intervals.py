@@ -49,3 +49,35 @@ def test_breakeven_cdf_falls_back_to_wilson():
     np.testing.assert_allclose(plain.cdf_ci.sel(strategy="buy").values[0],
                                wilson_interval(80, 320))
     assert float(plain.cdf.sel(strategy="buy")[0]) == pytest.approx(0.25)
+
+
+def test_independence_check_intervals_come_from_the_scrambles(tmp_path):
+    """P(y > 0) without the copula: the replicate interval of its own rows, and the paired
+    change from the scrambles (the rows are a prefix of the run's base rows)."""
+    import dataclasses
+
+    from mc_tco.book import load_book
+    from mc_tco.engine.dependence import independence_check
+    from mc_tco.engine.evaluate import evaluate_base
+    from mc_tco.engine.family import paired_change
+    from mc_tco.engine.plan import plan_run
+    from mc_tco.uncertainty import proportion
+
+    from .test_correlation import owen_book
+
+    book = load_book(owen_book(tmp_path))
+    plan = plan_run(book, samples=256, seed=2, resamples=0, shapley=False)
+    out = independence_check(plan)
+    free = dataclasses.replace(plan, book=dataclasses.replace(book, correlation=None,
+                                                             correlations=[]))
+    y0 = evaluate_base(free)["y"].values > 0
+    y1 = evaluate_base(plan)["y"].values > 0
+    rep = replicate_of(np.arange(256), plan.n_replicates)
+    ref = proportion(y0, rep, plan.n_replicates)
+    ci = out.independent_p_positive_ci.sel(target="y>0").values
+    np.testing.assert_allclose(ci, [ref.lower, ref.upper])
+    assert int(out.independent_p_positive_fallback.sel(target="y>0")) == int(ref.fallback)
+    assert "randomized-QMC" in out.independent_p_positive_ci.attrs["method"]
+    ch = paired_change(y1, y0, rep, plan.n_replicates)
+    np.testing.assert_allclose(out.correlation_change_ci.sel(target="y>0").values,
+                               [ch.lower, ch.upper])
