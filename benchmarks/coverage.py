@@ -11,6 +11,8 @@ scramble ``g % 8``, exactly as ``Plan.base_points`` makes them.
 * the break-even "never" share: ``b = 1e12 / (x1 - x2 + c)``, ``inf`` where the margin is
   not positive, so ``P(never) = Phi(-c / sqrt 2)`` (``c = 1``: 0.24; ``c = 3``: 0.017),
   through :func:`mc_tco.summary.quantiles_with_never` as the engine calls it.
+* the family check's paired change of a share on common random numbers:
+  ``P(x1 - 0.6 x2 > 0.5) - P(x1 - x2 > 0.5)`` in closed form (Newcombe's interval before).
 * Ishigami (``x ~ U(-pi, pi)^3``): ``P(y > 3.5)``, ``P(y > 10)`` and the median, against a
   reference from 2^22 x 8 scrambled Sobol' points.
 * a linear-Gaussian net benefit ``INB = a + b . x`` (options "don't act" = 0 and "act"),
@@ -153,6 +155,27 @@ def never_share(n, seeds, c_values=(1.0, 3.0), scale=1e12):
     return rows
 
 
+def paired_change_case(n, seeds, c=0.5, w=0.6):
+    """The family check's change of a share on common random numbers
+    (:func:`mc_tco.engine.family.paired_change`): ``P(x1 - w x2 > c) - P(x1 - x2 > c)`` =
+    ``Phi(-c / sqrt(1 + w^2)) - Phi(-c / sqrt 2)``; BEFORE: Newcombe's paired interval."""
+    from mc_tco.engine.family import paired_change, paired_difference_interval
+
+    rep = replicate_of(np.arange(n), R)
+    t = Tally()
+    for seed in range(seeds):
+        x = stats.norm.ppf(points(2, 5000 + seed, n))
+        ref, var = x[:, 0] - x[:, 1] > c, x[:, 0] - w * x[:, 1] > c
+        a, b = int((var & ref).sum()), int((var & ~ref).sum())
+        cc = int((~var & ref).sum())
+        res = paired_change(var, ref, rep, R)
+        t.add(float(res.estimate), paired_difference_interval(b, cc, n, 0.95, a=a,
+                                                              d=n - a - b - cc),
+              (res.lower, res.upper), bool(res.fallback))
+    truth = stats.norm.sf(c / np.sqrt(1 + w**2)) - stats.norm.sf(c / np.sqrt(2))
+    return [t.row(f"x1 - {w} x2 vs x1 - x2 (> {c})", "paired change", n, truth)]
+
+
 def ishigami_reference():
     y = ishigami(points(3, 7, 2**22))
     return {"P(y > 3.5)": np.mean(y > 3.5), "P(y > 10)": np.mean(y > 10),
@@ -215,6 +238,8 @@ def main() -> None:
         rows += normal_difference(n, 200)
     for n in (2**10, 2**13):
         rows += never_share(n, 200)
+    for n in (2**10, 2**13):
+        rows += paired_change_case(n, 200)
     ref = ishigami_reference()
     for n in (2**10, 2**13):
         rows += ishigami_case(n, 200, ref)
