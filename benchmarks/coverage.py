@@ -8,6 +8,11 @@ scramble ``g % 8``, exactly as ``Plan.base_points`` makes them.
 * ``y = x1 - x2 - c`` with ``x ~ N(0, 1)``: ``P(y > 0) = Phi(-c / sqrt 2)``, quantiles
   ``-c + sqrt(2) Phi^-1(q)``, mean ``-c``; ``c = 0.5`` (P = 0.36) and ``c = 3.3``
   (P = 0.0098, a rare event: some scrambles see no event and fall back).
+* the break-even "never" share: ``b = 1e12 / (x1 - x2 + c)``, ``inf`` where the margin is
+  not positive, so ``P(never) = Phi(-c / sqrt 2)`` (``c = 1``: 0.24; ``c = 3``: 0.017),
+  through :func:`mc_tco.summary.quantiles_with_never` as the engine calls it.
+* the family check's paired change of a share on common random numbers:
+  ``P(x1 - 0.6 x2 > 0.5) - P(x1 - x2 > 0.5)`` in closed form (Newcombe's interval before).
 * Ishigami (``x ~ U(-pi, pi)^3``): ``P(y > 3.5)``, ``P(y > 10)`` and the median, against a
   reference from 2^22 x 8 scrambled Sobol' points.
 * a linear-Gaussian net benefit ``INB = a + b . x`` (options "don't act" = 0 and "act"),
@@ -23,7 +28,7 @@ the regression standard error; quantiles had none) and AFTER (:mod:`mc_tco.uncer
 has an expected half-width of 2.365 x 0.965 = 1.16 x the oracle 1.96 sd, so AFTER's ideal
 ratio is about 1.16, not 1.
 
-    python benchmarks/coverage.py        # about 50 s on one core
+    python benchmarks/coverage.py        # about 2 minutes on one core
 """
 
 import os
@@ -125,6 +130,52 @@ def normal_difference(n, seeds, c_values=(0.5, 3.3), qs=(0.05, 0.5, 0.95)):
     return rows
 
 
+def never_share(n, seeds, c_values=(1.0, 3.0), scale=1e12):
+    """The break-even "never" share through :func:`mc_tco.summary.quantiles_with_never` (the
+    engine's code path for ``breakeven_demand_p_never``): break-even ``b = scale / m`` of a
+    margin ``m = x1 - x2 + c``, ``inf`` where ``m <= 0``; P(never) = Phi(-c / sqrt 2)."""
+    import xarray as xr
+
+    from mc_tco.summary import quantiles_with_never
+
+    rows = []
+    for c in c_values:
+        t = Tally()
+        for seed in range(seeds):
+            x = stats.norm.ppf(points(2, 4000 + seed, n))
+            m = x[:, 0] - x[:, 1] + c
+            with np.errstate(divide="ignore"):
+                b = np.where(m > 0, scale / np.where(m > 0, m, 1), np.inf)
+            da = xr.DataArray(b, dims="sample", coords={"sample": np.arange(n)})
+            res = quantiles_with_never(da, replicates=R)
+            k = int(np.isinf(b).sum())
+            t.add(float(res.p_never), wilson_interval(k, n), tuple(res.p_never_ci.values),
+                  bool(res.p_never_fallback))
+        rows.append(t.row(f"x1 - x2 + {c} <= 0", "P(never)", n, stats.norm.cdf(-c / np.sqrt(2))))
+    return rows
+
+
+def paired_change_case(n, seeds, c=0.5, w=0.6):
+    """The family check's change of a share on common random numbers
+    (:func:`mc_tco.engine.family.paired_change`): ``P(x1 - w x2 > c) - P(x1 - x2 > c)`` =
+    ``Phi(-c / sqrt(1 + w^2)) - Phi(-c / sqrt 2)``; BEFORE: Newcombe's paired interval."""
+    from mc_tco.engine.family import paired_change, paired_difference_interval
+
+    rep = replicate_of(np.arange(n), R)
+    t = Tally()
+    for seed in range(seeds):
+        x = stats.norm.ppf(points(2, 5000 + seed, n))
+        ref, var = x[:, 0] - x[:, 1] > c, x[:, 0] - w * x[:, 1] > c
+        a, b = int((var & ref).sum()), int((var & ~ref).sum())
+        cc = int((~var & ref).sum())
+        res = paired_change(var, ref, rep, R)
+        t.add(float(res.estimate), paired_difference_interval(b, cc, n, 0.95, a=a,
+                                                              d=n - a - b - cc),
+              (res.lower, res.upper), bool(res.fallback))
+    truth = stats.norm.sf(c / np.sqrt(1 + w**2)) - stats.norm.sf(c / np.sqrt(2))
+    return [t.row(f"x1 - {w} x2 vs x1 - x2 (> {c})", "paired change", n, truth)]
+
+
 def ishigami_reference():
     y = ishigami(points(3, 7, 2**22))
     return {"P(y > 3.5)": np.mean(y > 3.5), "P(y > 10)": np.mean(y > 10),
@@ -185,6 +236,10 @@ def main() -> None:
     rows, biases = [], []
     for n in (2**10, 2**13):
         rows += normal_difference(n, 200)
+    for n in (2**10, 2**13):
+        rows += never_share(n, 200)
+    for n in (2**10, 2**13):
+        rows += paired_change_case(n, 200)
     ref = ishigami_reference()
     for n in (2**10, 2**13):
         rows += ishigami_case(n, 200, ref)

@@ -3,11 +3,12 @@
 Numpy kernels take ``axis=``; the xarray functions name the sample dim and add the new dims
 ``quantile`` and ``ci_bound`` (``["lower", "upper"]``) with the level in ``attrs``.
 
-The interval of a probability is Wilson's score interval (Wilson 1927; Brown, Cai &
-DasGupta 2001), which keeps its coverage near 0 and 1 where the normal interval collapses,
-and reaches 0 or 1 only when the estimate does. The samples are the base rows of a
-scrambled Sobol' design: their error is at most that of independent draws, so the
-interval is conservative.
+With the run's ``R`` independent scrambles (``replicates > 1``) every interval is the
+randomized-QMC interval over them (:mod:`mc_tco.uncertainty`: pooled estimate ± t(R-1)
+sd/√R), with Wilson / order-statistic fallbacks flagged cell by cell. With one scramble or
+independent rows, the interval of a probability is Wilson's score interval (Wilson 1927;
+Brown, Cai & DasGupta 2001), valid on independent rows and conservative on a scrambled
+Sobol' design.
 """
 
 from __future__ import annotations
@@ -163,7 +164,8 @@ def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:
 
 
 def quantiles_with_never(
-    da: xr.DataArray, *, dim: str = "sample", quantiles=QUANTILES, conf_level: float = 0.95
+    da: xr.DataArray, *, dim: str = "sample", quantiles=QUANTILES, conf_level: float = 0.95,
+    replicates: int = 1,
 ) -> xr.Dataset:
     """Quantiles of an output that may be ``inf`` ("never"), and the share that is.
 
@@ -172,11 +174,25 @@ def quantiles_with_never(
     e.g. the break-even of the API against itself) are left out of the quantiles and of
     ``p_never`` alike (the NaN rule of :func:`p_positive`); a cell NaN everywhere is NaN.
 
+    Parameters
+    ----------
+    replicates : int
+        Independent scrambles of the design (sample ``g`` belongs to scramble
+        ``g % replicates``, read from the ``dim`` coordinate). With more than one, the
+        interval of ``p_never`` is the randomized-QMC t interval over them
+        (:func:`mc_tco.uncertainty.probability_with_interval`), Wilson's on the pooled count
+        in the cells where that cannot work (a scramble with no "never" or only "never");
+        with one, Wilson's everywhere.
+
     Returns
     -------
     xr.Dataset
-        ``quantiles`` (quantile, ...), ``p_never`` (...), ``p_never_ci`` (..., ci_bound).
+        ``quantiles`` (quantile, ...), ``p_never`` (...), ``p_never_ci`` (..., ci_bound) and
+        ``p_never_fallback`` (..., 1 where the interval is Wilson's); ``p_never_ci`` carries
+        ``method`` and ``ci_prob`` in attrs.
     """
+    from .uncertainty import indicator, probability_with_interval
+
     values = da.transpose(dim, ...)
     arr = values.values
     nan = np.isnan(arr)
@@ -189,17 +205,30 @@ def quantiles_with_never(
     q = np.where(na[None], np.nan, q)
     rest = [d for d in values.dims if d != dim]
     coords = {d: values.coords[d] for d in rest if d in values.coords}
-    never = np.isinf(arr).sum(axis=0)
-    n = (~nan).sum(axis=0)
-    lo, hi = wilson_interval(never, np.maximum(n, 1), conf_level)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(na, np.nan, never / np.maximum(n, 1))
-    ci = np.stack([np.where(na, np.nan, lo), np.where(na, np.nan, hi)], axis=-1)
-    return xr.Dataset(
+    if replicates > 1:
+        res = probability_with_interval(indicator(np.isinf(values), values),
+                                        replicates=replicates, dim=dim, conf_level=conf_level)
+        p = res["estimate"].transpose(*rest).values
+        ci = res["ci"].transpose(*rest, "ci_bound").values
+        fallback = res["fallback"].transpose(*rest).values
+        method = res.attrs["method"]
+    else:
+        never = np.isinf(arr).sum(axis=0)
+        n = (~nan).sum(axis=0)
+        lo, hi = wilson_interval(never, np.maximum(n, 1), conf_level)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(na, np.nan, never / np.maximum(n, 1))
+        ci = np.stack([np.where(na, np.nan, lo), np.where(na, np.nan, hi)], axis=-1)
+        fallback = ~na
+        method = "Wilson score (independent rows or a single scramble)"
+    out = xr.Dataset(
         {
             "quantiles": (("quantile", *rest), q),
             "p_never": (rest, p),
             "p_never_ci": ((*rest, "ci_bound"), ci),
+            "p_never_fallback": (rest, np.asarray(fallback, dtype=bool)),
         },
         coords={"quantile": list(quantiles), "ci_bound": ["lower", "upper"], **coords},
     )
+    out["p_never_ci"].attrs.update(method=method, ci_prob=conf_level, units="1")
+    return out

@@ -70,6 +70,7 @@ __all__ = [
     "order_statistic_interval",
     "probability_with_interval",
     "proportion",
+    "proportion_from_counts",
     "quantile_interval",
     "quantiles_with_interval",
     "replicate_interval",
@@ -206,6 +207,27 @@ def proportion(event, replicate, replicates: int, conf_level: float = 0.95,
     valid = [np.isfinite(p) for p in parts]
     n_r = np.stack([v.sum(axis=0) for v in valid])
     k_r = np.stack([np.where(v, p, 0.0).sum(axis=0) for p, v in zip(parts, valid, strict=True)])
+    return proportion_from_counts(k_r, n_r, conf_level)
+
+
+def proportion_from_counts(k_r, n_r, conf_level: float = 0.95) -> Interval:
+    """:func:`proportion` from the counts of each scramble (the one fallback rule).
+
+    Parameters
+    ----------
+    k_r, n_r : array_like, (R, ...)
+        Events and valid rows of each of the ``R`` scrambles, along axis 0.
+
+    Returns
+    -------
+    Interval
+        Pooled proportion ``sum k_r / sum n_r`` with the replicate t interval of the ``R``
+        proportions ``k_r / n_r``, or Wilson's on the pooled count where a scramble has no
+        valid row, no event or only events, where the ``R`` proportions are all equal, or
+        where the t interval leaves [0, 1] (``fallback``); dims of ``k_r`` without axis 0.
+    """
+    k_r = np.asarray(k_r, dtype=float)
+    n_r = np.asarray(n_r, dtype=float)
     k, n = k_r.sum(axis=0), n_r.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.where(n > 0, k / n, np.nan)

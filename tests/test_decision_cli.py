@@ -51,6 +51,16 @@ def test_explain_prints_boxes_and_value_of_information(results_files, tmp_path):
     box = payload["boxes"][0]
     assert 0 < box["coverage"] <= 1 and 0 < box["density"] <= 1
     assert box["density_ci"][0] <= box["density"] <= box["density_ci"][1]
+    # issue 14: the box shares' intervals are the scrambles' (shown), Wilson's only as fallback
+    import re
+
+    assert re.search(r"these hold [\d.]+% \([\d.]+-[\d.]+\) of all winning scenarios", text)
+    assert re.search(r"It holds [\d.]+% \([\d.]+-[\d.]+\) of all scenarios", text)
+    assert "interval in brackets (from the spread of the run's scrambles)" in text
+    rq = box["shares_rqmc"]
+    for name in ("coverage", "density", "mass"):
+        assert box[f"{name}_ci"] == rq[name]["ci"]
+    assert box["ci_method"].startswith("randomized-QMC")
     # every restriction is [low, high] with null for an open side, e.g. throughput < 14
     for low, high in box["rules"].values():
         assert low is not None or high is not None

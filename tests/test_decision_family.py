@@ -14,6 +14,7 @@ from mc_tco.engine.family import (
     add_family_check,
     family_check,
     family_variants,
+    paired_change,
     paired_difference_interval,
     swap_family,
 )
@@ -76,6 +77,35 @@ def test_paired_interval_without_discordant_pairs_is_narrow():
     assert lo <= 0 <= hi and hi - lo < 0.01
 
 
+def test_paired_change_is_the_replicate_t_interval_of_the_per_scramble_changes():
+    """Issue 14: the change of a paired share from the spread of the R scrambles."""
+    from scipy import stats
+
+    from mc_tco.uncertainty import replicate_of
+
+    r, per = 8, 100
+    rep = replicate_of(np.arange(r * per), r)
+    rng = np.random.default_rng(4)
+    ref = rng.random(r * per) < 0.4
+    wins = ref.copy()
+    flip = rng.random(r * per) < 0.1  # discordant pairs in every scramble
+    wins[flip] = ~wins[flip]
+    res = paired_change(wins, ref, rep, r)
+    d_r = np.array([(wins[rep == k].astype(float) - ref[rep == k]).mean() for k in range(r)])
+    half = stats.t.ppf(0.975, r - 1) * d_r.std(ddof=1) / np.sqrt(r)
+    assert not res.fallback
+    np.testing.assert_allclose([res.estimate, res.lower, res.upper],
+                               [d_r.mean(), d_r.mean() - half, d_r.mean() + half])
+    # no discordant pair in scramble 0: Newcombe's interval on the pooled counts
+    wins[rep == 0] = ref[rep == 0]
+    res = paired_change(wins, ref, rep, r)
+    b, c = int((wins & ~ref).sum()), int((~wins & ref).sum())
+    a = int((wins & ref).sum())
+    lo, hi = paired_difference_interval(b, c, r * per, 0.95, a=a, d=r * per - a - b - c)
+    assert bool(res.fallback)
+    np.testing.assert_allclose([res.lower, res.upper], [lo, hi])
+
+
 @pytest.fixture(scope="module")
 def article_small(article_book):
     plan = plan_run(article_book, samples=256, seed=5, resamples=0)
@@ -97,6 +127,12 @@ def test_family_check_reruns_the_same_base_sample(article_small):
                                   ds.breakeven_demand_quantile.values)
     ci = fc["family_check_p_positive_ci"]
     assert (ci.sel(ci_bound="lower") <= p).all() and (p <= ci.sel(ci_bound="upper")).all()
+    # issue 14: the book variant's interval is the run's own (over the scrambles)
+    np.testing.assert_allclose(ci.sel(family_variant="book").values, ds.p_positive_ci.values)
+    np.testing.assert_array_equal(
+        fc["family_check_p_positive_fallback"].sel(family_variant="book").values,
+        ds.p_positive_fallback.values)
+    assert "randomized-QMC" in ci.attrs["method"]
     change = fc["family_check_p_positive_change_ci"].sel(family_variant="book")
     assert float(abs(change).max()) < 0.02  # no change: a narrow interval around 0
     # a PERT throughput (mode 15, the middle) has thinner tails than the uniform

@@ -48,6 +48,16 @@ def test_summaries_come_from_the_base_rows(article_run):
     assert lo <= p <= hi
     be = ds.breakeven_demand.sel(strategy="buy").values
     assert ds.breakeven_demand_p_never.sel(strategy="buy") == np.isinf(be).mean()
+    # issue 14: the never share's interval is the one over the run's scrambles
+    from mc_tco.uncertainty import indicator, probability_with_interval
+
+    b = ds.breakeven_demand
+    ref = probability_with_interval(indicator(np.isinf(b), b), replicates=ds.attrs["replicates"])
+    np.testing.assert_allclose(ds.breakeven_demand_p_never_ci.values,
+                               ref["ci"].transpose(*b.dims[1:], "ci_bound").values)
+    np.testing.assert_array_equal(ds.breakeven_demand_p_never_fallback.values,
+                                  ref["fallback"].values.astype(np.int8))
+    assert "randomized-QMC" in ds.breakeven_demand_p_never_ci.attrs["method"]
 
 
 def test_indices_equal_salib_on_the_same_design(article_book):

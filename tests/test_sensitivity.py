@@ -156,3 +156,24 @@ def test_a_decision_is_settled_when_its_interval_says_so():
         s.add(np.zeros((1024, 3, 1)))
         none.append(s)
     assert _p_interval(RunSums(none, "rqmc"), 0.95)[1][0] < SETTLED
+
+
+def test_settled_rule_falls_back_to_wilson_where_the_scrambles_agree_exactly():
+    """Issue 14: R equal replicate shares give a zero-width t interval; the fallback rule of
+    p_positive_ci (mc_tco.uncertainty) replaces it by Wilson's, so 1 event in each of 8
+    scrambles of 150 (P = 0.67%) is not called settled by a zero-width interval."""
+    from mc_tco.engine.adaptive import SETTLED, _p_interval
+    from mc_tco.engine.plan import RunSums
+    from mc_tco.sensitivity.sobol import SobolSums
+
+    reps = []
+    for _ in range(8):
+        y = np.zeros((150, 3, 1))
+        y[0, :, 0] = 1.0
+        s = SobolSums(1, False, np.zeros(1))
+        s.add(y)
+        reps.append(s)
+    lo, hi = _p_interval(RunSums(reps, "rqmc"), 0.95)
+    ref = stats.binomtest(8, 1200).proportion_ci(0.95, method="wilson")
+    assert (lo[0], hi[0]) == pytest.approx((ref.low, ref.high))
+    assert hi[0] > SETTLED

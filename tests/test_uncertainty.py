@@ -16,6 +16,7 @@ from mc_tco.uncertainty import (
     order_statistic_interval,
     probability_with_interval,
     proportion,
+    proportion_from_counts,
     quantile_interval,
     quantiles_with_interval,
     replicate_interval,
@@ -90,6 +91,22 @@ def test_proportion_falls_back_to_wilson_where_a_scramble_has_no_event():
     assert res.lower == pytest.approx(lo)
     assert res.upper == pytest.approx(hi)
     assert res.lower[1] == 0.0 and res.estimate[1] == 0.0
+
+
+def test_proportion_from_counts_is_proportion_on_the_counts():
+    """The counts kernel (used by the adaptive "settled" rule and the break-even CDF) keeps
+    proportion's rule: t interval on k_r / n_r, Wilson where the scrambles agree exactly."""
+    rng = np.random.default_rng(3)
+    event = rng.random(800) < 0.2
+    rep = replicate_of(np.arange(800), R)
+    k_r = np.array([event[rep == r].sum() for r in range(R)])
+    n_r = np.full(R, 100)
+    a, b = proportion(event, rep, R), proportion_from_counts(k_r, n_r)
+    assert not b.fallback
+    np.testing.assert_allclose([b.estimate, b.lower, b.upper], [a.estimate, a.lower, a.upper])
+    same = proportion_from_counts(np.full(R, 2), np.full(R, 100))  # all equal: sd = 0
+    assert bool(same.fallback)
+    np.testing.assert_allclose([same.lower, same.upper], wilson_interval(16, 800))
 
 
 def test_proportion_nan_rule_excludes_nan_from_both_counts():
@@ -173,3 +190,52 @@ def test_evpi_replicate_interval_covers_the_closed_form():
     v = evppi_replicates(x[:, 0], nb, rep, R)
     assert v.lower <= gauss_gain(-0.3, 1.0) <= v.upper
     assert v.per_replicate.shape == (R,)
+
+
+def _never_sample(counts, per=50):
+    """A break-even-like output over R = len(counts) interleaved scrambles: scramble r has
+    ``counts[r]`` infinite ("never") rows of ``per``; column 1 is NaN in every 5th row."""
+    reps = len(counts)
+    n = reps * per
+    rep = replicate_of(np.arange(n), reps)
+    x = np.ones((n, 2))
+    for r, c in enumerate(counts):
+        x[np.flatnonzero(rep == r)[:c], :] = np.inf
+    x[::5, 1] = np.nan
+    return xr.DataArray(x, dims=("sample", "strategy"),
+                        coords={"sample": np.arange(n), "strategy": ["buy", "rent"]})
+
+
+def test_p_never_is_the_replicate_t_interval_of_the_per_scramble_shares():
+    from mc_tco.summary import quantiles_with_never
+
+    counts = [3, 5, 4, 6, 2, 5, 4, 3]
+    res = quantiles_with_never(_never_sample(counts), replicates=R).sel(strategy="buy")
+    p_r = np.array(counts) / 50
+    half = stats.t.ppf(0.975, R - 1) * p_r.std(ddof=1) / np.sqrt(R)
+    assert float(res.p_never) == pytest.approx(p_r.mean())
+    np.testing.assert_allclose(res.p_never_ci.values, [p_r.mean() - half, p_r.mean() + half])
+    assert not bool(res.p_never_fallback)
+    assert "randomized-QMC" in res.p_never_ci.attrs["method"]
+    # narrower than Wilson's on the pooled count, which treats the rows as independent
+    w_lo, w_hi = wilson_interval(sum(counts), 400)
+    assert 2 * half < w_hi - w_lo
+
+
+def test_p_never_falls_back_to_wilson_where_a_scramble_has_no_never():
+    from mc_tco.summary import quantiles_with_never
+
+    counts = [3, 5, 0, 6, 2, 5, 4, 3]  # scramble 2 never "never"
+    res = quantiles_with_never(_never_sample(counts), replicates=R)
+    buy = res.sel(strategy="buy")
+    assert bool(buy.p_never_fallback)
+    np.testing.assert_allclose(buy.p_never_ci.values, wilson_interval(sum(counts), 400))
+    # the NaN rule: NaN rows are out of numerator and denominator, per scramble
+    rent = res.sel(strategy="rent")
+    da = _never_sample(counts).sel(strategy="rent")
+    valid = da.notnull().values
+    assert float(rent.p_never) == pytest.approx(np.isinf(da.values[valid]).mean())
+    # one scramble (or independent rows): Wilson's, as before
+    one = quantiles_with_never(_never_sample([3, 5, 4, 6, 2, 5, 4, 3]), replicates=1)
+    np.testing.assert_allclose(one.p_never_ci.sel(strategy="buy").values,
+                               wilson_interval(32, 400))

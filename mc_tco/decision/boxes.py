@@ -10,8 +10,10 @@ With the run's scramble of each scenario (``replicate=``, base sample ``g`` belo
 scramble ``g % R``), :func:`box_share_intervals` gives each found box's coverage, density
 and mass, and :class:`Discovery` the share of winners, a randomized-QMC interval over the
 ``R`` scrambles (:func:`mc_tco.uncertainty.proportion`, Wilson's where a scramble has no
-case). It measures the Monte Carlo error of the shares of *this* box, not the noise of the
-box's choice, which was fitted to the same scenarios.
+case); :meth:`FoundBox.density_ci` and its siblings return it, Wilson's only without the
+scrambles (a file run with ``--ci bootstrap`` or ``asymptotic``). It measures the Monte
+Carlo error of the shares of *this* box, not the noise of the box's choice, which was
+fitted to the same scenarios.
 
 References
 ----------
@@ -115,9 +117,33 @@ class FoundBox(_BoxShares):
         """Share of all winners inside this box and in no earlier box."""
         return self.new_wins / self.wins
 
-    def density_ci(self) -> tuple[float, float]:
-        lo, hi = wilson_interval(self.wins_in, self.n_in, self.conf_level)
+    def _ci(self, name: str, k: int, n: int) -> tuple[float, float]:
+        """The interval of share ``name``: over the scrambles when known
+        (:attr:`shares_rqmc`), else Wilson's on the count ``k`` of ``n``."""
+        if self.shares_rqmc:
+            lo, hi = self.shares_rqmc[name]["ci"]
+            return float(lo), float(hi)
+        lo, hi = wilson_interval(k, n, self.conf_level)
         return float(lo), float(hi)
+
+    def density_ci(self) -> tuple[float, float]:
+        """Interval of the share of the box's scenarios that win."""
+        return self._ci("density", self.wins_in, self.n_in)
+
+    def coverage_ci(self) -> tuple[float, float]:
+        """Interval of the share of all winning scenarios inside the box."""
+        return self._ci("coverage", self.wins_in, self.wins)
+
+    def mass_ci(self) -> tuple[float, float]:
+        """Interval of the share of all scenarios inside the box."""
+        return self._ci("mass", self.n_in, self.n)
+
+    @property
+    def ci_method(self) -> str:
+        if self.shares_rqmc:
+            return (f"randomized-QMC t interval over {self.shares_rqmc['replicates']} "
+                    "scrambles (Wilson's on the pooled count where it falls back)")
+        return "Wilson score"
 
     def rules(self) -> dict[str, list[float | None]]:
         """``{input: [low, high]}`` for the restricted inputs; None where a side is open."""
@@ -133,10 +159,13 @@ class FoundBox(_BoxShares):
         return {
             "rules": self.rules(),
             "coverage": self.coverage,
+            "coverage_ci": list(self.coverage_ci()),
             "density": self.density,
             "density_ci": [lo, hi],
             "density_ci_level": self.conf_level,
+            "ci_method": self.ci_method,
             "mass": self.mass,
+            "mass_ci": list(self.mass_ci()),
             "n_restricted": self.n_restricted,
             "scenarios_in_box": self.n_in,
             "winners_in_box": self.wins_in,

@@ -46,6 +46,11 @@ class Discovery:
         return self.wins / self.n
 
     def p_win_ci(self) -> tuple[float, float]:
+        """Interval of the share of winners: over the scrambles when known
+        (:attr:`p_win_rqmc`), else Wilson's."""
+        if self.p_win_rqmc:
+            lo, hi = self.p_win_rqmc["ci"]
+            return float(lo), float(hi)
         lo, hi = wilson_interval(self.wins, self.n, self.conf_level)
         return float(lo), float(hi)
 
@@ -78,7 +83,7 @@ def discover(
     max_boxes: int = MAX_BOXES,
     min_cases: int = MIN_CASES,
     path: str | None = None,
-    replicates: int | None = None,
+    replicates: int | str | None = "auto",
 ) -> Discovery:
     """Boxes of the input space where ``strategy`` wins (its target > 0) at one grid point.
 
@@ -97,10 +102,12 @@ def discover(
         PRIM runs only with at least this many winning and losing scenarios; otherwise
         ``status`` says which are too few and ``suggestion`` names the nearest demand (or
         grid value) with enough of both.
-    replicates : int, optional
-        ``R`` of the run's interleaved scrambles
-        (:func:`mc_tco.decision.information.file_replicates`): adds randomized-QMC intervals of
-        the share of winners and of each box's coverage, density and mass.
+    replicates : int, "auto" or None
+        ``R`` of the run's interleaved scrambles; "auto" (default) reads the file's
+        (:func:`mc_tco.decision.information.file_replicates`). With ``R`` the share of winners
+        and each box's coverage, density and mass get randomized-QMC intervals (the ones
+        :meth:`Discovery.p_win_ci` and :meth:`FoundBox.density_ci` return); None, or a file
+        without scrambles: Wilson's.
 
     Returns
     -------
@@ -133,6 +140,10 @@ def discover(
     out = Discovery(data, option, wins, n, min_cases=min_cases, conf_level=conf,
                     min_coverage=min_coverage)
     rep = None
+    if replicates == "auto":
+        from .information import file_replicates
+
+        replicates = file_replicates(ds)
     if replicates:
         rep = replicate_of(ds["sample"].values if "sample" in ds.coords else np.arange(n),
                            replicates)

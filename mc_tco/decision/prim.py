@@ -25,10 +25,11 @@ Bryant & Lempert 2010).
   next box while enough winners remain.
 
 A bound lies halfway between the last removed and the first kept value, so ``x >= bound``
-selects exactly the kept scenarios. The density of a box comes with a Wilson interval for
-its Monte Carlo error; it is measured on the scenarios that chose the box, so it is
-optimistic for small boxes (``min_cases`` guards against boxes fitted to a handful of
-winners).
+selects exactly the kept scenarios. The density, coverage and mass of a box come with an
+interval for their Monte Carlo error (over the run's scrambles with ``replicate=``,
+:func:`~mc_tco.decision.boxes.box_share_intervals`; Wilson's without); the density is
+measured on the scenarios that chose the box, so it is optimistic for small boxes
+(``min_cases`` guards against boxes fitted to a handful of winners).
 
 The ``prim`` package on PyPI (PRIM 1.0.0, the EMA Workbench's PRIM as a stand-alone
 package) was evaluated and not used: it is GPL-3.0 (mc_tco is MIT), it silently ignores a

@@ -156,19 +156,12 @@ def with_path(summary: xr.Dataset, path: list[dict], target: float | None) -> xr
 def _p_interval(sums: RunSums, conf_level: float) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of P(output > 0) on the A rows, per cell (the targets' indicators among them):
     the replicate t interval over the scrambles, or Wilson's on the pooled count where it
-    cannot work (:mod:`mc_tco.uncertainty`'s fallback rule)."""
-    from ..uncertainty import replicate_interval, wilson_interval
+    cannot work, by the one rule of :func:`mc_tco.uncertainty.proportion_from_counts` (so
+    the "settled" test reads the same interval as ``p_positive_ci``)."""
+    from ..uncertainty import proportion_from_counts
 
-    pooled = sums.pooled()
-    p = pooled.mean_a()
-    n = pooled.n
-    lo_w, hi_w = wilson_interval(np.clip(np.rint(p * n), 0, n), n, conf_level)
-    if len(sums.reps) < 2:
-        return lo_w, hi_w
-    per = np.stack([r.mean_a() for r in sums.reps])
-    _, half = replicate_interval(per, conf_level=conf_level, centre=p)
-    degenerate = (per.min(axis=0) <= 0) | (per.max(axis=0) >= 1) | ~np.isfinite(half)
-    lo = np.where(degenerate, lo_w, p - np.nan_to_num(half))
-    hi = np.where(degenerate, hi_w, p + np.nan_to_num(half))
-    bad = degenerate | (lo < 0) | (hi > 1)
-    return np.where(bad, lo_w, lo), np.where(bad, hi_w, hi)
+    k_r = np.stack([np.clip(np.rint(r.mean_a() * r.n), 0, r.n) for r in sums.reps])
+    n_r = np.stack([np.broadcast_to(np.asarray(r.n, dtype=float), k.shape)
+                    for r, k in zip(sums.reps, k_r, strict=True)])
+    res = proportion_from_counts(k_r, n_r, conf_level)
+    return res.lower, res.upper

@@ -3,9 +3,10 @@
 :func:`correlation_dataset` stores the matrices of the book's ``[[correlation]]`` pairs.
 :func:`independence_check` answers "does the answer depend on the correlations?": the
 base sample is evaluated twice on the same Sobol' points, through the copula and without
-it, and P(target > 0) of both is compared pair by pair (the paired interval of the
-difference, Newcombe 1998 method 10, as the family check does). At most
-``INDEPENDENCE_SAMPLES`` base samples are used (a prefix holds every scramble equally).
+it, and P(target > 0) of both is compared pair by pair. The rows are a prefix of the run's
+base rows (at most ``INDEPENDENCE_SAMPLES``; a prefix holds every scramble equally), so the
+intervals are those of the family check: the randomized-QMC t interval over the scrambles,
+Wilson's (a share) or Newcombe's (1998 method 10, the paired change) where it falls back.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import numpy as np
 import xarray as xr
 
 from ..sensitivity.grouped import crossing_pairs
 from ..summary import stack_targets
-from ..uncertainty import wilson_interval
+from ..uncertainty import probability_with_interval
 from .evaluate import evaluate_base
-from .family import _with_bounds, paired_difference_interval
+from .family import _method, _replicate, _with_bounds, paired_change
 from .plan import Plan
 
 __all__ = ["INDEPENDENCE_SAMPLES", "correlation_dataset", "independence_check"]
@@ -73,9 +75,12 @@ def independence_check(plan: Plan) -> xr.Dataset:
     -------
     xr.Dataset
         ``independent_p_positive`` (target, *grid): P(target > 0) on the same Sobol'
-        points without the copula; ``independent_p_positive_ci`` (..., ci_bound), Wilson;
-        ``correlation_change_ci`` (..., ci_bound): paired interval of P with the book's
-        correlations minus P without them. Attr ``independence_check_samples``.
+        points without the copula; ``independent_p_positive_ci`` (..., ci_bound), over the
+        scrambles; ``correlation_change_ci`` (..., ci_bound): paired interval of P with the
+        book's correlations minus P without them
+        (:func:`mc_tco.engine.family.paired_change`); with ``R > 1`` scrambles also
+        ``independent_p_positive_fallback`` and ``correlation_change_fallback`` (1 where
+        Wilson's / Newcombe's). Attr ``independence_check_samples``.
     """
     n = min(plan.samples, INDEPENDENCE_SAMPLES)
     free = dataclasses.replace(plan.book, correlation=None, correlations=[])
@@ -86,24 +91,32 @@ def independence_check(plan: Plan) -> xr.Dataset:
         wins.append((stack_targets(base, p.targets) > 0).transpose("target", "sample", ...))
     with_corr, without = wins
     conf = plan.conf_level
+    reps = plan.n_replicates
     k = without.sum("sample")
-    lo, hi = wilson_interval(k.values, n, conf)
-    both = (with_corr & without).sum("sample").values
-    only_c = (with_corr & ~without).sum("sample").values
-    only_i = (~with_corr & without).sum("sample").values
-    clo, chi = paired_difference_interval(only_c, only_i, n, conf, a=both,
-                                          d=n - both - only_c - only_i)
+    pr = probability_with_interval(without.astype(float), replicates=reps, conf_level=conf)
+    ci = pr["ci"].transpose(*k.dims, "ci_bound").values
+    ch = paired_change(with_corr.values, without.values, _replicate(without, reps), reps,
+                       conf, axis=1)
     out = xr.Dataset({
         "independent_p_positive": (k / n).assign_attrs(
             units="1", long_name="P(target > 0) with the inputs independent (same Sobol' "
             "points, no copula)"),
-        "independent_p_positive_ci": _with_bounds(k, lo, hi).assign_attrs(
-            units="1", ci_prob=conf, method="Wilson score"),
-        "correlation_change_ci": _with_bounds(k, clo, chi).assign_attrs(
-            units="1", ci_prob=conf, method="Newcombe 1998 method 10 (paired)",
+        "independent_p_positive_ci": _with_bounds(k, ci[..., 0], ci[..., 1]).assign_attrs(
+            units="1", ci_prob=conf,
+            method=_method(reps, conf, "Wilson score on the pooled count")),
+        "correlation_change_ci": _with_bounds(k, ch.lower, ch.upper).assign_attrs(
+            units="1", ci_prob=conf,
+            method=_method(reps, conf, "Newcombe 1998 method 10 (paired) on the pooled "
+                                       "counts"),
             long_name="interval of P(target > 0) with the book's correlations minus "
             "P(target > 0) without them"),
     })
+    if reps > 1:
+        out["independent_p_positive_fallback"] = _with_bounds(
+            k, pr["fallback"].transpose(*k.dims).values).astype(np.int8).assign_attrs(
+            long_name="1 where independent_p_positive_ci is Wilson's on the pooled count")
+        out["correlation_change_fallback"] = _with_bounds(k, ch.fallback).astype(
+            np.int8).assign_attrs(long_name="1 where correlation_change_ci is Newcombe's")
     out.attrs["independence_check_samples"] = int(n)
     return out.drop_vars([c for c in out.coords if c not in out.dims], errors="ignore")
 

@@ -19,8 +19,14 @@ distribution; they are listed in the ``family_check_unchanged`` attribute.
 
 Every variant reuses the same scrambled Sobol' points (same seed, same design columns), so
 the difference between two variants is the effect of the shape alone, evaluated on common
-random numbers; its Monte Carlo interval is Newcombe's (1998, method 10) interval for a
-difference of paired proportions.
+random numbers. The rows are the run's base rows, ``R`` interleaved independent scrambles,
+so each probability's interval and the interval of each change are the randomized-QMC t
+intervals over the scrambles (:mod:`mc_tco.uncertainty`; the change is the mean of the
+paired difference ``win_variant - win_book``); where those cannot work (a scramble with no
+event, or no pair that differs) they fall back to Wilson's interval on the pooled count and
+Newcombe's (1998, method 10) interval for a difference of paired proportions, flagged in
+``*_fallback``. With one scramble (``--ci bootstrap`` / ``asymptotic``) they are Wilson's and
+Newcombe's everywhere.
 
 References
 ----------
@@ -43,12 +49,13 @@ import xarray as xr
 from ..book import Book, Input
 from ..distributions import build_distribution
 from ..summary import QUANTILES, quantiles_with_never, stack_targets
-from ..uncertainty import wilson_interval
+from ..uncertainty import Interval, mean_interval, probability_with_interval, wilson_interval
 
 __all__ = [
     "SHAPES",
     "family_check",
     "family_variants",
+    "paired_change",
     "paired_difference_interval",
     "swap_family",
 ]
@@ -147,6 +154,48 @@ def paired_difference_interval(b, c, n, conf_level: float = 0.95, a=None, d=None
     return np.clip(lower, -1, 1), np.clip(upper, -1, 1)
 
 
+def paired_change(wins, ref, replicate, replicates: int, conf_level: float = 0.95,
+                  axis: int = 0) -> Interval:
+    """The change ``P(wins) - P(ref)`` of two paired indicators, with its interval.
+
+    The estimate is the mean of ``wins - ref`` over the rows; the interval is the
+    randomized-QMC t interval of its ``R`` per-scramble means
+    (:func:`mc_tco.uncertainty.mean_interval`), or :func:`paired_difference_interval`
+    (Newcombe 1998, method 10, on the pooled counts) where that cannot work: a scramble with
+    no discordant pair (the change there is exactly 0, as with no event for a proportion),
+    R equal per-scramble changes, or a t interval that leaves [-1, 1] (``fallback``).
+
+    Parameters
+    ----------
+    wins, ref : array_like of bool
+        The two indicators on the same rows, the rows along ``axis``.
+    replicate : array_like of int, (n,)
+        The scramble of each row (:func:`mc_tco.uncertainty.replicate_of`).
+
+    Returns
+    -------
+    Interval
+        Dims of ``wins`` without ``axis``.
+    """
+    w = np.moveaxis(np.asarray(wins, dtype=bool), axis, 0)
+    r = np.moveaxis(np.asarray(ref, dtype=bool), axis, 0)
+    replicate = np.asarray(replicate)
+    n = w.shape[0]
+    both = (w & r).sum(axis=0)
+    only_w = (w & ~r).sum(axis=0)
+    only_r = (~w & r).sum(axis=0)
+    n_lo, n_hi = paired_difference_interval(only_w, only_r, n, conf_level, a=both,
+                                            d=n - both - only_w - only_r)
+    res = mean_interval(w.astype(float) - r.astype(float), replicate, replicates, conf_level)
+    discordant = np.stack([(w[replicate == k] != r[replicate == k]).any(axis=0)
+                           for k in range(replicates)])
+    with np.errstate(invalid="ignore"):
+        fallback = (~discordant.all(axis=0) | ~(res.upper - res.lower > 0)
+                    | (res.lower < -1) | (res.upper > 1))
+    return Interval(res.estimate, np.where(fallback, n_lo, res.lower),
+                    np.where(fallback, n_hi, res.upper), fallback)
+
+
 def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
     """Rerun the base sample of ``plan`` under every family variant and summarise.
 
@@ -164,9 +213,11 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
         coords ``family_variant_input`` and ``family_variant_family``) and:
 
         * ``family_check_p_positive`` (family_variant, target, ...): P(target > 0);
-        * ``family_check_p_positive_ci`` (..., ci_bound): its Wilson interval;
-        * ``family_check_p_positive_change_ci`` (..., ci_bound): Newcombe's interval of the
-          change from the book, on common random numbers;
+        * ``family_check_p_positive_ci`` (..., ci_bound): its interval over the scrambles
+          (Wilson's where it falls back: ``family_check_p_positive_fallback``);
+        * ``family_check_p_positive_change_ci`` (..., ci_bound): the interval of the change
+          from the book, on common random numbers (:func:`paired_change`; Newcombe's where it
+          falls back: ``family_check_p_positive_change_fallback``);
         * ``family_check_<name>_quantile`` (family_variant, quantile, ...) and
           ``family_check_<name>_p_never`` for each per-sample distribution of the run
           (``breakeven_demand``).
@@ -184,7 +235,9 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
     # all their design rows at once); 256 base rows per call would be overhead-bound
     chunk = plan.chunk_size * plan.design.rows_per_sample
     book_wins = None
+    reps = plan.n_replicates
     probs, cis, changes, dists = [], [], [], {name: [] for name in plan.distributions}
+    falls, change_falls = [], []
     units: dict[str, str] = {}
     for i, (_, _, _, book) in enumerate(variants):
         # the run's own base rows: same seed, scrambles (--ci, --replicates) and design
@@ -196,21 +249,22 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
         wins = wins.transpose("target", "sample", ...)
         n = wins.sizes["sample"]
         k = wins.sum("sample")
-        lo, hi = wilson_interval(k.values, n, conf)
+        pr = probability_with_interval(wins.astype(float), replicates=reps, conf_level=conf)
         probs.append(k / n)
-        cis.append(_with_bounds(k, lo, hi))
+        ci = pr["ci"].transpose(*k.dims, "ci_bound").values
+        cis.append(_with_bounds(k, ci[..., 0], ci[..., 1]))
+        falls.append(_with_bounds(k, pr["fallback"].transpose(*k.dims).values)
+                     .astype(np.int8))
         if book_wins is None:
             book_wins = wins
-        both = (wins & book_wins).sum("sample").values
-        only_v = (wins & ~book_wins).sum("sample").values
-        only_b = (~wins & book_wins).sum("sample").values
-        neither = n - both - only_v - only_b
-        clo, chi = paired_difference_interval(only_v, only_b, n, conf, a=both, d=neither)
-        changes.append(_with_bounds(k, clo, chi))
+        ch = paired_change(wins.values, book_wins.values, _replicate(wins, reps), reps, conf,
+                           axis=1)
+        changes.append(_with_bounds(k, ch.lower, ch.upper))
+        change_falls.append(_with_bounds(k, ch.fallback).astype(np.int8))
         for name in plan.distributions:
             units.setdefault(name, str(base[name].attrs.get("units", "")))
             dists[name].append(quantiles_with_never(base[name], quantiles=QUANTILES,
-                                                    conf_level=conf))
+                                                    conf_level=conf, replicates=reps))
         if progress is not None:
             progress(i + 1, len(variants))
     labels = [v[0] for v in variants]
@@ -226,11 +280,18 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
     out["family_check_p_positive"] = xr.concat(probs, dim=dim).assign_attrs(
         units="1", long_name="P(target > 0) under each family variant", note=note)
     out["family_check_p_positive_ci"] = xr.concat(cis, dim=dim).assign_attrs(
-        units="1", ci_prob=conf, method="Wilson score",
+        units="1", ci_prob=conf, method=_method(reps, conf, "Wilson score on the pooled count"),
         long_name="Monte Carlo interval of family_check_p_positive")
     out["family_check_p_positive_change_ci"] = xr.concat(changes, dim=dim).assign_attrs(
-        units="1", ci_prob=conf, method="Newcombe 1998 method 10 (paired)",
+        units="1", ci_prob=conf,
+        method=_method(reps, conf, "Newcombe 1998 method 10 (paired) on the pooled counts"),
         long_name="interval of the change of P(target > 0) from the book as written")
+    if reps > 1:
+        out["family_check_p_positive_fallback"] = xr.concat(falls, dim=dim).assign_attrs(
+            long_name="1 where family_check_p_positive_ci is Wilson's on the pooled count")
+        out["family_check_p_positive_change_fallback"] = xr.concat(
+            change_falls, dim=dim).assign_attrs(
+            long_name="1 where family_check_p_positive_change_ci is Newcombe's")
     for name, parts in dists.items():
         q = xr.concat([p["quantiles"] for p in parts], dim=dim)
         out[f"family_check_{name}_quantile"] = q.assign_attrs(
@@ -251,11 +312,31 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
     return out
 
 
-def _with_bounds(like: xr.DataArray, lo, hi) -> xr.DataArray:
+def _with_bounds(like: xr.DataArray, lo, hi=None) -> xr.DataArray:
+    """``[lo, hi]`` as a DataArray like ``like`` with dim ``ci_bound`` last (or ``lo`` alone,
+    with the dims of ``like``, when ``hi`` is None)."""
+    coords = {k: v for k, v in like.coords.items()}
+    if hi is None:
+        return xr.DataArray(np.asarray(lo), dims=like.dims, coords=coords)
     return xr.DataArray(
         np.stack([lo, hi], axis=-1), dims=(*like.dims, "ci_bound"),
-        coords={**{k: v for k, v in like.coords.items()}, "ci_bound": ["lower", "upper"]},
+        coords={**coords, "ci_bound": ["lower", "upper"]},
     )
+
+
+def _replicate(da: xr.DataArray, replicates: int) -> np.ndarray:
+    """The scramble of each row of ``da`` (its ``sample`` coordinate: the global index)."""
+    from ..uncertainty import replicate_of
+
+    index = da["sample"].values if "sample" in da.coords else np.arange(da.sizes["sample"])
+    return replicate_of(index, replicates)
+
+
+def _method(replicates: int, conf_level: float, fallback: str) -> str:
+    if replicates > 1:
+        return (f"{conf_level:.0%} randomized-QMC t interval over {replicates} independent "
+                f"scrambles (pooled estimate +- t sd / sqrt(R)); fallback cells: {fallback}")
+    return fallback
 
 
 def add_family_check(plan, ds: xr.Dataset, progress=None) -> xr.Dataset:

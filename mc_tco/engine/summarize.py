@@ -105,7 +105,8 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
                 "analysis.distributions", f"the model returned no output '{name}'",
                 "distributions",
             )
-        q = quantiles_with_never(base[name].load(), conf_level=plan.conf_level)
+        q = quantiles_with_never(base[name].load(), conf_level=plan.conf_level,
+                                 replicates=plan.n_replicates)
         unit = base[name].attrs.get("units", "")
         ds[f"{name}_quantile"] = q["quantiles"].assign_attrs(
             units=unit, method="inverted_cdf (an order statistic; inf = never)"
@@ -114,8 +115,12 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
             units="1", long_name=f"share of samples where {name} is infinite (never)"
         )
         ds[f"{name}_p_never_ci"] = q["p_never_ci"].assign_attrs(
-            units="1", ci_prob=plan.conf_level, method="Wilson score"
+            long_name=f"Monte Carlo interval of {name}_p_never"
         )
+        if plan.n_replicates > 1:
+            ds[f"{name}_p_never_fallback"] = q["p_never_fallback"].astype(np.int8).assign_attrs(
+                long_name=f"1 where the interval of {name}_p_never is Wilson's on the pooled "
+                          "count (some scramble had no 'never' or only 'never')")
     for dim_name, g in plan.grid.items():
         if dim_name in ds.coords:
             ds[dim_name].attrs.update(units=g.unit, long_name=g.description or dim_name)
@@ -142,6 +147,15 @@ def run_options(plan: Plan) -> dict[str, Any]:
         "family_check": plan.family_check, "shapley": plan.shapley,
         "shapley_permutations": plan.shapley_permutations,
     }
+
+
+def _summary_ci_text(plan: Plan) -> str:
+    """How the intervals of the probabilities, means and quantiles were made."""
+    if plan.n_replicates > 1:
+        return (f"randomized-QMC t interval over the {plan.n_replicates} scrambles "
+                "(probabilities, means, quantiles; Wilson / order-statistic fallback in the "
+                "cells flagged *_fallback)")
+    return "Wilson score (probabilities)"
 
 
 def provenance(plan: Plan) -> dict[str, Any]:
@@ -188,7 +202,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "ci_method": ci_method_text(
             plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
             estimator=plan.estimator, seed=plan.seed,
-        ) + " (Sobol' indices); Wilson score (probabilities)",
+        ) + " (Sobol' indices); " + _summary_ci_text(plan),
         "design": "Saltelli design on a scrambled Sobol' sequence (scipy.stats.qmc.Sobol)",
         "summaries_from": "the N independent base rows (A) of the design",
         "constants": json.dumps({i.name: i.value for i in book.constants}),

@@ -305,25 +305,44 @@ def _tail_medians(x: np.ndarray, y: np.ndarray, m: int):
 def breakeven_cdf(
     ds: xr.Dataset, x: np.ndarray, strategies=STRATEGIES, conf_level: float = 0.95
 ) -> xr.Dataset:
-    """P(break-even demand <= x) per strategy with its pointwise Wilson interval.
+    """P(break-even demand <= x) per strategy with its pointwise Monte Carlo interval.
 
     The curve reaches ``1 - P(never)`` at most: scenarios that never break even stay out.
+    With the run's ``R`` scrambles (``ci = "rqmc"``) the interval at each ``x`` is the
+    replicate t interval of the ``R`` per-scramble shares, Wilson's on the pooled count where
+    that cannot work (:func:`mc_tco.uncertainty.proportion_from_counts`); otherwise Wilson's.
+    NaN samples (not applicable) are left out of the count and the sample size.
 
     Returns
     -------
     xr.Dataset
-        ``cdf`` (strategy, x) and ``cdf_ci`` (strategy, x, ci_bound), unit 1.
+        ``cdf`` (strategy, x), ``cdf_ci`` (strategy, x, ci_bound) and ``cdf_fallback``
+        (strategy, x; True where the interval is Wilson's), unit 1.
     """
+    from ..uncertainty import proportion_from_counts, replicate_of
+
     be = ds["breakeven_demand"].sel(strategy=list(strategies)).transpose("strategy", "sample")
-    vals = np.sort(be.values, axis=1)
-    n = vals.shape[1]
-    k = np.stack([np.searchsorted(v, x, side="right") for v in vals])
-    lo, hi = wilson_interval(k, n, conf_level)
+    reps = _file_replicates(ds)
+    rep = replicate_of(be["sample"].values if "sample" in be.coords
+                       else np.arange(be.sizes["sample"]), reps)
+    x = np.asarray(x, dtype=float)
+    k_r, n_r = [], []
+    for r in range(reps):
+        vals = np.sort(be.values[:, rep == r], axis=1)  # NaN sorts last, above every x
+        k_r.append(np.stack([np.searchsorted(v, x, side="right") for v in vals]))
+        n_r.append(np.broadcast_to((~np.isnan(vals)).sum(axis=1)[:, None], k_r[-1].shape))
+    res = proportion_from_counts(np.stack(k_r), np.stack(n_r), conf_level)
     return xr.Dataset(
-        {"cdf": (("strategy", "x"), k / n),
-         "cdf_ci": (("strategy", "x", "ci_bound"), np.stack([lo, hi], axis=-1))},
+        {"cdf": (("strategy", "x"), res.estimate),
+         "cdf_ci": (("strategy", "x", "ci_bound"), np.stack([res.lower, res.upper], axis=-1)),
+         "cdf_fallback": (("strategy", "x"), res.fallback)},
         coords={"strategy": list(strategies), "x": x, "ci_bound": ["lower", "upper"]},
     )
+
+
+def _file_replicates(ds: xr.Dataset) -> int:
+    """``R`` of a results file's scrambles (1 unless it was run with ``--ci rqmc``)."""
+    return int(ds.attrs.get("replicates", 1) or 1) if ds.attrs.get("ci") == "rqmc" else 1
 
 
 def cost_breakdown(ds: xr.Dataset) -> xr.Dataset:

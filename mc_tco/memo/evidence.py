@@ -283,7 +283,11 @@ def section_provenance(ctx: MemoContext) -> Section:
                   "Regenerate the results with `mc-tco run` and the memo with `mc-tco memo`."),
         Paragraph(
             "Every number above is read from the results file(s): the memo never re-runs the "
-            "model. Probabilities come with Wilson score intervals, Sobol' indices with "
+            "model. Probabilities come with "
+            + ("intervals from the spread of the independent scrambles (Wilson score where "
+               "a scramble has no or only events)" if ctx.ds.attrs.get("ci") == "rqmc"
+               else "Wilson score intervals")
+            + f", Sobol' indices with "
             f"{_ci_words(ctx.ds)} half-widths; quantile bands are the spread of the "
             "assumptions. The "
             "tables are also in the CSV files next to this memo."

@@ -96,7 +96,11 @@ VARIABLES = (
         "distribution <d> of [analysis] distributions (inf = never)", "distributions"),
     Var("<d>_p_never", (G,), "1", "share of the samples where <d> is infinite",
         "distributions"),
-    Var("<d>_p_never_ci", (G, "ci_bound"), "1", "interval of <d>_p_never", "distributions"),
+    Var("<d>_p_never_ci", (G, "ci_bound"), "1", "interval of <d>_p_never (replicate t "
+        "interval, Wilson's where it falls back; attrs: ci_prob, method)", "distributions"),
+    Var("<d>_p_never_fallback", (G,), "1", "1 where <d>_p_never_ci is Wilson's on the pooled "
+        "count (a scramble with no 'never' or only 'never')", "distributions, --ci rqmc "
+        "(default)"),
     Var("S1_group", ("target", "group", G), "1", "first-order index of a group", "--by group"),
     Var("ST_group", ("target", "group", G), "1", "total-order index of a group", "--by group"),
     Var("S1_group_conf", ("target", "group", G), "1", "half-width of S1_group", "--by group"),
@@ -122,10 +126,17 @@ VARIABLES = (
         "independent: the base sample rerun on the same Sobol' points without the copula",
         "[[correlation]]"),
     Var("independent_p_positive_ci", ("target", G, "ci_bound"), "1", "its interval "
-        "(Wilson)", "[[correlation]]"),
+        "(replicate t interval, Wilson's where it falls back)", "[[correlation]]"),
+    Var("independent_p_positive_fallback", ("target", G), "1", "1 where "
+        "independent_p_positive_ci is Wilson's on the pooled count",
+        "[[correlation]], --ci rqmc (default)"),
     Var("correlation_change_ci", ("target", G, "ci_bound"), "1", "interval of p_positive "
-        "minus independent_p_positive (paired, Newcombe 1998 method 10): what the "
-        "correlations change", "[[correlation]]"),
+        "minus independent_p_positive (paired: replicate t interval of the paired "
+        "difference, Newcombe 1998 method 10 where it falls back): what the correlations "
+        "change", "[[correlation]]"),
+    Var("correlation_change_fallback", ("target", G), "1", "1 where correlation_change_ci "
+        "is Newcombe's (a scramble with no discordant pair)",
+        "[[correlation]], --ci rqmc (default)"),
     Var("convergence_samples", ("step",), "1", "base samples after each doubling",
         "--target-halfwidth"),
     Var("convergence_worst_halfwidth", ("step",), "1", "largest ST half-width of the "
@@ -134,8 +145,14 @@ VARIABLES = (
         "P(target > 0) with the families swapped", "--family-check"),
     Var("family_check_p_positive_ci", ("family_variant", "target", G, "ci_bound"), "1",
         "its interval", "--family-check"),
+    Var("family_check_p_positive_fallback", ("family_variant", "target", G), "1",
+        "1 where family_check_p_positive_ci is Wilson's on the pooled count",
+        "--family-check, --ci rqmc (default)"),
     Var("family_check_p_positive_change_ci", ("family_variant", "target", G, "ci_bound"),
         "1", "interval of the change from the book (paired)", "--family-check"),
+    Var("family_check_p_positive_change_fallback", ("family_variant", "target", G), "1",
+        "1 where family_check_p_positive_change_ci is Newcombe's (a scramble with no "
+        "discordant pair)", "--family-check, --ci rqmc (default)"),
     Var("family_check_<d>_quantile", ("family_variant", "quantile", G), "output's unit",
         "quantiles of <d> under each variant", "--family-check"),
     Var("family_check_<d>_p_never", ("family_variant", G), "1",

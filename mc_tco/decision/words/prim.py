@@ -66,16 +66,22 @@ def _who(disc: Discovery) -> tuple[str, str]:
 
 
 def box_sentence(disc: Discovery, box: FoundBox) -> str:
-    """'buy wins in 71% (62-79%) of scenarios with ... (these hold 58% of all winning
-    scenarios)'."""
+    """'buy wins in 71% (62-79) of scenarios with ... (these hold 58% (52-63) of all
+    winning scenarios)': every share with its Monte Carlo interval
+    (:meth:`~mc_tco.decision.boxes.FoundBox.density_ci`, over the run's scrambles)."""
     who, _ = _who(disc)
     lo, hi = box.density_ci()
     verb = "wins" if disc.data.has_strategy else "is positive"
     return (
         f"{who} {verb} in {fmt_prob_ci(box.density, lo, hi)} of the scenarios with "
-        f"{rule_text(box, _units(disc))} (these hold {fmt_pct(box.coverage, 0)} of all "
-        f"winning scenarios)"
+        f"{rule_text(box, _units(disc))} (these hold "
+        f"{fmt_prob_ci(box.coverage, *box.coverage_ci())} of all winning scenarios)"
     )
+
+
+def _mass(box: FoundBox) -> str:
+    """'12.5% (11.9-13.1)': the box's share of all scenarios with its interval."""
+    return fmt_prob_ci(box.mass, *box.mass_ci())
 
 
 def too_few_sentence(disc: Discovery, ds: xr.Dataset | None, command: str | None) -> str:
@@ -136,8 +142,8 @@ def prim_text(disc: Discovery, ds: xr.Dataset | None = None, command: str | None
     lo, hi = disc.p_win_ci()
     out += wrap(f"{who} {verb} in {disc.wins:,} of {disc.n:,} scenarios: "
                 f"{fmt_prob_ci(disc.p_win, lo, hi)}; shares in %, with their "
-                f"{disc.conf_level:.0%} Monte Carlo "
-                "interval in brackets.")
+                f"{disc.conf_level:.0%} Monte Carlo interval in brackets"
+                + (" (from the spread of the run's scrambles)." if disc.p_win_rqmc else "."))
     if not disc.boxes:
         out += wrap("No box: no restriction of the inputs raises the share of winners "
                     "significantly; the winners are spread over the whole input space.")
@@ -145,7 +151,7 @@ def prim_text(disc: Discovery, ds: xr.Dataset | None = None, command: str | None
     for k, box in enumerate(disc.boxes, 1):
         extra = (f"; {fmt_pct(box.coverage_new, 0)} of the winners are in no earlier box"
                  if k > 1 else "")
-        out += wrap(f"Box {k}: {box_sentence(disc, box)}. It holds {fmt_pct(box.mass)} of "
+        out += wrap(f"Box {k}: {box_sentence(disc, box)}. It holds {_mass(box)} of "
                     f"all scenarios and restricts {box.n_restricted} "
                     f"input{'s' if box.n_restricted != 1 else ''}{extra}.",
                     hanging="         ")
@@ -189,7 +195,7 @@ def scenario_markdown(found: Scenarios, ds: xr.Dataset, heading: str = "##") -> 
                              + f"\n\n{overall[0].upper() + overall[1:]}.")
             paras.append(
                 f"The first box restricts {b.n_restricted} of the {len(disc.data.inputs)} "
-                f"uncertain inputs and holds {fmt_pct(b.mass)} of all scenarios; its share of "
+                f"uncertain inputs and holds {_mass(b)} of all scenarios; its share of "
                 "winners is measured on the scenarios that chose the box, so it is slightly "
                 f"optimistic. Shares in %, with their {disc.conf_level:.0%} Monte Carlo "
                 "interval in brackets.")
