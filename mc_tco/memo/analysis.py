@@ -34,6 +34,7 @@ __all__ = [
     "ranking",
     "rare_indicator",
     "tornado",
+    "tornado_swing",
 ]
 
 #: tokens a month of one heavy user (the article: "100 million tokens per heavy user")
@@ -262,6 +263,30 @@ def tornado(
     """
     y = ds["saving"].sel(demand=demand, strategy=strategy).values
     x = ds["input_value"].transpose("sample", "input").values
+    res = tornado_swing(y, x, ds["input"].values, tail=tail, resamples=resamples,
+                        conf_level=conf_level, seed=seed, units="USD/month")
+    res.attrs.update(demand=demand, strategy=strategy)
+    return res
+
+
+def tornado_swing(
+    y: np.ndarray,
+    x: np.ndarray,
+    inputs,
+    tail: float = 0.10,
+    resamples: int = 200,
+    conf_level: float = 0.95,
+    seed: int = 0,
+    units: str = "",
+) -> xr.Dataset:
+    """The kernel of :func:`tornado` for any output: ``y`` (sample,) of the output,
+    ``x`` (sample, input) of the inputs, ``inputs`` their names; ``units`` the output's.
+
+    Returns the Dataset :func:`tornado` describes, without the ``demand`` and ``strategy``
+    attrs.
+    """
+    y = np.asarray(y, dtype=float)
+    x = np.asarray(x, dtype=float)
     n, d = x.shape
     m = max(1, round(tail * n))
     rng = np.random.default_rng(seed)
@@ -280,15 +305,14 @@ def tornado(
             ci[j] = np.quantile(bhigh - blow, [alpha, 1 - alpha])
     res = xr.Dataset(
         {k: ("input", v) for k, v in out.items()},
-        coords={"input": ds["input"].values, "ci_bound": ["lower", "upper"]},
+        coords={"input": np.asarray(inputs), "ci_bound": ["lower", "upper"]},
     )
     res["swing"] = res["median_high"] - res["median_low"]
     res["swing_ci"] = (("input", "ci_bound"), ci)
     res["swing_ci"].attrs.update(ci_prob=conf_level, method=f"bootstrap, {resamples} resamples")
     for k in ("median_low", "median_high", "swing", "swing_ci"):
-        res[k].attrs["units"] = "USD/month"
-    res.attrs.update(base_median=float(np.median(y)), tail=tail, demand=demand,
-                     strategy=strategy, samples_per_end=m)
+        res[k].attrs["units"] = units
+    res.attrs.update(base_median=float(np.median(y)), tail=tail, samples_per_end=m)
     order = np.argsort(-np.abs(res["swing"].values), kind="stable")
     return res.isel(input=order)
 
