@@ -28,6 +28,7 @@ __all__ = [
     "grid_point",
     "indicator_counts",
     "input_order",
+    "is_tco_model",
     "nearest_point",
     "prob_with_ci",
     "rank_intervals",
@@ -73,6 +74,29 @@ def check_results(ds: xr.Dataset, path: str = "results") -> None:
             "the memo reads the outputs of mc_tco.models.tco: run a book that uses it with "
             "'mc-tco run BOOK'"
         )
+
+
+#: ``model`` attribute of a run of the TCO model
+TCO_MODEL = "mc_tco.models.tco:model"
+
+
+def is_tco_model(ds: xr.Dataset, path: str = "results") -> bool:
+    """Whether ``ds`` is a run of the TCO model (the investment memo) or another model's
+    (the generic memo). A TCO run that kept only its targets (``--keep-samples targets``)
+    lacks what the investment memo reads: an OptionError says to rerun with
+    ``--keep-samples all``."""
+    model = ds.attrs.get("model")
+    tco = model == TCO_MODEL or (model is None and "saving" in ds.variables)
+    keep = ds.attrs.get("keep_samples") or ds.mc_tco.options.get("keep_samples", "all")
+    if tco and keep == "targets":
+        book = ds.attrs.get("book_path", "BOOK")
+        raise OptionError(
+            f"{path}: the memo needs every output of every sample, but this run kept only "
+            f"its targets (--keep-samples targets); rerun with --keep-samples all: mc-tco run "
+            f"{book} -n {int(ds.attrs.get('samples', ds.sizes.get('sample', 0)))} --seed "
+            f"{ds.attrs.get('seed', 0)} --keep-samples all"
+        )
+    return tco
 
 
 def grid_point(ds: xr.Dataset, demand, option: str = "--demand") -> float:
