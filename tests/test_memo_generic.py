@@ -264,3 +264,17 @@ def test_a_tco_run_that_kept_only_its_targets_asks_for_keep_samples_all(tmp_path
             "-n 256 --seed 3 --keep-samples all") in r.output
     assert "not a results file" not in r.output
     assert not (tmp_path / "m").exists()
+
+
+def test_the_apps_full_run_writes_the_generic_memo_of_a_users_book(plain_results, tmp_path,
+                                                                   monkeypatch, no_png):
+    from mc_tco.app import bridge
+    from mc_tco.book import load_book
+
+    folder, _ = plain_results
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bridge, "default_samples", lambda: 256)
+    out = bridge.full_run(load_book(folder / "plain.toml"), 0, lambda done, total: None,
+                          lambda text: None)
+    md = (tmp_path / "results" / "plain" / "memo.md").read_text()
+    assert out["memo"].endswith("memo.html") and "**do not act** on average" in md
