@@ -248,7 +248,7 @@ def test_bad_input_is_one_line_exit_2_nothing_written(case, tmp_path, result_fil
         other = tmp_path / "other.nc"
         ds = xr.Dataset({"margin": ("sample", np.arange(4.0))}, attrs={"book_sha256": "x"})
         write_results(ds, other)
-        args[1], fragment = str(other), "not a results file of the TCO model"
+        args[1], fragment = str(other), "not a results file of 'mc-tco run'"
     elif case == "off_grid":
         args += ["--demand", "4e11"]
         fragment = "include = [4e+11]"

@@ -164,7 +164,9 @@ def full_run(
     memo_dir = default_out_dir(out)
     ds = open_results(out)
     try:
-        m = build_memo(ds, demand=MEMO_DEMAND, command=shlex.join(["mc-tco", "memo", str(out)]),
+        # the TCO memo at MEMO_DEMAND; another model's (the generic memo) at its focus
+        demand = MEMO_DEMAND if ds.attrs.get("model") == "mc_tco.models.tco:model" else None
+        m = build_memo(ds, demand=demand, command=shlex.join(["mc-tco", "memo", str(out)]),
                        paths={"results": str(out), "compare": ""})
         write_memo(m, memo_dir)
     finally:

@@ -35,10 +35,27 @@ def _summary(out_dir: Path, files: list[Path]) -> str:
 
 
 _demand_option = click.option(
-    "--demand", default=str(DEFAULT_DEMAND), show_default="5e11",
+    "--demand", default=None, show_default="5e11",
     help="Your demand in tokens/month (5e11, 500B, 1.26T): the answer, the ranking and the "
          "tornado are given there. A point of the results' demand grid.",
 )
+
+
+def _at(items) -> dict:
+    """``("volume=2", "region=eu")`` -> ``{"volume": 2.0, "region": "eu"}``."""
+    from ..errors import OptionError
+    from ..results.points import parse_amount
+
+    at = {}
+    for item in items:
+        dim, sep, value = item.partition("=")
+        if not sep or not dim.strip() or not value.strip():
+            raise OptionError(f"--at {item}: write DIM=VALUE, e.g. --at volume=100")
+        try:
+            at[dim.strip()] = parse_amount(value, f"--at {dim.strip()}=")
+        except OptionError:
+            at[dim.strip()] = value.strip()
+    return at
 
 
 @click.command()
@@ -47,28 +64,36 @@ _demand_option = click.option(
 @click.option("--compare", type=click.Path(path_type=Path), default=None,
               help="Results of a second book to set beside the first (e.g. results/article.nc).")
 @_demand_option
+@click.option("--at", "at_items", multiple=True, metavar="DIM=VALUE",
+              help="The point of another grid dim (a user's model), e.g. --at volume=100; "
+                   "repeatable.  [default: the file's focus, else the middle of the grid]")
 @click.option("-o", "--out-dir", type=click.Path(path_type=Path), default=None,
               help="Folder of the memo.  [default: RESULTS without .nc, e.g. "
                    "results/deepseek-v4.1-flash/]")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
-def memo(results, compare, demand, out_dir, quiet):
-    """Write the investment memo of RESULTS (a file written by mc-tco run).
+def memo(results, compare, demand, at_items, out_dir, quiet):
+    """Write the memo of RESULTS (a file written by mc-tco run).
 
-    Writes memo.md, a self-contained memo.html (figures embedded), figures/*.png and the
-    summary tables as CSV into the output folder. The memo reads the results only; it
-    never re-runs the model. All files are written, or none.
+    A run of the TCO model gets the investment memo; any other model's gets a decision
+    memo: P(target > 0) for each alternative, the bands, the inputs' ranking and tornado,
+    scenario discovery and the value of information. Writes memo.md, a self-contained
+    memo.html (figures embedded), figures/*.png and the tables as CSV into the output
+    folder. The memo reads the results only; it never re-runs the model. All files are
+    written, or none.
 
     \b
     Examples:
       mc-tco memo results/deepseek-v4.1-flash.nc
       mc-tco memo results/deepseek-v4.1-flash.nc --compare results/article.nc
       mc-tco memo results/x.nc --demand 1e12 --out-dir memo_x
+      mc-tco memo my_model.nc --at volume=100
     """
     from ..io import open_results
     from ..memo import build_memo, check_out_dir, default_out_dir, write_memo
 
-    demand = _demand(demand)
+    demand = _demand(demand) if demand is not None else None
+    at = _at(at_items)
 
     start = time.monotonic()
     target = out_dir or default_out_dir(results)
@@ -78,18 +103,21 @@ def memo(results, compare, demand, out_dir, quiet):
     args = ["mc-tco", "memo", str(results)]
     if compare is not None:
         args += ["--compare", str(compare)]
-    if demand != DEFAULT_DEMAND:
+    if demand is not None and demand != DEFAULT_DEMAND:
         args += ["--demand", f"{demand:g}"]
+    args += [f"--at={item}" for item in at_items]
     if out_dir is not None:
         args += ["--out-dir", str(out_dir)]
     paths = {"results": str(results), "compare": str(compare) if compare else ""}
-    m = build_memo(ds, compare=other, demand=demand, command=shlex.join(args), paths=paths)
+    m = build_memo(ds, compare=other, demand=demand, command=shlex.join(args), paths=paths,
+                   at=at)
     files = write_memo(m, target)
     if not quiet:
         click.echo(f"wrote {_summary(target, files)} in {time.monotonic() - start:.1f} s")
 
 
 @click.command()
+@click.argument("book", required=False, type=click.Path(path_type=Path), default=None)
 @click.option("-n", "--samples", type=int, default=8192, show_default=True,
               help="Base sample size of each book's run (a power of two).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of both runs.")
@@ -99,31 +127,33 @@ def memo(results, compare, demand, out_dir, quiet):
               help="Where the .nc files and the memo folder go.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
-def report(samples, seed, demand, results_dir, quiet):
+def report(book, samples, seed, demand, results_dir, quiet):
     """Run both shipped books and write the memo of the default one compared with the
-    article's.
+    article's; or, given BOOK, run it and write its memo.
 
     Runs distributions/deepseek-v4.1-flash.toml and distributions/article.toml (same
     samples and seed), writes results/<book>.nc for each, then the memo of the default book
     with the article's book beside it in results/deepseek-v4.1-flash/ (memo.md,
-    memo.html, figures, CSV).
+    memo.html, figures, CSV). With BOOK (e.g. one of your own model), runs that book
+    alone and writes results/<book>.nc and results/<book>/.
     """
     from ..memo.report import make_report
 
-    demand = _demand(demand)
+    demand = _demand(demand) if demand is not None else None
 
-    args = ["mc-tco", "report"]
+    args = ["mc-tco", "report"] + ([str(book)] if book is not None else [])
     if samples != 8192:
         args += ["--samples", str(samples)]
     if seed != 0:
         args += ["--seed", str(seed)]
-    if demand != DEFAULT_DEMAND:
+    if demand is not None and demand != DEFAULT_DEMAND:
         args += ["--demand", f"{demand:g}"]
     if results_dir != Path("results"):
         args += ["--results-dir", str(results_dir)]
     start = time.monotonic()
     say = (lambda text: None) if quiet else click.echo
     rep = make_report(samples=samples, seed=seed, demand=demand, results_dir=results_dir,
+                      books=(book,) if book is not None else None,
                       command=shlex.join(args), say=say,
                       progress=lambda label: Progress(label, enabled=not quiet))
     steps = len(rep.results) + 1

@@ -67,21 +67,30 @@ def build_memo(
     ds: xr.Dataset,
     *,
     compare: xr.Dataset | None = None,
-    demand: float = DEFAULT_DEMAND,
+    demand: float | None = None,
     command: str = "",
     paths: dict | None = None,
     created: str | None = None,
+    at: dict | None = None,
 ) -> Memo:
     """Compute and render the memo of a results dataset.
+
+    A results file of the TCO model gets the investment memo; any other model's gets the
+    generic memo (:mod:`mc_tco.memo.generic`: the answer, bands, ranking, tornado, PRIM,
+    value of information, the model's distributions).
 
     Parameters
     ----------
     ds : xr.Dataset
-        Results of the TCO model (:func:`mc_tco.io.open_results`).
+        Results of ``mc-tco run`` (:func:`mc_tco.io.open_results`).
     compare : xr.Dataset, optional
-        Results of a second book, set beside the first.
-    demand : float
-        Decision demand in tokens/month (answer, ranking, tornado); must be on the grid.
+        Results of a second book, set beside the first (TCO memo only).
+    demand : float, optional
+        Decision demand in tokens/month (answer, ranking, tornado); must be on the grid
+        (default :data:`DEFAULT_DEMAND` for the TCO model, the focus point otherwise).
+    at : dict, optional
+        Grid values by dim for the generic memo (``{"volume": 2}``); default the file's
+        focus point, else the middle of each grid.
     command : str
         The command line that regenerates the memo, shown under provenance.
     paths : dict, optional
@@ -93,16 +102,28 @@ def build_memo(
     Raises
     ------
     OptionError
-        If a dataset is not a TCO results file, or ``demand`` is not on its grid.
+        If a dataset is not a results file of ``mc-tco run`` (or a TCO run that kept only
+        its targets), or ``demand`` is not on its grid.
     """
+    from .analysis import check_results, grid_point, is_tco_model
+
+    paths = dict(paths or {})
+    if not is_tco_model(ds, paths.get("results", "results")):
+        if compare is not None:
+            raise OptionError(f"{paths.get('results', 'results')}: --compare sets two runs of "
+                              "the TCO model side by side; this file is another model's: "
+                              "drop --compare")
+        return _generic_memo(ds, demand=demand, at=at, command=command, paths=paths,
+                             created=created)
+    if at:
+        raise OptionError(f"--at {next(iter(at))}: the TCO memo is at one demand; use "
+                          "--demand")
     from . import sections as S
+    from .fmt import tokens
     from .render import Document, to_html, to_markdown
     from .tables import csv_tables
 
-    paths = dict(paths or {})
-    from .analysis import check_results, grid_point
-    from .fmt import tokens
-
+    demand = DEFAULT_DEMAND if demand is None else demand
     check_results(ds, paths.get("results", "results"))
     if compare is not None:
         check_results(compare, paths.get("compare", "--compare results"))
@@ -121,6 +142,29 @@ def build_memo(
     page = Document(SUMMARY_TITLE, subtitle + " The full memo: memo.html.",
                     [sections[0]])
     return Memo(to_markdown(doc), to_html(doc), doc.figures, csv_tables(ctx),
+                [s.title for s in sections],
+                {"summary.md": to_markdown(page), "summary.html": to_html(page)})
+
+
+def _generic_memo(ds, *, demand, at, command, paths, created) -> Memo:
+    """The memo of any model's results (:mod:`.generic`)."""
+    from .generic import generic_context, generic_sections, generic_tables
+    from .render import Document, to_html, to_markdown
+
+    at = dict(at or {})
+    if demand is not None:
+        at["demand"] = demand
+    ctx = generic_context(ds, at=at, command=command, paths=paths, created=created)
+    sections = generic_sections(ctx)
+    a = ds.attrs
+    subtitle = (f"Book: **{a.get('book_name', '')}** (`{a.get('book_path', '')}`), model "
+                f"`{a.get('model', '')}`, {ctx.n:,} scenarios"
+                + (f", at {ctx.where}" if ctx.where else "") + f". Written {ctx.created}.")
+    name = a.get("book_name", "") or "the results"
+    doc = Document(f"{name} — a decision memo", subtitle, sections)
+    page = Document(f"{name} — the answer", subtitle + " The full memo: memo.html.",
+                    [sections[0]])
+    return Memo(to_markdown(doc), to_html(doc), doc.figures, generic_tables(ctx),
                 [s.title for s in sections],
                 {"summary.md": to_markdown(page), "summary.html": to_html(page)})
 
@@ -193,7 +237,9 @@ def write_memo(memo: Memo, out_dir: str | Path) -> list[Path]:
     for png in (out_dir / "figures").glob("*.png"):
         if f"figures/{png.name}" not in keep:
             png.unlink()
-    for stem in TABLES:
+    from .generic import GENERIC_TABLES
+
+    for stem in (*TABLES, *GENERIC_TABLES):
         stale = out_dir / f"{stem}.csv"
         if stale.name not in keep and stale.exists():
             stale.unlink()

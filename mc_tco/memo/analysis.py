@@ -28,12 +28,14 @@ __all__ = [
     "grid_point",
     "indicator_counts",
     "input_order",
+    "is_tco_model",
     "nearest_point",
     "prob_with_ci",
     "rank_intervals",
     "ranking",
     "rare_indicator",
     "tornado",
+    "tornado_swing",
 ]
 
 #: tokens a month of one heavy user (the article: "100 million tokens per heavy user")
@@ -72,6 +74,29 @@ def check_results(ds: xr.Dataset, path: str = "results") -> None:
             "the memo reads the outputs of mc_tco.models.tco: run a book that uses it with "
             "'mc-tco run BOOK'"
         )
+
+
+#: ``model`` attribute of a run of the TCO model
+TCO_MODEL = "mc_tco.models.tco:model"
+
+
+def is_tco_model(ds: xr.Dataset, path: str = "results") -> bool:
+    """Whether ``ds`` is a run of the TCO model (the investment memo) or another model's
+    (the generic memo). A TCO run that kept only its targets (``--keep-samples targets``)
+    lacks what the investment memo reads: an OptionError says to rerun with
+    ``--keep-samples all``."""
+    model = ds.attrs.get("model")
+    tco = model == TCO_MODEL or (model is None and "saving" in ds.variables)
+    keep = ds.attrs.get("keep_samples") or ds.mc_tco.options.get("keep_samples", "all")
+    if tco and keep == "targets":
+        book = ds.attrs.get("book_path", "BOOK")
+        raise OptionError(
+            f"{path}: the memo needs every output of every sample, but this run kept only "
+            f"its targets (--keep-samples targets); rerun with --keep-samples all: mc-tco run "
+            f"{book} -n {int(ds.attrs.get('samples', ds.sizes.get('sample', 0)))} --seed "
+            f"{ds.attrs.get('seed', 0)} --keep-samples all"
+        )
+    return tco
 
 
 def grid_point(ds: xr.Dataset, demand, option: str = "--demand") -> float:
@@ -262,6 +287,30 @@ def tornado(
     """
     y = ds["saving"].sel(demand=demand, strategy=strategy).values
     x = ds["input_value"].transpose("sample", "input").values
+    res = tornado_swing(y, x, ds["input"].values, tail=tail, resamples=resamples,
+                        conf_level=conf_level, seed=seed, units="USD/month")
+    res.attrs.update(demand=demand, strategy=strategy)
+    return res
+
+
+def tornado_swing(
+    y: np.ndarray,
+    x: np.ndarray,
+    inputs,
+    tail: float = 0.10,
+    resamples: int = 200,
+    conf_level: float = 0.95,
+    seed: int = 0,
+    units: str = "",
+) -> xr.Dataset:
+    """The kernel of :func:`tornado` for any output: ``y`` (sample,) of the output,
+    ``x`` (sample, input) of the inputs, ``inputs`` their names; ``units`` the output's.
+
+    Returns the Dataset :func:`tornado` describes, without the ``demand`` and ``strategy``
+    attrs.
+    """
+    y = np.asarray(y, dtype=float)
+    x = np.asarray(x, dtype=float)
     n, d = x.shape
     m = max(1, round(tail * n))
     rng = np.random.default_rng(seed)
@@ -280,15 +329,14 @@ def tornado(
             ci[j] = np.quantile(bhigh - blow, [alpha, 1 - alpha])
     res = xr.Dataset(
         {k: ("input", v) for k, v in out.items()},
-        coords={"input": ds["input"].values, "ci_bound": ["lower", "upper"]},
+        coords={"input": np.asarray(inputs), "ci_bound": ["lower", "upper"]},
     )
     res["swing"] = res["median_high"] - res["median_low"]
     res["swing_ci"] = (("input", "ci_bound"), ci)
     res["swing_ci"].attrs.update(ci_prob=conf_level, method=f"bootstrap, {resamples} resamples")
     for k in ("median_low", "median_high", "swing", "swing_ci"):
-        res[k].attrs["units"] = "USD/month"
-    res.attrs.update(base_median=float(np.median(y)), tail=tail, demand=demand,
-                     strategy=strategy, samples_per_end=m)
+        res[k].attrs["units"] = units
+    res.attrs.update(base_median=float(np.median(y)), tail=tail, samples_per_end=m)
     order = np.argsort(-np.abs(res["swing"].values), kind="stable")
     return res.isel(input=order)
 

@@ -16,7 +16,7 @@ from ..book import load_book
 from ..engine import execute, plan_run
 from ..io import check_writable, open_results
 from ..shipped import ARTICLE, DEFAULT, shipped_book
-from . import DEFAULT_DEMAND, build_memo, check_out_dir, write_memo
+from . import build_memo, check_out_dir, write_memo
 
 __all__ = ["Report", "make_report"]
 
@@ -35,9 +35,9 @@ def make_report(
     *,
     samples: int = 8192,
     seed: int = 0,
-    demand: float = DEFAULT_DEMAND,
+    demand: float | None = None,
     results_dir: str | Path = "results",
-    books: tuple[str | Path, str | Path] | None = None,
+    books: tuple[str | Path, ...] | None = None,
     command: str = "",
     progress: Callable[[str], Callable[[int, int], None] | None] = lambda label: None,
     say: Callable[[str], None] = lambda text: None,
@@ -46,13 +46,15 @@ def make_report(
 
     Parameters
     ----------
-    books : (path, path), optional
-        The default book and the article's (:func:`mc_tco.shipped.shipped_book`).
+    books : (path, path) or (path,), optional
+        The default book and the article's (:func:`mc_tco.shipped.shipped_book`); one book
+        (e.g. a user's own model) gets its memo alone, without a comparison.
     samples, seed : int
         Base sample size and seed of both runs; each run includes its family check, and
         its ``run_options`` record it, so ``mc-tco rerun`` reproduces the files.
-    demand : float
-        The decision demand of the memo (tokens/month).
+    demand : float, optional
+        The decision demand of the memo (tokens/month; default
+        :data:`mc_tco.memo.DEFAULT_DEMAND` for the TCO model, the focus point otherwise).
     results_dir : path
         Where ``<book>.nc`` and the memo folder ``<first book>/`` go.
     command : str
@@ -81,9 +83,10 @@ def make_report(
         say(f"[{i}/{steps}] ran {_shown(plan.book.path)}: {plan.samples:,} samples, "
             f"{plan.model_runs:,} model runs and a family check, {time.monotonic() - t:.1f} s; "
             f"wrote {out}")
-    ds, other = (open_results(o) for o in outs)  # the memo reads the files just written
-    memo = build_memo(ds, compare=other, demand=demand, command=command,
-                      paths={"results": str(outs[0]), "compare": str(outs[1])})
+    ds, *other = (open_results(o) for o in outs)  # the memo reads the files just written
+    memo = build_memo(ds, compare=other[0] if other else None, demand=demand,
+                      command=command, paths={"results": str(outs[0]),
+                                              "compare": str(outs[1]) if other else ""})
     files = write_memo(memo, memo_dir)
     return Report(outs, memo_dir, files)
 

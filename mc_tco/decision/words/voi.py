@@ -12,7 +12,7 @@ from ...uncertainty import z_value
 from ..information import VoiResult, VoiSummary, voi_summary
 from .common import at_text, md_table, pm, share, table, unit_suffix, wrap
 
-__all__ = ["voi_markdown", "voi_section", "voi_text"]
+__all__ = ["voi_markdown", "voi_point_markdown", "voi_section", "voi_text"]
 
 
 def _decision_line(voi: VoiResult) -> str:
@@ -81,13 +81,15 @@ def _point_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
     z = z_value(0.95)
     singles, groups = voi.ranked(), voi.ranked(True)
     lead = at.strip()
-    lines = [f"{lead[:1].upper() + lead[1:] + ', ' if at else ''}{voi.best} is best on average and "
+    first = (f"{lead + ', ' if at else ''}{voi.best} is best on average and "
              f"EVPI is {pm(voi.evpi, voi.evpi_se, voi.conf_level)}{u} "
-             f"(± {voi.conf_level:.0%} Monte Carlo error)."]
+             f"(± {voi.conf_level:.0%} Monte Carlo error).")
+    lines = [first[:1].upper() + first[1:]]
     if not any(v > 0 for _, v, _ in singles + groups):
         lines.append("The partial EVPI (EVPPI) of every input and every group is 0: no "
                      "assumption, learnt alone, changes the decision in expectation. "
-                     "Nothing is worth measuring first at this demand.")
+                     "Nothing is worth measuring first "
+                     + ("at this demand." if "demand" in voi.data.point else "here."))
         return " ".join(lines)
     top_g = groups[0] if groups else None
     top_i = singles[0] if singles else None
@@ -107,15 +109,18 @@ def _point_markdown(voi: VoiResult, ds: xr.Dataset, top: int) -> str:
     else:
         lines.append("No single input, learnt alone, is worth anything: only learning "
                      "several together can change the decision.")
+    evppi_head = f"EVPPI ({unit})" if unit and unit != "1" else "EVPPI"
     rows = [[name, str(len(voi.group_members[name])), pm(v, s, voi.conf_level),
              share(v, voi.evpi)]
             for name, v, s in groups]
-    text = " ".join(lines) + "\n\n" + "\n".join(
-        md_table(["group", "inputs", f"EVPPI ({unit})", "share of EVPI"], rows))
+    text = " ".join(lines)
+    if rows:
+        text += "\n\n" + "\n".join(
+            md_table(["group", "inputs", evppi_head, "share of EVPI"], rows))
     rows_i = [[name, pm(v, s, voi.conf_level), share(v, voi.evpi)]
               for name, v, s in singles[:top] if v > 0]
     if rows_i:
-        text += "\n\n" + "\n".join(md_table(["input", f"EVPPI ({unit})", "share of EVPI"],
+        text += "\n\n" + "\n".join(md_table(["input", evppi_head, "share of EVPI"],
                                             rows_i))
     return text
 
@@ -154,6 +159,22 @@ def voi_markdown(summary: VoiSummary, ds: xr.Dataset, heading: str = "##",
         out.append("")
         out.append(_point_markdown(voi, ds, top))
     return "\n".join(out) + "\n"
+
+
+def voi_point_markdown(voi: VoiResult, ds: xr.Dataset, heading: str = "##",
+                       top: int = 5) -> str:
+    """Markdown: EVPI and the ranked EVPPI at one point (:func:`voi_markdown` without the
+    curve over demand, for any model)."""
+    data = voi.data
+    among = ", ".join(data.options) if data.has_strategy else "acting and not acting"
+    unit = voi.unit if voi.unit and voi.unit != "1" else f"units of {data.target}"
+    return "\n".join([
+        f"{heading} What is it worth to know more before deciding?", "",
+        f"The expected value of perfect information (EVPI) is what learning every input "
+        f"before choosing among {among} would be worth, in {unit}: the ceiling on what any "
+        "measurement can be worth.", "",
+        _point_markdown(voi, ds, top),
+    ]) + "\n"
 
 
 def voi_section(ds: xr.Dataset, *, demand: float | None = None, among=None,

@@ -1,0 +1,353 @@
+"""The memo of any model's results (``mc-tco memo`` on a file not of the TCO model).
+
+What every results file of ``mc-tco run`` holds is enough for a decision memo: the answer
+at one grid point (P(target > 0) for each alternative with its Monte Carlo interval, and
+the alternative best on average), the bands of the target, the inputs ranked by their
+Sobol' indices, a tornado, scenario discovery (PRIM) and the value of information (the
+analyses of :mod:`mc_tco.decision` with their Markdown renderers), the model's declared
+distributions (e.g. a break-even) and the provenance. Nothing here re-runs the model.
+
+The point is the file's focus point; a grid dim without a focus takes ``at`` (``--at
+DIM=VALUE``) or the middle of its grid, and the memo says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+import xarray as xr
+
+from ..errors import OptionError
+from ..fmt import fmt_value
+from .fmt import pct_range
+from .render import Paragraph, Section, Table
+
+__all__ = ["GENERIC_TABLES", "GenericContext", "check_generic", "generic_context",
+           "generic_sections", "generic_tables"]
+
+#: CSV files of the generic memo (stems), removed from a folder whose new memo lacks them
+GENERIC_TABLES = ("p_positive", "quantiles", "sobol_indices", "tornado")
+_NEEDED = ("input_value", "p_positive", "p_positive_ci", "target_quantile", "target_mean",
+           "ST", "ST_conf", "S1", "S1_conf")
+_Q = [0.05, 0.25, 0.5, 0.75, 0.95]
+
+
+def check_generic(ds: xr.Dataset, path: str = "results") -> None:
+    """Raise :class:`OptionError` unless ``ds`` is a results file of ``mc-tco run``."""
+    missing = [v for v in _NEEDED if v not in ds.variables]
+    if not ds.mc_tco.targets:
+        missing.insert(0, "the attribute 'targets'")
+    if missing:
+        raise OptionError(
+            f"{path}: not a results file of 'mc-tco run' (it lacks {', '.join(missing[:4])}); "
+            "the memo reads what 'mc-tco run BOOK' writes: run your book with it"
+        )
+
+
+@dataclass
+class GenericContext:
+    """A results file, its point and what the memo says about which alternative."""
+
+    ds: xr.Dataset
+    target: str
+    alt: str | None
+    options: list[str]
+    point: dict
+    chosen: list[str]
+    option: str | None
+    command: str = ""
+    paths: dict = field(default_factory=dict)
+    created: str = field(
+        default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
+    #: the tornado of :func:`section_ranking` (for its CSV table)
+    tornado: xr.Dataset | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.ds.sizes["sample"])
+
+    @property
+    def level(self) -> str:
+        return f"{self.ds.mc_tco.conf_level:.0%}"
+
+    @property
+    def unit(self) -> str:
+        return str(self.ds[self.target].attrs.get("units", ""))
+
+    @property
+    def baseline(self) -> str | None:
+        return self.ds.attrs.get("baseline") or None
+
+    @property
+    def where(self) -> str:
+        from ..decision.data import point_text
+
+        return point_text(self.point, self.ds)
+
+    def at(self, option: str | None = None) -> dict:
+        """The point, with the alternative when there is one."""
+        return {**self.point, **({self.alt: option} if self.alt and option else {})}
+
+    def label(self) -> str:
+        return f"{self.target} > 0"
+
+
+def generic_context(ds: xr.Dataset, *, at: dict | None = None, command: str = "",
+                    paths: dict | None = None, created: str | None = None) -> GenericContext:
+    """Check ``ds`` and choose the memo's point (focus, ``at``, else the grid's middle)."""
+    from ..decision.data import decision_spec, select_point
+
+    paths = dict(paths or {})
+    where = paths.get("results", "results")
+    check_generic(ds, where)
+    target = ds.mc_tco.targets[0]
+    alt = decision_spec(ds).alternatives
+    da = ds[target]
+    alt = alt if alt in da.dims else None
+    focus = ds.mc_tco.focus
+    at = dict(at or {})
+    chosen = []
+    for dim in da.dims:
+        if dim in ("sample", alt) or dim in at:
+            continue
+        if dim in focus:
+            at[dim] = focus[dim]
+        elif ds.sizes[dim] > 1:
+            at[dim] = ds[dim].values[(ds.sizes[dim] - 1) // 2].item()
+            chosen.append(dim)
+    point = select_point(ds, da, at, where, alternatives=alt)
+    options = [str(v) for v in ds[alt].values] if alt else []
+    ctx = GenericContext(ds, target, alt, options, point, chosen, None, command, paths,
+                         **({"created": created} if created else {}))
+    ctx.option = _explained(ctx, focus)
+    return ctx
+
+
+def _mean(ctx: GenericContext, option: str | None) -> tuple[float, float, float]:
+    sel = {"target": ctx.target, **ctx.at(option)}
+    m = float(ctx.ds["target_mean"].sel(sel))
+    if "target_mean_ci" in ctx.ds:
+        lo, hi = (float(v) for v in ctx.ds["target_mean_ci"].sel(sel).values)
+        return m, lo, hi
+    return m, np.nan, np.nan
+
+
+def _explained(ctx: GenericContext, focus: dict) -> str | None:
+    """The alternative the ranking, tornado and PRIM explain: the focus one, else the best
+    on average that is not the baseline."""
+    if not ctx.alt:
+        return None
+    if str(focus.get(ctx.alt)) in ctx.options and focus.get(ctx.alt) != ctx.baseline:
+        return str(focus[ctx.alt])
+    others = [o for o in ctx.options if o != ctx.baseline] or ctx.options
+    return max(others, key=lambda o: _mean(ctx, o)[0])
+
+
+def _p(ctx: GenericContext, option: str | None, target: str | None = None):
+    p = ctx.ds.mc_tco.p_beats(option, target or ctx.target, **ctx.point)
+    return float(p["p"]), float(p["lower"]), float(p["upper"])
+
+
+def _pm(v: float, c: float) -> str:
+    """An index with its half-width: '0.412 ± 0.031'."""
+    return "n/a" if not np.isfinite(v) else f"{v:.3f} ± {c:.3f}"
+
+
+def _v(x: float, unit: str) -> str:
+    return fmt_value(float(x), unit)
+
+
+# ----------------------------------------------------------------------------- sections
+
+
+def section_answer(ctx: GenericContext) -> Section:
+    """P(target > 0) for each alternative at the point, and the best on average."""
+    from . import figures as F
+    from .generic_figures import p_positive_figure
+    from .render import Figure
+
+    u = ctx.unit
+    rows = []
+    for opt in ctx.options or [None]:
+        p, lo, hi = _p(ctx, opt)
+        m, mlo, mhi = _mean(ctx, opt)
+        mean = _v(m, u) + (f" ({_v(mlo, u)} to {_v(mhi, u)})" if np.isfinite(mlo)
+                           and not mlo == mhi == m else "")
+        name = opt if opt is not None else ctx.target
+        rows.append([f"{name} (baseline)" if opt == ctx.baseline and opt else name,
+                     pct_range(p, lo, hi), mean])
+    unit = f" ({u})" if u and u != "1" else ""
+    table = Table(["alternative" if ctx.alt else "output", f"P({ctx.label()})",
+                   f"mean {ctx.target}{unit}"], rows, "lrr",
+                  f"Each with its {ctx.level} Monte Carlo interval in brackets; "
+                  f"{ctx.n:,} scenarios.")
+    at = f"At {ctx.where}" if ctx.where else "Over the whole sample"
+    if ctx.chosen:
+        at += (" (" + ", ".join(f"{d}: the middle of the grid, not a declared focus; choose "
+                                f"another with --at {d}=VALUE" for d in ctx.chosen) + ")")
+    blocks = [Paragraph(at + ", " + _best_words(ctx) + "."), table]
+    if ctx.baseline and ctx.alt:
+        blocks.append(Paragraph(
+            f"Each alternative's {ctx.target} is measured against the baseline "
+            f"**{ctx.baseline}** (its own is "
+            f"0): P({ctx.label()}) is the share of scenarios in which an alternative does "
+            f"better than {ctx.baseline}."))
+    for t in ctx.ds.mc_tco.targets[1:]:
+        cells = [[o or t, pct_range(*_p(ctx, o, t))] for o in ctx.options or [None]]
+        blocks.append(Table(["alternative" if ctx.alt else "output", f"P({t} > 0)"], cells,
+                            "lr", f"The book's other target {t}, same point."))
+    dims = [d for d in ctx.ds[ctx.target].dims if d not in ("sample", ctx.alt)
+            and ctx.ds.sizes[d] > 1 and np.issubdtype(ctx.ds[d].dtype, np.number)]
+    if dims:
+        dim = dims[0]
+        rest = {k: v for k, v in ctx.point.items() if k != dim}
+        p = ctx.ds.mc_tco.p_beats(None, ctx.target, **rest)
+        if ctx.alt:
+            p = p.rename({ctx.alt: "option"}) if ctx.alt in p.dims else p
+        fig = p_positive_figure(p, dim, str(ctx.ds[dim].attrs.get("units", "")),
+                                ctx.label(), ctx.level, ctx.point.get(dim))
+        blocks.append(Figure("p_positive", F.to_png(fig), f"P({ctx.label()}) along {dim}",
+                             f"Shaded: the {ctx.level} Monte Carlo interval; dotted: the "
+                             "memo's point."))
+    return Section("The answer", blocks, "answer")
+
+
+def _best_words(ctx: GenericContext) -> str:
+    u = ctx.unit
+    if not ctx.alt:
+        m, lo, hi = _mean(ctx, None)
+        sure = np.isfinite(lo) and (lo > 0 or hi < 0)
+        return (f"the expected {ctx.target} is {_v(m, u)}{' ' + u if u and u != '1' else ''}"
+                f": **{'act' if m > 0 else 'do not act'}** on average"
+                + ("" if sure or not np.isfinite(lo) else
+                   f" (its {ctx.level} Monte Carlo interval reaches both signs: the sample "
+                   "cannot tell)"))
+    means = {o: _mean(ctx, o) for o in ctx.options}
+    order = sorted(ctx.options, key=lambda o: -means[o][0])
+    best, text = order[0], f"**{order[0]}** is best on average"
+    if len(order) > 1:
+        second = order[1]
+        if np.isfinite(means[best][1]) and means[best][1] <= means[second][2]:
+            text += (f", but the Monte Carlo intervals of its mean and of {second}'s "
+                     "overlap: more samples may reverse them")
+        else:
+            text += f", ahead of {second}"
+    return text
+
+
+def section_bands(ctx: GenericContext) -> Section:
+    """Quantiles of the target for each alternative, with their intervals."""
+    from . import figures as F
+    from .generic_figures import bands_figure
+    from .render import Figure
+
+    u = ctx.unit
+    q = ctx.ds["target_quantile"].sel(target=ctx.target, **ctx.point)
+    ci = (ctx.ds["target_quantile_ci"].sel(target=ctx.target, **ctx.point)
+          if "target_quantile_ci" in ctx.ds else None)
+    rows = []
+    for opt in ctx.options or [None]:
+        sel = {ctx.alt: opt} if opt is not None else {}
+        cells = []
+        for lv in _Q:
+            v = float(q.sel(quantile=lv, **sel))
+            text = _v(v, u)
+            if ci is not None:
+                lo, hi = (float(x) for x in ci.sel(quantile=lv, **sel).values)
+                if not lo == hi == v:
+                    text += f" ({_v(lo, u)} to {_v(hi, u)})"
+            cells.append(text)
+        rows.append([opt or ctx.target, *cells])
+    unit = f", {u}" if u and u != "1" else ""
+    blocks = [
+        Paragraph(f"How far {ctx.target} spreads over the scenarios{unit}: the middle 90% "
+                  "lies between the 5% and the 95% quantile. This spread comes from the "
+                  "inputs' ranges; the brackets hold each quantile's "
+                  f"{ctx.level} Monte Carlo interval (how much it could move with other "
+                  "samples)."),
+        Table(["alternative" if ctx.alt else "output", *[f"{lv:.0%}" for lv in _Q]], rows,
+              "l" + "r" * len(_Q)),
+    ]
+    qq = q.rename({ctx.alt: "option"}) if ctx.alt else q
+    blocks.append(Figure("bands", F.to_png(bands_figure(qq, ctx.target, u, ctx.where)),
+                         f"The range of {ctx.target}",
+                         "Quantiles over the scenarios; dashed: 0."))
+    return Section(f"How wide is the range of {ctx.target}?", blocks, "bands")
+
+
+def section_ranking(ctx: GenericContext) -> Section:
+    """The inputs ranked by their Sobol' indices (and Shapley effects), and the tornado."""
+    from . import figures as F
+    from .analysis import MIN_EVENTS, rank_intervals, tornado_swing
+    from .generic_figures import tornado_generic_figure
+    from .render import Figure
+
+    at = ctx.at(ctx.option)
+    r = ctx.ds.mc_tco.ranking(ctx.target, **at)
+    index = "shapley" if "shapley" in r and ctx.ds.mc_tco.correlations else "ST"
+    rank, best, worst = rank_intervals(r[index].values, r[f"{index}_conf"].values)
+    ind = f"{ctx.target}>0"
+    y = ctx.ds[ctx.target].sel(at).values
+    k = int((y > 0).sum())
+    show_ind = min(k, y.size - k) >= MIN_EVENTS
+    if show_ind:
+        ri = ctx.ds.mc_tco.ranking(ind, **at)
+    header = ["rank", "input", "possible ranks", "ST", "S1"]
+    has_shapley = "shapley" in r
+    if has_shapley:
+        header.append("Shapley")
+    if show_ind:
+        header.append(f"ST of '{ctx.label()}'")
+    rows = []
+    for j, name in enumerate(map(str, r["input"].values)):
+        sel = r.sel(input=name)
+        row = [str(rank[j]), name, f"{best[j]}-{worst[j]}" if best[j] != worst[j]
+               else str(best[j]), _pm(float(sel["ST"]), float(sel["ST_conf"])),
+               _pm(float(sel["S1"]), float(sel["S1_conf"]))]
+        if has_shapley:
+            row.append(_pm(float(sel["shapley"]), float(sel["shapley_conf"])))
+        if show_ind:
+            s = ri.sel(input=name)
+            row.append(_pm(float(s["ST"]), float(s["ST_conf"])))
+        rows.append(row)
+    who = f"{ctx.target} of {ctx.option}" if ctx.option else ctx.target
+    top = [str(n) for n, b in zip(r["input"].values, best, strict=True) if b == 1]
+    by = "Shapley effect" if index == "shapley" else "total Sobol' index ST"
+    words = (f"Ranked by {by}"
+             f" of {who}{' at ' + ctx.where if ctx.where else ''}: the share of its variance "
+             "each input explains (ST with its interactions, S1 alone), ± the half-width of "
+             f"its {ctx.level} interval. ")
+    words += (f"**{top[0]}** comes first, clearly." if len(top) == 1 else
+              f"{', '.join(top)} could each be first: their intervals overlap.")
+    if not show_ind:
+        words += (f" The indices of '{ctx.label()}' are not shown: {min(k, y.size - k):,} "
+                  f"scenarios on its rarer side, fewer than {MIN_EVENTS}.")
+    blocks = [Paragraph(words), Table(header, rows, "rlr" + "r" * (len(header) - 3))]
+    x = ctx.ds["input_value"].transpose("sample", "input").values
+    sw = tornado_swing(y, x, ctx.ds["input"].values, conf_level=ctx.ds.mc_tco.conf_level,
+                       units=ctx.unit)
+    ctx.tornado = sw
+    title = f"Median {who}, one input at its low or high end"
+    fig = tornado_generic_figure(sw, r, ctx.target, ctx.unit, title)
+    blocks.append(Figure("tornado", F.to_png(fig), title,
+                         "Each input's lowest and highest 10% of scenarios, the others "
+                         "keeping their spread; right: its ST."))
+    return Section("What drives the answer?", blocks, "drivers")
+
+
+def generic_sections(ctx: GenericContext) -> list[Section]:
+    """The memo's sections, in order (the last ones in :mod:`.generic_more`)."""
+    from . import generic_more as M
+
+    sections = [section_answer, section_bands, section_ranking, M.section_scenarios,
+                M.section_voi, M.section_distributions, M.section_provenance]
+    return [sec for f in sections if (sec := f(ctx)) is not None]
+
+
+def generic_tables(ctx: GenericContext) -> dict[str, str]:
+    """The memo's CSV tables (:func:`mc_tco.memo.generic_more.generic_tables`)."""
+    from .generic_more import generic_tables as tables
+
+    return tables(ctx)

@@ -1,0 +1,150 @@
+"""The generic memo's last sections: scenario discovery and the value of information (the
+analyses of :mod:`mc_tco.decision`, worded by their own Markdown renderers), the model's
+declared distributions, the provenance, and the CSV tables. See :mod:`.generic`."""
+
+from __future__ import annotations
+
+import xarray as xr
+
+from ..errors import OptionError
+from .fmt import pct_range
+from .generic import _Q, GenericContext, _v
+from .render import Bullets, Paragraph, Section, Table
+
+__all__ = ["generic_tables", "section_distributions", "section_provenance",
+           "section_scenarios", "section_voi"]
+
+
+def _decision(ctx: GenericContext, what: str, anchor: str, make) -> Section:
+    from .render import markdown_section
+
+    try:
+        return markdown_section(make(), anchor)
+    except OptionError as exc:
+        return Section(what, [Paragraph(f"Not computed: {exc}")], anchor)
+
+
+def section_scenarios(ctx: GenericContext) -> Section:
+    """Scenario discovery (PRIM) at the point, via :mod:`mc_tco.decision`."""
+    from ..decision.discovery import Scenarios, discover
+    from ..decision.words.prim import scenario_markdown
+
+    def make():
+        first = discover(ctx.ds, strategy=ctx.option, at=ctx.point, target=ctx.target,
+                         path=ctx.paths.get("results"))
+        s, nearest = first.suggestion, None
+        if first.status.startswith("too few") and s:
+            nearest = discover(ctx.ds, strategy=ctx.option, target=ctx.target,
+                               at={**ctx.point, s["dim"]: s["value"]})
+        return scenario_markdown(Scenarios(first, nearest), ctx.ds)
+
+    return _decision(ctx, "Under which conditions?", "scenarios", make)
+
+
+def section_voi(ctx: GenericContext) -> Section:
+    """EVPI and EVPPI at the point, via :mod:`mc_tco.decision`."""
+    from ..decision.information import value_of_information
+    from ..decision.words.voi import voi_point_markdown
+
+    def make():
+        voi = value_of_information(ctx.ds, at=ctx.point, target=ctx.target,
+                                   path=ctx.paths.get("results"))
+        return voi_point_markdown(voi, ctx.ds)
+
+    return _decision(ctx, "What is it worth to know more before deciding?",
+                     "value-of-information", make)
+
+
+def section_distributions(ctx: GenericContext) -> Section | None:
+    """The model's declared distributions (e.g. a break-even), at the point."""
+    names = [d for d in ctx.ds.mc_tco.distributions if f"{d}_quantile" in ctx.ds]
+    if not names:
+        return None
+    blocks = []
+    for d in names:
+        q = ctx.ds[f"{d}_quantile"]
+        sel = {k: v for k, v in ctx.at(ctx.option).items() if k in q.dims}
+        q = q.sel(sel)
+        u = str(ctx.ds[d].attrs.get("units", q.attrs.get("units", ""))) if d in ctx.ds else ""
+        others = [x for x in q.dims if x != "quantile"]
+        groups = [(str(v), q.sel({others[0]: v})) for v in q[others[0]].values] \
+            if others else [(d, q)]
+        rows = []
+        for name, sub in groups:
+            row = [name, *[_v(float(sub.sel(quantile=lv)), u) for lv in _Q]]
+            if f"{d}_p_never" in ctx.ds:
+                pn = ctx.ds[f"{d}_p_never"].sel({k: v for k, v in sel.items()
+                                                 if k in ctx.ds[f"{d}_p_never"].dims})
+                pci = ctx.ds[f"{d}_p_never_ci"].sel(
+                    {k: v for k, v in sel.items() if k in ctx.ds[f"{d}_p_never_ci"].dims})
+                if others:
+                    pn, pci = pn.sel({others[0]: name}), pci.sel({others[0]: name})
+                row.append(pct_range(float(pn), *(float(v) for v in pci.values)))
+            rows.append(row)
+        header = [others[0] if others else "output", *[f"{lv:.0%}" for lv in _Q]]
+        if f"{d}_p_never" in ctx.ds:
+            header.append("P(never)")
+        blocks += [Paragraph(f"Quantiles of **{d}**{' (' + u + ')' if u else ''}, which the "
+                             "model declares as a distribution (inf: never)."),
+                   Table(header, rows, "l" + "r" * (len(header) - 1))]
+    return Section("The model's distributions", blocks, "distributions")
+
+
+def section_provenance(ctx: GenericContext) -> Section:
+    import matplotlib
+
+    a = ctx.ds.attrs
+    rows = [
+        ["book", f"{a.get('book_name', '')} (`{a.get('book_path', '')}`)"],
+        ["book SHA-256", f"`{a.get('book_sha256', '')}`"],
+        ["model", f"`{a.get('model', '')}`"],
+        ["results file", f"`{ctx.paths.get('results', '')}`"],
+        ["samples", f"{int(a.get('samples', ctx.n)):,} base samples, "
+                    f"{int(a.get('model_runs', 0)):,} model runs"],
+        ["seed", str(a.get("seed", ""))],
+        ["intervals", f"{ctx.level}; {a.get('ci_method', '')}"],
+        ["Sobol' estimators", str(a.get("sobol_estimators", ""))],
+        ["versions", ", ".join(f"{k.removesuffix('_version')} {a[k]}" for k in
+                               ("mc_tco_version", "numpy_version", "scipy_version",
+                                "SALib_version", "xarray_version") if k in a)
+         + f", matplotlib {matplotlib.__version__}"],
+        ["memo written", ctx.created],
+    ]
+    return Section("Provenance", [
+        Table(["", ""], rows, "ll"),
+        Paragraph(f"Regenerate this memo with: `{ctx.command}`" if ctx.command else
+                  "Regenerate the results with `mc-tco run` and the memo with `mc-tco memo`."),
+        Bullets([
+            "Every number above is read from the results file: the memo never re-runs the "
+            "model.",
+            "The claims, the cost breakdown and the break-even of the TCO memo need the TCO "
+            "model's outputs; a model that declares per-sample distributions has them "
+            "summarised above.",
+            "The tables are also in the CSV files next to this memo.",
+        ]),
+    ], "provenance")
+
+
+def generic_tables(ctx: GenericContext) -> dict[str, str]:
+    """The memo's CSV tables over the whole grid (file name -> text): P(target > 0) with
+    its interval, the quantiles, the Sobol' indices and the tornado at the point."""
+    ds = ctx.ds
+    names = ds.mc_tco.targets
+    ind = [f"{t}>0" for t in names]
+    ci = ds["p_positive_ci"].sel(target=ind)
+    frames = {
+        "p_positive": xr.Dataset({"p": ds["p_positive"].sel(target=ind),
+                                  "lower": ci.sel(ci_bound="lower", drop=True),
+                                  "upper": ci.sel(ci_bound="upper", drop=True)}),
+        "quantiles": ds[["target_quantile"]].sel(target=names),
+        "sobol_indices": ds[[v for v in ("ST", "ST_conf", "S1", "S1_conf", "shapley",
+                                         "shapley_conf") if v in ds]],
+    }
+    out = {f"{k}.csv": v.to_dataframe().reset_index() for k, v in frames.items()}
+    if ctx.tornado is not None:
+        t = ctx.tornado
+        df = t.drop_vars(["swing_ci", "ci_bound"]).to_dataframe().reset_index()
+        df["swing_lower"] = t["swing_ci"].sel(ci_bound="lower").values
+        df["swing_upper"] = t["swing_ci"].sel(ci_bound="upper").values
+        out["tornado.csv"] = df
+    return {k: v.to_csv(index=False, float_format="%.6g") for k, v in out.items()}

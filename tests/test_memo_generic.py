@@ -1,0 +1,280 @@
+"""``mc-tco memo`` on a user's own model: the generic memo (issue 11, item 10)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import numpy as np
+import pytest
+import xarray as xr
+from click.testing import CliRunner
+
+from mc_tco.cli import main
+from mc_tco.fmt import fmt_value
+from mc_tco.io import open_results, write_results
+
+OPTION_MODEL = '''
+import xarray as xr
+from mc_tco.models import ModelSpec
+
+OPTIONS = ["status quo", "a", "b"]
+
+def run(inputs):
+    x, y, z = inputs["x"], inputs["y"], inputs["z"]
+    option = xr.DataArray(OPTIONS, dims="option")
+    scale = inputs["volume"]
+    value = xr.concat([0 * x, scale * (x - 0.5) + 0.1 * z, scale * (y - 0.3) * x], dim=option)
+    return xr.Dataset({"value": value.transpose("sample", "option", "volume")})
+
+run.spec = ModelSpec(benefits=("value",), alternatives="option", baseline="status quo")
+'''
+
+OPTION_BOOK = '''
+[book]
+name = "options with a grid"
+model = "genmemo_optmodel:run"
+
+[analysis]
+targets = ["value"]
+focus = { option = "a", volume = 2 }
+
+[grid.volume]
+values = [1, 2, 4]
+
+[inputs.x]
+dist = "uniform"
+low = 0
+high = 1
+
+[inputs.y]
+dist = "uniform"
+low = 0
+high = 1
+
+[inputs.z]
+dist = "uniform"
+low = -1
+high = 1
+'''
+
+PLAIN_MODEL = '''
+import xarray as xr
+
+def run(inputs):
+    """Acting pays 1 where a > 0.7 and b < 0.4, else costs 1; c plays no part."""
+    win = (inputs.a > 0.7) & (inputs.b < 0.4)
+    return xr.Dataset({"margin": xr.where(win, 1.0, -1.0) + 0 * inputs.c})
+'''
+
+PLAIN_BOOK = '''
+[book]
+name = "a plain model"
+model = "genmemo_plain:run"
+
+[analysis]
+targets = ["margin"]
+
+[inputs.a]
+dist = "uniform"
+low = 0
+high = 1
+
+[inputs.b]
+dist = "uniform"
+low = 0
+high = 1
+
+[inputs.c]
+dist = "uniform"
+low = 0
+high = 1
+'''
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def no_png(monkeypatch):
+    """Skip drawing the figures (the module fixture draws them once): keeps tests fast."""
+    import mc_tco.memo.figures as F
+
+    monkeypatch.setattr(F, "to_png", lambda fig, dpi=None: b"\x89PNG")
+
+
+@pytest.fixture(scope="module")
+def option_memo(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("generic_memo")
+    (folder / "genmemo_optmodel.py").write_text(textwrap.dedent(OPTION_MODEL))
+    (folder / "book.toml").write_text(OPTION_BOOK)
+    nc = folder / "options.nc"
+    r = invoke("run", folder / "book.toml", "-n", "256", "-q", "-o", nc)
+    assert r.exit_code == 0, r.output
+    r = invoke("memo", nc)
+    assert r.exit_code == 0, r.output
+    return nc, folder / "options", r.output
+
+
+@pytest.fixture(scope="module")
+def plain_results(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("generic_plain")
+    (folder / "genmemo_plain.py").write_text(textwrap.dedent(PLAIN_MODEL))
+    (folder / "plain.toml").write_text(PLAIN_BOOK)
+    nc = folder / "plain.nc"
+    r = invoke("run", folder / "plain.toml", "-n", "512", "-q", "-o", nc)
+    assert r.exit_code == 0, r.output
+    return folder, nc
+
+
+def _row(md: str, first: str) -> list[str]:
+    """The cells of the first Markdown table row that starts with ``first``."""
+    for line in md.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == first:
+            return cells
+    raise AssertionError(f"no row {first!r}")
+
+
+def _percents(cell: str) -> list[float]:
+    return [float(v) for v in re.findall(r"(\d+(?:\.\d+)?)%?", cell)]
+
+
+def test_memo_of_a_model_with_options_and_a_grid(option_memo):
+    _, out, output = option_memo
+    assert "wrote" in output and "3 figures, 4 CSV tables" in output
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert {"memo.md", "memo.html", "summary.md", "summary.html", "p_positive.csv",
+            "quantiles.csv", "sobol_indices.csv", "tornado.csv", "figures/p_positive.png",
+            "figures/bands.png", "figures/tornado.png"} <= files
+    md = (out / "memo.md").read_text()
+    for title in ("## The answer", "## How wide is the range of value?",
+                  "## What drives the answer?", "## Under which conditions does a pay off?",
+                  "## What is it worth to know more before deciding?", "## Provenance"):
+        assert title in md, title
+    assert "At volume 2" in md
+    assert "not a results file" not in md
+    # the ranking: every input, x first (value of a = volume (x - 0.5) + 0.1 z)
+    assert _row(md, "1")[1] == "x"
+    assert {_row(md, str(k))[1] for k in (1, 2, 3)} == {"x", "y", "z"}
+    # PRIM finds x > 0.5 for a; the value of information names the options
+    assert re.search(r"x > 0\.[45]\d*", md)
+    assert "choosing among status quo, a, b" in md
+    assert "Regenerate this memo with: `mc-tco memo " in md
+    html = (out / "memo.html").read_text()
+    assert "data:image/png;base64," in html and "<h2" in html
+
+
+def test_generic_memo_numbers_equal_the_dataset(option_memo):
+    nc, out, _ = option_memo
+    md = (out / "memo.md").read_text()
+    ds = open_results(nc)
+    for option in ("status quo", "a", "b"):
+        p = ds.mc_tco.p_beats(option, "value", volume=2)
+        label = f"{option} (baseline)" if option == "status quo" else option
+        printed = _percents(_row(md, label)[1])
+        want = [100 * float(p[k]) for k in ("p", "lower", "upper")]
+        assert printed == pytest.approx(want, abs=0.051), option
+    # the best on average is the option with the highest stored mean
+    means = ds["target_mean"].sel(target="value", volume=2.0)
+    best = str(means["option"].values[int(np.argmax(means.values))])
+    assert f"**{best}** is best on average" in md
+    # the median of b and its interval, the ST of x
+    q = float(ds["target_quantile"].sel(target="value", volume=2.0, option="b", quantile=0.5))
+    lo, hi = ds["target_quantile_ci"].sel(target="value", volume=2.0, option="b",
+                                          quantile=0.5).values
+    bands = md.split("## How wide")[1]
+    assert _row(bands, "b")[3] == f"{fmt_value(q)} ({fmt_value(lo)} to {fmt_value(hi)})"
+    st = ds.mc_tco.ranking("value", volume=2, option="a")
+    assert f"{float(st['ST'].sel(input='x')):.3f} ± {float(st['ST_conf'].sel(input='x')):.3f}" \
+        in _row(md, "1")[3]
+    csv = (out / "p_positive.csv").read_text().splitlines()
+    assert set(csv[0].split(",")) >= {"target", "option", "volume", "p", "lower", "upper"}
+    assert len(csv) == 1 + 3 * 3
+
+
+def test_generic_memo_at_another_grid_point_and_bad_at(option_memo, tmp_path, no_png):
+    nc, _, _ = option_memo
+    r = invoke("memo", nc, "--at", "volume=4", "-o", tmp_path / "m4", "-q")
+    assert r.exit_code == 0, r.output
+    md = (tmp_path / "m4" / "memo.md").read_text()
+    assert "At volume 4" in md and "--at=volume=4" in md
+    p = open_results(nc).mc_tco.p_beats("a", "value", volume=4)
+    assert _percents(_row(md, "a")[1])[0] == pytest.approx(100 * float(p["p"]), abs=0.051)
+    for args, fragment in [(["--at", "volume=3"], "volume"),
+                           (["--at", "colour=red"], "has no dim 'colour'"),
+                           (["--demand", "5e11"], "has no dim 'demand'"),
+                           (["--compare", nc], "drop --compare")]:
+        r = invoke("memo", nc, *args, "-o", tmp_path / "bad")
+        assert r.exit_code == 2, (args, r.output)
+        assert fragment in r.output and len(r.output.strip().splitlines()) == 1, r.output
+        assert not (tmp_path / "bad").exists()
+
+
+def test_generic_memo_of_a_model_without_grid_or_options(plain_results, tmp_path,
+                                                             no_png):
+    _, nc = plain_results
+    r = invoke("memo", nc, "-o", tmp_path / "m", "-q")
+    assert r.exit_code == 0, r.output
+    assert r.output == ""
+    md = (tmp_path / "m" / "memo.md").read_text()
+    ds = open_results(nc)
+    p = ds.mc_tco.p_beats(None, "margin")
+    printed = _percents(_row(md, "margin")[1])
+    assert printed == pytest.approx([100 * float(p[k]) for k in ("p", "lower", "upper")],
+                                    abs=0.051)
+    # E[margin] = 2 P(win) - 1 < 0: do not act
+    assert "**do not act** on average" in md
+    assert "## Under which conditions does margin pay off?" in md
+    assert re.search(r"a > 0\.[67]\d* and b < 0\.[34]\d*", md)
+    assert "choosing among acting and not acting" in md
+    assert "At " not in md.split("## The answer")[1].split("\n\n")[1]
+    assert not (tmp_path / "m" / "figures" / "p_positive.png").exists()  # no grid to draw
+
+
+def test_report_on_a_users_book(plain_results, tmp_path, monkeypatch, no_png):
+    folder, _ = plain_results
+    monkeypatch.chdir(folder)
+    r = invoke("report", "plain.toml", "-n", "256", "--results-dir", tmp_path / "res")
+    assert r.exit_code == 0, r.output
+    assert "[1/2] ran plain.toml" in r.output and "[2/2] wrote" in r.output
+    assert (tmp_path / "res" / "plain.nc").is_file()
+    md = (tmp_path / "res" / "plain" / "memo.md").read_text()
+    assert "# a plain model — a decision memo" in md
+    assert "`mc-tco report plain.toml -n 256 --results-dir" in md.replace(
+        "--samples 256", "-n 256")
+
+
+def test_a_tco_run_that_kept_only_its_targets_asks_for_keep_samples_all(tmp_path):
+    """What a TCO run with --keep-samples targets holds (its attrs and the targets only)."""
+    ds = xr.Dataset(
+        {"saving": (("sample", "strategy"), np.zeros((4, 2)))},
+        coords={"strategy": ["api", "buy"]},
+        attrs={"model": "mc_tco.models.tco:model", "keep_samples": "targets",
+               "book_path": "distributions/deepseek-v4.1-flash.toml", "samples": 256,
+               "seed": 3, "book_sha256": "x"},
+    )
+    nc = write_results(ds, tmp_path / "t.nc")
+    r = invoke("memo", nc, "-o", tmp_path / "m")
+    assert r.exit_code == 2
+    assert len(r.output.strip().splitlines()) == 1
+    assert "--keep-samples targets" in r.output
+    assert ("rerun with --keep-samples all: mc-tco run distributions/deepseek-v4.1-flash.toml "
+            "-n 256 --seed 3 --keep-samples all") in r.output
+    assert "not a results file" not in r.output
+    assert not (tmp_path / "m").exists()
+
+
+def test_the_apps_full_run_writes_the_generic_memo_of_a_users_book(plain_results, tmp_path,
+                                                                   monkeypatch, no_png):
+    from mc_tco.app import bridge
+    from mc_tco.book import load_book
+
+    folder, _ = plain_results
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bridge, "default_samples", lambda: 256)
+    out = bridge.full_run(load_book(folder / "plain.toml"), 0, lambda done, total: None,
+                          lambda text: None)
+    md = (tmp_path / "results" / "plain" / "memo.md").read_text()
+    assert out["memo"].endswith("memo.html") and "**do not act** on average" in md
