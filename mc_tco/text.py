@@ -13,6 +13,13 @@ from .uncertainty import MIN_EVENTS
 __all__ = ["inputs_table", "run_summary"]
 
 
+
+def _dim_header(name: str | None, unit: str) -> str:
+    """``name (unit)``, or ``name`` alone when there is no unit (no empty brackets)."""
+    if not name:
+        return ""
+    return f"{name} ({unit})" if unit and unit != "1" else str(name)
+
 def _report(ds: xr.Dataset) -> tuple[dict, dict]:
     report = ds.mc_tco.report
     focus = ds.mc_tco.focus
@@ -81,7 +88,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
         what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
         out.append("")
         out.append(f"P({what}), with its {conf} Monte Carlo interval")
-        header = [f"{col_dim} ({unit})" if col_dim else ""] + [
+        header = [_dim_header(col_dim, unit)] + [
             fmt_value(c, unit) if c is not None else "P" for c in cols
         ]
         body = []
@@ -103,7 +110,8 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
         unit = q.attrs.get("units", "")
         report, _ = _report(ds)
         out.append("")
-        out.append(f"{name} ({unit}): median, 90% interval, and the share that never gets there")
+        out.append(f"{_dim_header(name, unit)}: median, 90% interval, and the share that "
+                   "never gets there")
         rows = []
         others = [d for d in q.dims if d != "quantile"]
         combos = [dict(zip(others, c, strict=True)) for c in product(
@@ -206,7 +214,7 @@ def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
                    f"independent (same Sobol' points, first "
                    f"{int(ds.attrs.get('independence_check_samples', 0)):,} samples), and "
                    f"the {conf} interval of what the correlations change (points)")
-        header = [f"{col_dim} ({unit})" if col_dim else ""] + [
+        header = [_dim_header(col_dim, unit)] + [
             fmt_value(c, unit) if c is not None else "" for c in cols]
         body = []
         for row in rows:

@@ -278,3 +278,13 @@ def test_the_apps_full_run_writes_the_generic_memo_of_a_users_book(plain_results
                           lambda text: None)
     md = (tmp_path / "results" / "plain" / "memo.md").read_text()
     assert out["memo"].endswith("memo.html") and "**do not act** on average" in md
+
+
+def test_run_table_has_no_empty_brackets_for_a_grid_dim_without_unit(option_memo):
+    """Issue 11 item 13: a grid dim without a unit is headed 'volume', not 'volume ()'."""
+    from mc_tco.io import open_results
+    from mc_tco.text import run_summary
+
+    nc, _, _ = option_memo
+    text = run_summary(open_results(nc))
+    assert "volume" in text and "()" not in text
