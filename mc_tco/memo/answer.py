@@ -18,7 +18,7 @@ from .context import (
     MemoContext,
     _cdf_x,
 )
-from .fmt import pct, prob_ci, tokens, usd, users
+from .fmt import money, pct, prob_ci, tokens, users
 from .render import Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
@@ -137,9 +137,10 @@ def section_answer(ctx: MemoContext) -> Section:
     qs = ds["saving"].sel(demand=d, strategy=s).values
     lo, mid, hi = np.quantile(qs, [0.05, 0.5, 0.95])
     sign = "costs more than" if mid < 0 else "saves against"
+    lo, mid, hi = (money(v, "/month", digits=3) for v in (lo, mid, hi))
     blocks.append(Paragraph(
-        f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {usd(mid)} "
-        f"(it {sign} the API); 90% of scenarios lie between {usd(lo)} and {usd(hi)}. "
+        f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {mid} "
+        f"(it {sign} the API); 90% of scenarios lie between {lo} and {hi}. "
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
     blocks.append(Paragraph(claims_sentence(ctx.claims)))

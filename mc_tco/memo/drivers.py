@@ -16,7 +16,7 @@ from .context import (
     dependence_sentences,
     ranking_sentences,
 )
-from .fmt import prob, tokens, usd
+from .fmt import money, prob, tokens
 from .render import Figure, Paragraph, Section, Table
 
 
@@ -111,8 +111,8 @@ def section_drivers(ctx: MemoContext) -> Section:
     blocks = [Paragraph(
         f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
         f"is the {labels[top]}; from its low to its high end it {direction} the median "
-        f"saving of {VERB[s]} by {usd(abs(12 * swing), ' a year')}. The chart shows the "
-        "twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
+        f"saving of {VERB[s]} by {money(abs(12 * swing), ' a year', digits=3)}. The chart "
+        "shows the twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
         "Appendix A."
     )]
     blocks.append(Figure(
@@ -122,8 +122,8 @@ def section_drivers(ctx: MemoContext) -> Section:
         f"The median monthly saving of {VERB[s]} among the 10% of "
         f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
         f"it is highest (around 95%), the others left uncertain; linear dollar axis. The "
-        f"largest swing is `{top}`: {usd(swing)} from its low to its high "
-        f"end (95% bootstrap interval {usd(lo, '')} to {usd(hi, '')})."
+        f"largest swing is `{top}`: {money(swing, '/month', digits=3)} from its low to its high "
+        f"end (95% bootstrap interval {money(lo, '', digits=3)} to {money(hi, '', digits=3)})."
     ))
     blocks.append(Paragraph(_appendix_pointers(ctx)))
     return Section("Which assumptions matter", blocks, "drivers")
@@ -138,12 +138,13 @@ def _appendix_pointers(ctx: MemoContext) -> str:
     api_year = 12 * float(ctx.ds["cost"].sel(demand=d, strategy="api").median())
     if evpi * 12 < 0.01 * api_year:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
-               f"{usd(12 * evpi, ' a year')} on average, under 1% of the API bill: no study "
-               "or pilot can change this answer at this volume")
+               f"{money(12 * evpi, ' a year', digits=3)} on average, under 1% of the API "
+               "bill: no study or pilot can change this answer at this volume")
     else:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
-               f"{usd(12 * evpi, ' a year')} on average ({prob(12 * evpi / api_year)} of the "
-               "API bill): measuring the assumptions at the top of this chart first can pay")
+               f"{money(12 * evpi, ' a year', digits=3)} on average "
+               f"({prob(12 * evpi / api_year)} of the API bill): measuring the assumptions "
+               "at the top of this chart first can pay")
     return (f"At {tokens(d)}, {voi} (Appendix C). Appendix B lists the combinations of "
             f"assumptions under which {VERB[ctx.strategy]} wins (scenario discovery); "
             "Appendix D checks whether the answer depends on the shapes chosen for the "

@@ -25,7 +25,7 @@ from .figures import (
     _mark_demand,
     _usd,
 )
-from .fmt import tokens, usd
+from .fmt import money, tokens
 
 
 def _group_strip(ax, names: list[str], groups: list[str]) -> None:
@@ -147,7 +147,7 @@ def tornado_figure(
     ax.set_title(
         f"Median saving of {swing.attrs['strategy']} at {tokens(demand)} tokens/month, one "
         f"assumption at its low or high end\n(black line: median of all scenarios, "
-        f"{usd(base)}; dashed: break-even)", fontsize=9)
+        f"{money(base, '/month', digits=3)}; dashed: break-even)", fontsize=9)
     fig.legend(loc="outside lower center", fontsize=8, ncol=2, frameon=False)
     vals = st["ST"].sel(input=names).values
     conf = st["ST_conf"].sel(input=names).values

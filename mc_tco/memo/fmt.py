@@ -6,7 +6,8 @@ Rounding rules (issue 15), for a reader deciding on a budget, not for a statisti
 * in the body and the one-page summary, a probability is rounded to the nearest percent,
   and one below 1% or above 99% reads "below 1%" / "above 99%" (:func:`prob`);
   an interval is shown only where it changes the reading;
-* money in the summary has two significant digits (:func:`money`: "$1.1M", "$670k");
+* money has two significant digits in the summary (:func:`money`: "$1.1M", "$670k"),
+  three where the body reads it against an interval (``money(x, digits=3)``);
   months are whole, and a payback that never comes reads "never";
 * the appendix and the CSV files keep full precision (:func:`pct_ci`, :func:`pct`).
 """
@@ -18,8 +19,7 @@ import math
 from ..fmt import fmt_pct, fmt_prob_ci, fmt_tokens
 from .analysis import TOKENS_PER_USER
 
-__all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "prob_ci", "tokens", "usd",
-           "users"]
+__all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "prob_ci", "tokens", "users"]
 
 
 def prob(p: float) -> str:
@@ -44,19 +44,27 @@ def prob_ci(p: float, lo: float, hi: float, level: float = 0.95) -> str:
     return f"{prob(p)} ({level:.0%} MC interval {ends[0]}-{ends[1]}%)"
 
 
-def money(x: float, per: str = "") -> str:
-    """Money for the summary, two significant digits: '$1.1M', '-$36k', '$950'."""
+def money(x: float, per: str = "", digits: int = 2) -> str:
+    """Money with ``digits`` significant digits, a currency sign and a scale.
+
+    Two digits (the default) for the summary and the body's round figures ('$1.1M',
+    '-$36k', '$950'); three where a figure is read against its interval ('-$41.2k/month',
+    '$56.8/h'). ``per`` is appended ('/month', ' a year').
+    """
     x = float(x)
     if math.isnan(x):
         return "n/a"
     sign = "-" if x < 0 else ""
-    a = abs(float(f"{abs(x):.2g}"))
+    a = abs(float(f"{abs(x):.{digits}g}"))
     if a == 0:
         return f"$0{per}"
     scale, suffix = next(((s, u) for s, u in ((1e9, "B"), (1e6, "M"), (1e3, "k")) if a >= s),
                          (1.0, ""))
     v = a / scale
-    text = f"{v:.0f}" if v >= 10 else f"{v:.1f}".removesuffix(".0")
+    decimals = max(0, digits - 1 - math.floor(math.log10(v)))
+    text = f"{v:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").removesuffix(".")
     return f"{sign}${text}{suffix}{per}"
 
 
@@ -104,16 +112,3 @@ def tokens(d: float) -> str:
 def users(d: float) -> str:
     """Heavy users at 100M tokens a month each: '5,000 heavy users'."""
     return f"{float(d) / TOKENS_PER_USER:,.0f} heavy users"
-
-
-def usd(x: float, per: str = "/month") -> str:
-    """Money with three significant digits: '-$41.2k/month', '$1.2M/month', '$56.8/h'."""
-    x = float(x)
-    if math.isnan(x):
-        return "n/a"
-    sign = "-" if x < 0 else ""
-    a = abs(x)
-    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if a >= scale:
-            return f"{sign}${a / scale:.3g}{suffix}{per}"
-    return f"{sign}${a:.3g}{per}"
