@@ -38,7 +38,8 @@ def section_sobol(ctx: MemoContext) -> Section:
                       strict=True))
     st_s, st_i = _heatmap_st(ds, s)
     ranked_cols = int(np.isfinite(st_i).any("input").sum())
-    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n) + dependence_sentences(ctx)))]
+    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
+                                 + dependence_sentences(ctx)))]
     rows = []
     t = r.table
     for name in [str(v) for v in t["input"].values][:10]:
@@ -117,13 +118,15 @@ def section_drivers(ctx: MemoContext) -> Section:
     )]
     blocks.append(Figure(
         "tornado", F.to_png(FD.tornado_figure(tor, ctx.ranking.table, target_label=(
-            "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels)),
+            "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels,
+            level=ctx.level)),
         f"What moves the saving of {VERB[s]} at {tokens(d)}",
         f"The median monthly saving of {VERB[s]} among the 10% of "
         f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
         f"it is highest (around 95%), the others left uncertain; linear dollar axis. The "
         f"largest swing is `{top}`: {money(swing, '/month', digits=3)} from its low to its high "
-        f"end (95% bootstrap interval {money(lo, '', digits=3)} to {money(hi, '', digits=3)})."
+        f"end ({ctx.level} bootstrap interval {money(lo, '', digits=3)} to "
+        f"{money(hi, '', digits=3)})."
     ))
     blocks.append(Paragraph(_appendix_pointers(ctx)))
     return Section("Which assumptions matter", blocks, "drivers")

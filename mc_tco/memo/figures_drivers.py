@@ -107,6 +107,7 @@ def tornado_figure(
     top: int = 12,
     target_label: str = "saving",
     labels: dict[str, str] | None = None,
+    level: str = "95%",
 ) -> Figure:
     """Tornado of the median saving (low -> high end of each input) beside the input's ST.
 
@@ -121,6 +122,8 @@ def tornado_figure(
         of the variable name.
     top : int
         Inputs shown (largest swings).
+    level : str
+        The run's interval level ('95%'), in the ST axis label.
     """
     sw = swing.isel(input=slice(0, top))
     names = [str(v) for v in sw["input"].values]
@@ -153,7 +156,7 @@ def tornado_figure(
     conf = st["ST_conf"].sel(input=names).values
     ax_st.barh(y, vals, xerr=conf, color="#8c8c8c", height=0.6, capsize=2)
     ax_st.set_xlim(0, max(0.05, float(np.nanmax(vals + conf)) * 1.1))
-    ax_st.set_xlabel(f"ST of the {target_label} (± 95% half-width)")
+    ax_st.set_xlabel(f"ST of the {target_label} (± {level} half-width)")
     ax_st.grid(True, axis="x", alpha=0.3)
     ax_st.set_title("share of the variance (ST)", fontsize=9)
     return fig
