@@ -51,3 +51,66 @@ def test_ranking_sentences_say_the_runs_level():
     text = " ".join(ranking_sentences(_tied_ranking(), 8192, "80%"))
     assert "2 inputs share the top" in text
     assert "(ST ± 80% half-width)" in text and "95%" not in text
+
+
+def _family_row(point, book, flips=()):
+    from mc_tco.decision.family_summary import FamilyRow
+
+    alls = {"uniform": book + 0.2 if flips else book + 0.01, "triangular": book,
+            "pert": book}
+    vals = [book, *alls.values()]
+    return FamilyRow(point, book, alls, (), min(vals), max(vals), "book", "all:uniform",
+                     None, tuple(flips), tuple(flips))
+
+
+def _family(decision: str, demand: float = 5e11):
+    """Every strategy at ``demand``: the decision's does not flip, the others do."""
+    from mc_tco.decision.family_summary import FamilySummary
+
+    rows = [_family_row({"strategy": s, "demand": demand}, 0.14 if s == decision else 0.42,
+                        () if s == decision else ("all:uniform",))
+            for s in ("buy", "rent", "owned", "hybrid")]
+    rows.append(_family_row({"strategy": decision, "demand": 3e12}, 0.45, ("all:uniform",)))
+    return FamilySummary(("x",), (), 4, 1.0, "beats the API", tuple(rows), (),
+                         {"demand": "tokens/month"})
+
+
+def test_the_bold_flip_is_said_of_the_decisions_point_only():
+    """Issue 15: 'the answer flips with the shape' in bold refers to the decision's
+    strategy at the decision demand, never to another strategy or demand."""
+    from mc_tco.decision.words.family import family_markdown
+
+    fs = _family("hybrid")
+    md = family_markdown(fs, focus={"strategy": "hybrid", "demand": 5e11})
+    assert "**" not in md.split("|")[0]
+    assert ("At the decision, hybrid, 500B, the answer does not flip with the shape: P = "
+            "14.0% as written and stays below 50% under every variant (from 14.0% to 15.0%)."
+            ) in md
+    assert ("Elsewhere the shape moves P across 50% at buy, 500B (42.0% as written; all "
+            "uniform); rent, 500B") in md
+    assert "hybrid, 3T (45.0% as written; all uniform): not the answer at the decision." in md
+    # a flip at the decision is the bold sentence, and only it
+    md = family_markdown(fs, focus={"strategy": "owned", "demand": 5e11})
+    assert md.count("**The answer flips with the shape**") == 1
+    assert "**The answer flips with the shape** at the decision, owned, 500B: P = 42.0%" in md
+    # a decision demand the check did not run at is said, not guessed from the nearest
+    md = family_markdown(fs, focus={"strategy": "hybrid", "demand": 8e11})
+    assert ("The family check has no point at the decision (hybrid, 800B): it was run at "
+            "500B, 3T only.") in md
+    # without a focus (the CLI, a user's model) every flip is stated as before
+    assert family_markdown(fs).count("**The answer flips with the shape**") == 4
+
+
+def test_memo_family_appendix_focuses_on_the_decision(default_run, monkeypatch):
+    """The memo passes its decision (strategy of the answer, decision demand) to the
+    family check's words."""
+    from mc_tco.decision.words import family as W
+    from mc_tco.memo.answer import decision_strategy
+    from mc_tco.memo.sections import MemoContext, section_family
+
+    ctx = MemoContext(default_run, 5e11)
+    decision = decision_strategy(ctx)
+    monkeypatch.setattr(W, "family_summary", lambda ds: _family(decision))
+    text = " ".join(b.text for b in section_family(ctx).blocks if hasattr(b, "text"))
+    assert "**" not in text
+    assert f"At the decision, {decision}, 500B, the answer does not flip" in text

@@ -50,6 +50,15 @@ def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
     return max(("buy", "rent", "hybrid"), key=lambda s: ctx.p(s, d)[0])
 
 
+def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
+    """The strategy the memo's answer is about at the decision demand: the cheapest option
+    when it is a self-hosting one, else the best alternative to the API
+    (:func:`best_alternative`). ``shares`` is :func:`cheapest_shares` when already known."""
+    shares = cheapest_shares(ctx.ds, ctx.demand) if shares is None else shares
+    top = max(shares, key=lambda s: shares[s][0])
+    return top if top != "api" else best_alternative(ctx)
+
+
 def answer_paragraph(ctx: MemoContext) -> str:
     """The memo's first paragraph: the option cheapest most often, the best strategy with
     its P(beats the API), then P(beats the API) of every strategy at the decision demand.
@@ -66,7 +75,7 @@ def answer_paragraph(ctx: MemoContext) -> str:
         listed = ", ".join(f"{SUBJECT[s]} in {prob_ci(*shares[s], ctx.conf)}" for s in shares)
         head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
                 f"{listed}.")
-    best = top if top != "api" else best_alternative(ctx)
+    best = decision_strategy(ctx, shares)
     p, lo, hi, _ = ctx.p(best, d)
     lead = "The best self-hosting strategy" if top == "api" else "It"
     head += (f" {lead}, {SUBJECT[best]}, beats the API in {prob_ci(p, lo, hi, ctx.conf)} "
