@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from mc_tco.memo import fmt
 
 
@@ -114,3 +112,78 @@ def test_memo_family_appendix_focuses_on_the_decision(default_run, monkeypatch):
     text = " ".join(b.text for b in section_family(ctx).blocks if hasattr(b, "text"))
     assert "**" not in text
     assert f"At the decision, {decision}, 500B, the answer does not flip" in text
+
+
+def _tiny_grid_book(tmp_path):
+    """The article's book with ``values = [5e11]`` in [grid.demand] (issue 11 item 6)."""
+    from mc_tco.book import loads_book
+
+    from .conftest import ARTICLE_BOOK
+
+    text = ARTICLE_BOOK.read_text()
+    text = re.sub(r"\[grid\.demand\]\n(.*\n)*?(?=\n\[)",
+                  "[grid.demand]\nvalues = [5e11]\nunit = \"tokens/month\"\n", text, count=1)
+    assert "values = [5e11]" in text and "num = 41" not in text
+    return loads_book(text, str(tmp_path / "tiny.toml"))
+
+
+def test_the_claims_demands_are_on_every_grid(tmp_path):
+    """Issue 11 item 6: a coarse grid no longer moves 'a few hundred users' to the nearest
+    grid point: the TCO model adds the claims' demands to every run's grid."""
+    import numpy as np
+
+    from mc_tco.engine import run
+    from mc_tco.engine.plan import plan_run
+    from mc_tco.memo.claims import CLAIM_DEMANDS, evaluate_claims
+    from mc_tco.models.tco import SPEC
+
+    assert sorted(SPEC.points["demand"]) == sorted(CLAIM_DEMANDS)
+    book = _tiny_grid_book(tmp_path)
+    grid = plan_run(book, samples=64).grid["demand"].values
+    assert all(np.isclose(grid, d, rtol=1e-12).any() for d in CLAIM_DEMANDS)
+    ds = run(book, samples=64, resamples=0)
+    claims = {c.number: c for c in evaluate_claims(ds)}
+    users = claims[3].parts[0]
+    assert users.statement == "over 90% at 30B tokens/month (300 users)"
+    assert users.p == float((ds["gpu_share"].sel(demand=3e10) > 0.9).mean())
+    assert claims[3].verdict != "not evaluated"
+
+
+def _claims_ds(demand):
+    import numpy as np
+    import xarray as xr
+
+    n = 64
+    per = (("sample", "demand"), np.full((n, len(demand)), 0.05))
+    return xr.Dataset(
+        {"breakeven_demand": (("sample", "strategy"), np.full((n, 3), np.inf)),
+         "storage_to_gpu_ratio": per, "gpu_share": (per[0], 1 / (1 + per[1])),
+         "storage_tb": per,
+         "node_api_revenue_per_hour": ("sample", np.full(n, 30.0)),
+         "rent_per_node_hour": ("sample", np.full(n, 56.8))},
+        coords={"demand": np.asarray(demand, dtype=float),
+                "strategy": ["api", "buy", "rent"]},
+        attrs={"conf_level": 0.95})
+
+
+def test_a_results_file_without_a_claims_demand_gets_no_verdict():
+    """An older results file whose grid lacks 30B: claims 3 and 4 are 'not evaluated', with
+    the fix, instead of being read at the nearest grid point (100B)."""
+    from mc_tco.memo.answer import claims_sentence
+    from mc_tco.memo.claims import NOT_EVALUATED, evaluate_claims
+
+    claims = {c.number: c for c in evaluate_claims(_claims_ds([1e9, 1e11, 5e11, 1e13]))}
+    for k in (3, 4):
+        assert claims[k].verdict == NOT_EVALUATED
+        part = claims[k].parts[0]
+        assert part.text().endswith(
+            "at 30B tokens/month (300 users): **not evaluated**: the results' demand grid has "
+            "no point at 30B tokens/month (an older run); rerun the book, which now adds it, "
+            "or add include = [3e10] to its [grid.demand].")
+        assert claims[k].parts[1].verdict == "holds"  # 500B is on the grid: read there
+        assert not part.borderline
+    assert claims[1].verdict == "holds" and claims[5].verdict == "holds"
+    assert "claims 3 and 4 are not evaluated" in claims_sentence(list(claims.values()))
+    # on the grid, the same dataset gets its verdicts
+    ok = {c.number: c.verdict for c in evaluate_claims(_claims_ds([1e9, 3e10, 5e11, 1e13]))}
+    assert ok[3] == ok[4] == "holds"

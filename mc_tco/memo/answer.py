@@ -159,7 +159,8 @@ def section_answer(ctx: MemoContext) -> Section:
 def claims_sentence(claims: list[Claim]) -> str:
     """'Of the article's five claims, under this book claims 1 and 5 hold; ...'."""
     plural = {"holds": "hold", "holds only in part": "hold only in part",
-              "does not hold": "do not hold"}
+              "does not hold": "do not hold", "not evaluated": "are not evaluated"}
+    singular = {"not evaluated": "is not evaluated"}
     parts = []
     for verdict in plural:
         nums = [str(c.number) for c in claims if c.verdict == verdict]
@@ -167,7 +168,7 @@ def claims_sentence(claims: list[Claim]) -> str:
             continue
         listed = nums[0] if len(nums) == 1 else ", ".join(nums[:-1]) + " and " + nums[-1]
         if len(nums) == 1:
-            parts.append(f"claim {listed} {verdict}")
+            parts.append(f"claim {listed} {singular.get(verdict, verdict)}")
         else:
             parts.append(f"claims {listed} {plural[verdict]}")
     if not any(c.verdict == "does not hold" for c in claims):

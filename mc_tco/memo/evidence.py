@@ -38,9 +38,10 @@ def section_claims(ctx: MemoContext) -> Section:
               "rlll"),
         Paragraph("How the verdicts are decided: " + RULES.format(level=ctx.level)),
         Paragraph(
-            "\"A few hundred users\" is the demand grid point nearest 300 heavy users at 100M "
-            "tokens a month (3e10 tokens/month); \"break-even scale\" is the point nearest "
-            "500B tokens/month, the top of the article's break-even band."
+            "\"A few hundred users\" is 300 heavy users at 100M tokens a month (30B "
+            "tokens/month); \"break-even scale\" is 500B tokens/month, the top of the "
+            "article's break-even band. Both are read at exactly that demand, which every "
+            "run adds to its demand grid."
         ),
         Paragraph(heavy_user_note()),
     ]
