@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from mc_tco.memo import fmt
 
 
@@ -187,3 +189,64 @@ def test_a_results_file_without_a_claims_demand_gets_no_verdict():
     # on the grid, the same dataset gets its verdicts
     ok = {c.number: c.verdict for c in evaluate_claims(_claims_ds([1e9, 3e10, 5e11, 1e13]))}
     assert ok[3] == ok[4] == "holds"
+
+
+def _text(section) -> str:
+    """Every word a reader sees in a memo section: paragraphs, bullets, table cells and
+    captions, figure titles and captions."""
+    out = [section.title]
+    for b in section.blocks:
+        for attr in ("text", "title", "caption"):
+            if isinstance(getattr(b, attr, None), str):
+                out.append(getattr(b, attr))
+        for item in getattr(b, "items", []):
+            out.append(item)
+        for row in [getattr(b, "header", []), *getattr(b, "rows", [])]:
+            for cell in row:
+                out.extend(cell if isinstance(cell, list) else [cell])
+    return "\n".join(out)
+
+
+@pytest.fixture(scope="module")
+def compared_ctx(default_run, article_run):
+    from mc_tco.memo.context import MemoContext
+
+    return MemoContext(default_run, 5e11, compare=article_run)
+
+
+FULL_PRECISION = re.compile(r"\d+\.\d+%")
+
+
+def _no_png(monkeypatch):
+    """Figures are built but not rendered (rendering is most of a section's time)."""
+    from mc_tco.memo import figures
+
+    monkeypatch.setattr(figures, "to_png", lambda fig, dpi=None: b"")
+
+
+def test_claims_and_comparison_round_shares_for_the_body(compared_ctx, monkeypatch):
+    """Issue 15 rounding rules: the body's claims and comparison give probabilities to
+    the nearest percent (intervals only where they change the reading); full precision is
+    in the CSV files."""
+    from mc_tco.memo.evidence import section_claims, section_compare
+
+    _no_png(monkeypatch)
+
+    for section in (section_claims(compared_ctx), section_compare(compared_ctx)):
+        text = _text(section)
+        assert not FULL_PRECISION.findall(text), (section.title, FULL_PRECISION.findall(text))
+    claim1 = compared_ctx.claims[0].parts[0]
+    assert claim1.text() == (
+        f"Renting never breaks even (*substance*): true in "
+        f"{fmt.prob_ci(claim1.p, claim1.lower, claim1.upper, short=True)} of scenarios: "
+        f"**{claim1.verdict}**{' (borderline)' if claim1.borderline else ''}.")
+
+
+def test_prob_ci_shows_an_interval_only_where_it_changes_the_reading():
+    assert fmt.prob_ci(0.7931, 0.790, 0.794) == "79%"
+    assert fmt.prob_ci(0.16, 0.15, 0.17, 0.8) == "16% (80% MC interval 15-17%)"
+    assert fmt.prob_ci(0.16, 0.15, 0.17, short=True) == "16% (15-17%)"
+    assert fmt.prob_ci(0.004, 0.001, 0.012, short=True) == "below 1%"
+    assert fmt.prob_ci(0.004, 0.001, 0.022, short=True) == "below 1% (<1-2%)"
+    assert fmt.share_of(0.9167) == "92%" and fmt.share_of(1.636) == "164%"
+    assert fmt.share_of(0.004) == "0.4%" and fmt.share_of(0) == "0%"

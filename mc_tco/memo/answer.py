@@ -18,7 +18,7 @@ from .context import (
     MemoContext,
     _cdf_x,
 )
-from .fmt import money, pct, prob_ci, tokens, users
+from .fmt import money, prob_ci, share_of, tokens, users
 from .render import Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
@@ -216,7 +216,7 @@ def section_outlook(ctx: MemoContext) -> Section:
         "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",
         f"Buying's monthly cost by component (medians) against the API bill. At "
-        f"{tokens(d)} the largest component is {biggest} ({pct(share)} of the sum of the "
+        f"{tokens(d)} the largest component is {biggest} ({share_of(share)} of the sum of the "
         f"component medians)."
     ))
     return Section("Saving and odds by demand", blocks, "outlook")

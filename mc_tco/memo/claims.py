@@ -28,7 +28,7 @@ import numpy as np
 import xarray as xr
 
 from .analysis import TOKENS_PER_USER, prob_with_ci
-from .fmt import pct, pct_range, tokens
+from .fmt import prob, prob_ci, share_of, tokens
 
 __all__ = [
     "CLAIM_DEMANDS",
@@ -128,8 +128,10 @@ class Part:
         return any(self.lower <= t <= self.upper for t in (HOLDS_AT, FAILS_AT))
 
     def text(self) -> str:
-        """'Statement: true in 23.1% (22.2-24.0%) of scenarios: holds only in part'."""
-        share = pct_range(self.p, self.lower, self.upper)
+        """'Statement: true in 23% (22-24%) of scenarios: holds only in part': the share
+        rounded by the body's rules (:func:`mc_tco.memo.fmt.prob_ci`; full precision in
+        claims.csv)."""
+        share = prob_ci(self.p, self.lower, self.upper, short=True)
         flag = " (borderline)" if self.borderline else ""
         head = self.statement[:1].upper() + self.statement[1:]
         mark = " (*substance*)" if self.substantive else ""
@@ -186,7 +188,8 @@ def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
 
 
 def _pct(x: float) -> str:
-    return pct(float(x))
+    """A share of a total or a ratio (GPU share, SSDs / GPUs), whole percent."""
+    return share_of(float(x))
 
 
 def _usd(x: float) -> str:
@@ -230,7 +233,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "Renting never breaks even against the API, at any demand.",
         [_part("renting never breaks even", np.isinf(rent_be), conf, True)],
         [f"The API bill of a fully used node is below the rent of its eight GPUs in "
-         f"{_pct(float(buy_rent.mean()))} of scenarios (see claim 5)."],
+         f"{prob(float(buy_rent.mean()))} of scenarios (see claim 5)."],
     ))
 
     buy_be = be.sel(strategy="buy")
@@ -245,8 +248,8 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         [_part("buying does not break even below 300B", buy_be >= ARTICLE_BAND[0], conf),
          _part("buying breaks even by 500B", buy_be <= ARTICLE_BAND[1], conf, True)],
         [f"Break-even demand of buying: median {tokens(med)}; it never breaks even in "
-         f"{_pct(p_never)} of scenarios. Renting never breaks even in "
-         f"{_pct(float(np.isinf(rent_be).mean()))}. The first part is also true in every "
+         f"{prob(p_never)} of scenarios. Renting never breaks even in "
+         f"{prob(float(np.isinf(rent_be).mean()))}. The first part is also true in every "
          "scenario where buying never breaks even, so it cannot carry the claim: the "
          "verdict follows the second, the claim's substance."],
     ))

@@ -23,7 +23,7 @@ from .context import (
     _st,
     _target_words,
 )
-from .fmt import pct, pct_ci, pct_range, tokens
+from .fmt import prob, prob_ci, tokens
 from .render import Figure, Paragraph, Section, Table
 
 
@@ -34,7 +34,8 @@ def section_claims(ctx: MemoContext) -> Section:
         rows.append([str(c.number), f"\"{c.quote}\"", cell, f"**{c.verdict}**"])
     blocks = [
         Table(["#", "the article says", "what this book's scenarios say (share of scenarios "
-               f"where it is true, with its {ctx.level} Monte Carlo interval)", "verdict"], rows,
+               f"where it is true; in brackets its {ctx.level} Monte Carlo interval where that "
+               "changes the rounded share; full precision in claims.csv)", "verdict"], rows,
               "rlll"),
         Paragraph("How the verdicts are decided: " + RULES.format(level=ctx.level)),
         Paragraph(
@@ -155,10 +156,10 @@ def section_compare(ctx: MemoContext) -> Section | None:
            f"other distributions ({', '.join(f'`{x}`' for x in sorted(changed))})"
            if changed else "") + ".",
         f"What that changes: at {tokens(d)}, {VERB[s]} beats the API in "
-        f"{pct_ci(*p_me, ctx.conf)} of this book's scenarios against "
-        f"{pct_ci(*p_ot, ctx.conf)} of the other's: {_compare_word(p_me, p_ot)}. It "
-        f"never breaks even in {pct_ci(*never_me, ctx.conf)} here against "
-        f"{pct_ci(*never_ot, ctx.conf)} there: {_compare_word(never_me, never_ot)}.",
+        f"{prob_ci(*p_me, ctx.conf)} of this book's scenarios against "
+        f"{prob_ci(*p_ot, ctx.conf)} of the other's: {_compare_word(p_me, p_ot)}. It "
+        f"never breaks even in {prob_ci(*never_me, ctx.conf)} here against "
+        f"{prob_ci(*never_ot, ctx.conf)} there: {_compare_word(never_me, never_ot)}.",
     ]
     grid_o = other["demand"].values
     shared = [x for x in ctx.report_demands if np.any(np.isclose(grid_o, x, rtol=1e-6, atol=0))]
@@ -166,8 +167,8 @@ def section_compare(ctx: MemoContext) -> Section | None:
         far = shared[-1]
         p_far, p_far_ot = ctx.p(s, far)[:3], ctx.p(s, far, other)[:3]
         text.append(
-            f"At {tokens(far)}, {VERB[s]} beats the API in {pct_ci(*p_far, ctx.conf)} here "
-            f"against {pct_ci(*p_far_ot, ctx.conf)} there: {_compare_word(p_far, p_far_ot)}."
+            f"At {tokens(far)}, {VERB[s]} beats the API in {prob_ci(*p_far, ctx.conf)} here "
+            f"against {prob_ci(*p_far_ot, ctx.conf)} there: {_compare_word(p_far, p_far_ot)}."
         )
     r_me = ctx.ranking
     r_ot = A.ranking(other, d_other, s)
@@ -196,12 +197,13 @@ def section_compare(ctx: MemoContext) -> Section | None:
             cells = []
             for x in shared:
                 p, lo, hi, _ = ctx.p(strat, x, dd)
-                cells.append(pct_range(p, lo, hi))
+                cells.append(prob_ci(p, lo, hi, short=True))
             rows.append([strat, label, *cells])
     blocks.append(Table(["strategy", "book", *[tokens(x) for x in shared]], rows,
                         "ll" + "r" * len(shared),
-                        caption=f"P(strategy beats the API), with its {ctx.conf:.0%} Monte "
-                                "Carlo interval in brackets."))
+                        caption=f"P(strategy beats the API); in brackets its {ctx.level} Monte "
+                                "Carlo interval where that changes the rounded share (full "
+                                "precision in p_beats_api.csv)."))
 
     rows = []
     for strat in A.STRATEGIES:
@@ -209,7 +211,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
             q = dd["breakeven_demand_quantile"].sel(strategy=strat)
             pn = float(dd["breakeven_demand_p_never"].sel(strategy=strat))
             rows.append([strat, label, *(tokens(float(q.sel(quantile=v)))
-                                         for v in (0.05, 0.25, 0.5, 0.75, 0.95)), pct(pn)])
+                                         for v in (0.05, 0.25, 0.5, 0.75, 0.95)), prob(pn)])
     blocks.append(Table(["strategy", "book", "5%", "25%", "median", "75%", "95%", "never"],
                         rows, "llrrrrrr",
                         caption="Break-even demand (tokens/month) quantiles per book."))

@@ -5,7 +5,8 @@ Rounding rules (issue 15), for a reader deciding on a budget, not for a statisti
 
 * in the body and the one-page summary, a probability is rounded to the nearest percent,
   and one below 1% or above 99% reads "below 1%" / "above 99%" (:func:`prob`);
-  an interval is shown only where it changes the reading;
+  an interval is shown only where it changes the reading (:func:`prob_ci`); a share of a
+  total or a ratio (GPU share of the investment) is a whole percent (:func:`share_of`);
 * money has two significant digits in the summary (:func:`money`: "$1.1M", "$670k"),
   three where the body reads it against an interval (``money(x, digits=3)``);
   months are whole, and a payback that never comes reads "never";
@@ -19,7 +20,8 @@ import math
 from ..fmt import fmt_pct, fmt_prob_ci, fmt_tokens
 from .analysis import TOKENS_PER_USER
 
-__all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "prob_ci", "tokens", "users"]
+__all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "prob_ci", "share_of", "tokens",
+           "users"]
 
 
 def prob(p: float) -> str:
@@ -34,14 +36,28 @@ def prob(p: float) -> str:
     return f"{100 * p:.0f}%"
 
 
-def prob_ci(p: float, lo: float, hi: float, level: float = 0.95) -> str:
+def prob_ci(p: float, lo: float, hi: float, level: float = 0.95, short: bool = False) -> str:
     """A probability for the body with its interval only when the interval changes the
-    reading: '16%' when both ends round to 16%, else '16% (95% MC interval 15-17%)'."""
-    if prob(lo) == prob(hi):
+    reading: '16%' when both ends round to 16%, else '16% (95% MC interval 15-17%)';
+    ``short`` (table cells under a header that names the interval): '16% (15-17%)'."""
+    if prob(lo) == prob(hi) or math.isnan(float(p)):
         return prob(p)
     ends = [prob(v).replace("below ", "<").replace("above ", ">").removesuffix("%")
             for v in (lo, hi)]
-    return f"{prob(p)} ({level:.0%} MC interval {ends[0]}-{ends[1]}%)"
+    if ends in (["<1", "1"], ["99", ">99"]):  # 'below 1% (<1-1%)' reads no differently
+        return prob(p)
+    return f"{prob(p)} ({'' if short else f'{level:.0%} MC interval '}{ends[0]}-{ends[1]}%)"
+
+
+def share_of(x: float) -> str:
+    """A quantity that is a share or a ratio (not a probability), in whole percent for the
+    body: '92%', '9%', '164%', '0.4%' (one decimal below 1%, so a small share is not 0)."""
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    if x == 0:
+        return "0%"
+    return f"{100 * x:.1f}%" if abs(x) < 0.01 else f"{100 * x:.0f}%"
 
 
 def money(x: float, per: str = "", digits: int = 2) -> str:
