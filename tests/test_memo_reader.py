@@ -250,3 +250,48 @@ def test_prob_ci_shows_an_interval_only_where_it_changes_the_reading():
     assert fmt.prob_ci(0.004, 0.001, 0.022, short=True) == "below 1% (<1-2%)"
     assert fmt.share_of(0.9167) == "92%" and fmt.share_of(1.636) == "164%"
     assert fmt.share_of(0.004) == "0.4%" and fmt.share_of(0) == "0%"
+
+
+def _raw_names(ds) -> list[str]:
+    """The inputs' variable names that a reader would see as code (with an underscore)."""
+    return [str(n) for n in ds["input"].values if "_" in str(n)]
+
+
+def test_body_and_figures_use_plain_labels(compared_ctx, monkeypatch):
+    """Issue 15: the assumptions table, the comparison, the tornado caption and the
+    Sobol' heat map say what an input means; only the appendix's table adds the variable
+    name (in code, after the plain label) for traceability."""
+    from mc_tco.memo import figures
+    from mc_tco.memo.drivers import section_drivers, section_sobol
+    from mc_tco.memo.evidence import section_assumptions, section_compare
+    from mc_tco.memo.labels import plain
+
+    drawn = {}
+
+    def keep(fig, dpi=None):
+        drawn[len(drawn)] = fig
+        return b""
+
+    monkeypatch.setattr(figures, "to_png", keep)
+    raw = _raw_names(compared_ctx.ds)
+    assumptions = section_assumptions(compared_ctx)
+    table = assumptions.blocks[1]
+    for row in table.rows:
+        row[7] = ""  # the book's own source text may quote a variable name
+    for section in (assumptions, section_compare(compared_ctx),
+                    section_drivers(compared_ctx)):
+        text = _text(section)
+        assert not [n for n in raw if n in text], section.title
+    assert table.rows[0][0].removeprefix("**⚑** ") == plain(compared_ctx.ranking.table[
+        "input"].values[0].item())
+    drawn.clear()
+    appendix = section_sobol(compared_ctx)
+    table = next(b for b in appendix.blocks if hasattr(b, "rows"))
+    for row in table.rows:
+        name = re.search(r"`([a-z0-9_]+)`", row[2]).group(1)
+        assert row[2] == f"{plain(name)} (`{name}`)"
+    heatmap = drawn[0]
+    ticks = [t.get_text() for t in heatmap.axes[1].get_yticklabels()]
+    assert plain("reference_tokens_per_gpu_hour") in ticks
+    assert not [t for t in ticks if t in raw]
+    assert "'buying beats the API'" in heatmap.axes[2].get_title()

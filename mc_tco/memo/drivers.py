@@ -17,6 +17,7 @@ from .context import (
     ranking_sentences,
 )
 from .fmt import money, prob, tokens
+from .labels import plain
 from .render import Figure, Paragraph, Section, Table
 
 
@@ -46,7 +47,8 @@ def section_sobol(ctx: MemoContext) -> Section:
         row = t.sel(input=name)
         rank, best, worst = int(row["rank"]), int(row["rank_best"]), int(row["rank_worst"])
         rows.append([
-            str(rank), f"{best}-{worst}" if best != worst else str(best), f"`{name}`",
+            str(rank), f"{best}-{worst}" if best != worst else str(best),
+            f"{plain(name)} (`{name}`)",
             groups.get(name, "") or "-",
             f"{float(row['ST']):.3f} ± {float(row['ST_conf']):.3f}",
             f"{float(row['S1']):.3f} ± {float(row['S1_conf']):.3f}",
@@ -59,7 +61,8 @@ def section_sobol(ctx: MemoContext) -> Section:
     ))
     blocks.append(Figure(
         "sobol_heatmap", F.to_png(FD.sobol_heatmap(st_s, st_i, order, groups, demand=d,
-                                               strategy=s)),
+                                               strategy=VERB[s],
+                                               labels={n: plain(n) for n in order})),
         "Which inputs drive the outcome, by demand",
         f"Total Sobol' index ST of each input (rows, grouped by the book's groups, most "
         f"influential first) at every demand (columns): left for the monthly saving of "
@@ -73,8 +76,6 @@ def section_sobol(ctx: MemoContext) -> Section:
 
 def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
     """'plain label (low - high unit)' per input of the tornado."""
-    from .labels import plain
-
     units = dict(zip(map(str, ctx.ds["input"].values),
                      map(str, ctx.ds["input_unit"].values), strict=True)) \
         if "input_unit" in ctx.ds.coords else {}
@@ -124,7 +125,8 @@ def section_drivers(ctx: MemoContext) -> Section:
         f"The median monthly saving of {VERB[s]} among the 10% of "
         f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
         f"it is highest (around 95%), the others left uncertain; linear dollar axis. The "
-        f"largest swing is `{top}`: {money(swing, '/month', digits=3)} from its low to its high "
+        f"largest swing is the {plain(top)}: {money(swing, '/month', digits=3)} from its low "
+        "to its high "
         f"end ({ctx.level} bootstrap interval {money(lo, '', digits=3)} to "
         f"{money(hi, '', digits=3)})."
     ))

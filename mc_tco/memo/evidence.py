@@ -24,6 +24,7 @@ from .context import (
     _target_words,
 )
 from .fmt import prob, prob_ci, tokens
+from .labels import plain
 from .render import Figure, Paragraph, Section, Table
 
 
@@ -89,7 +90,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
         if flag:
             flagged.append(inp.name)
         rows.append([
-            ("**⚑** " if flag else "") + f"`{inp.name}`",
+            ("**⚑** " if flag else "") + plain(inp.name),
             inp.group or "-",
             inp.describe(),
             *(fmt_value(v) for v in (q05, q50, q95)),
@@ -103,10 +104,11 @@ def section_assumptions(ctx: MemoContext) -> Section:
         f"Sobol' index ST for {words} at {tokens(ctx.demand)} (rank, then ST ± {ctx.level} "
         f"half-width). **⚑** marks an input that is both in the top {TOP_FIVE} and sourced "
         "only by an assumption (its source begins with 'assumption'): important and weakly "
-        "sourced, the first to pin down."
+        "sourced, the first to pin down. The variable names, for editing the book, are in "
+        "assumptions.csv."
     )
     if flagged:
-        tail = (f"Flagged: {', '.join(f'`{x}`' for x in flagged)}.")
+        tail = f"Flagged: {'; '.join(plain(x) for x in flagged)}."
     else:
         tail = f"No input in the top {TOP_FIVE} rests on an assumption alone."
     return Section("The assumptions", [
@@ -124,6 +126,11 @@ def _compare_word(a: tuple, b: tuple) -> str:
     if ha < lb:
         return "lower here"
     return "no difference that this sample can tell (the intervals overlap)"
+
+
+def _listed(names: list[str]) -> str:
+    """Inputs in plain words for the body: 'yearly growth of demand; cost of capital'."""
+    return "; ".join(plain(x) for x in names)
 
 
 def section_compare(ctx: MemoContext) -> Section | None:
@@ -149,11 +156,11 @@ def section_compare(ctx: MemoContext) -> Section | None:
         f"This book (**{name}**) is set beside **{oname}** "
         f"(`{other.attrs.get('book_path', '')}`). It makes {len(added)} input"
         f"{'s' if len(added) != 1 else ''} uncertain that the other fixes"
-        + (f" ({', '.join(f'`{x}`' for x in added)})" if added else "")
+        + (f" ({_listed(added)})" if added else "")
         + (f", fixes {len(dropped)} that the other leaves uncertain "
-           f"({', '.join(f'`{x}`' for x in dropped)})" if dropped else "")
+           f"({_listed(dropped)})" if dropped else "")
         + (f", and gives {len(changed)} shared input{'s' if len(changed) != 1 else ''} "
-           f"other distributions ({', '.join(f'`{x}`' for x in sorted(changed))})"
+           f"other distributions ({_listed(sorted(changed))})"
            if changed else "") + ".",
         f"What that changes: at {tokens(d)}, {VERB[s]} beats the API in "
         f"{prob_ci(*p_me, ctx.conf)} of this book's scenarios against "
@@ -181,7 +188,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                     "the most influential input is still one both books vary")
             text.append(
                 f"Of this book's top {TOP_FIVE} inputs for {_target_words(r_me)} at "
-                f"{tokens(d)}, {len(new_top)} ({', '.join(f'`{x}`' for x in new_top)}) "
+                f"{tokens(d)}, {len(new_top)} ({_listed(new_top)}) "
                 f"{'are' if len(new_top) > 1 else 'is'} fixed in the other book; {lead}."
             )
         else:
@@ -222,7 +229,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
         cells = [str(i + 1)]
         for r, names in ((r_me, top_me), (r_ot, ot_names)):
             if i < len(names):
-                cells.append(f"`{names[i]}` ({_st(r.table, names[i])})")
+                cells.append(f"{plain(names[i])} ({_st(r.table, names[i])})")
             else:
                 cells.append("-")
         rows.append(cells)

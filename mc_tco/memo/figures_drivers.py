@@ -49,6 +49,7 @@ def sobol_heatmap(
     groups: dict[str, str],
     demand: float | None = None,
     strategy: str = "buy",
+    labels: dict[str, str] | None = None,
 ) -> Figure:
     """Total Sobol' index ST, inputs x demand, for the saving and for "beats the API".
 
@@ -61,7 +62,13 @@ def sobol_heatmap(
         Inputs top to bottom (grouped, most influential first).
     groups : dict
         Group of each input.
+    strategy : str
+        The strategy in words, in the panel titles ("buying").
+    labels : dict, optional
+        Plain label of each input (:func:`mc_tco.memo.labels.plain`), shown instead of the
+        variable name.
     """
+    labels = labels or {}
     d = st_saving["demand"].values
     edges = np.sqrt(d[:-1] * d[1:])
     edges = np.concatenate([[d[0] ** 2 / edges[0]], edges, [d[-1] ** 2 / edges[-1]]])
@@ -83,7 +90,7 @@ def sobol_heatmap(
                              cmap="YlOrRd", vmin=0, vmax=1, zorder=1)
         ax.set_ylim(len(order), 0)
         ax.set_yticks(y[:-1] + 0.5)
-        ax.set_yticklabels(order if ax is ax1 else [], fontsize=8)
+        ax.set_yticklabels([labels.get(n, n) for n in order] if ax is ax1 else [], fontsize=8)
         _demand_axis(ax, (edges[0], edges[-1]))
         _mark_demand(ax, demand, label=False)
         ax.grid(False)
