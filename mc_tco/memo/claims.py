@@ -128,10 +128,12 @@ class Part:
         return any(self.lower <= t <= self.upper for t in (HOLDS_AT, FAILS_AT))
 
     def text(self) -> str:
-        """'Statement: true in 23% (22-24%) of scenarios: holds only in part': the share
-        rounded by the body's rules (:func:`mc_tco.memo.fmt.prob_ci`; full precision in
-        claims.csv)."""
-        share = prob_ci(self.p, self.lower, self.upper, short=True)
+        """'Statement: true in 23% of scenarios: holds only in part': the share rounded by
+        the body's rules, with its interval only when it crosses a verdict's threshold
+        (borderline: the interval is what changes the reading; :func:`mc_tco.memo.fmt.
+        prob_ci`); full precision in claims.csv."""
+        share = (prob_ci(self.p, self.lower, self.upper, short=True) if self.borderline
+                 else prob(self.p))
         flag = " (borderline)" if self.borderline else ""
         head = self.statement[:1].upper() + self.statement[1:]
         mark = " (*substance*)" if self.substantive else ""

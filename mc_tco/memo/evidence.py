@@ -35,9 +35,9 @@ def section_claims(ctx: MemoContext) -> Section:
         rows.append([str(c.number), f"\"{c.quote}\"", cell, f"**{c.verdict}**"])
     blocks = [
         Table(["#", "the article says", "what this book's scenarios say (share of scenarios "
-               f"where it is true; in brackets its {ctx.level} Monte Carlo interval where that "
-               "changes the rounded share; full precision in claims.csv)", "verdict"], rows,
-              "rlll"),
+               f"where it is true; in brackets its {ctx.level} Monte Carlo interval where it "
+               "crosses a verdict's threshold; full precision in claims.csv)", "verdict"],
+              rows, "rlll"),
         Paragraph("How the verdicts are decided: " + RULES.format(level=ctx.level)),
         Paragraph(
             "\"A few hundred users\" is 300 heavy users at 100M tokens a month (30B "
