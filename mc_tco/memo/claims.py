@@ -129,9 +129,9 @@ class Part:
 
     def text(self) -> str:
         """'Statement: true in 23% of scenarios: holds only in part': the share rounded by
-        the body's rules, with its interval only when it crosses a verdict's threshold
-        (borderline: the interval is what changes the reading; :func:`mc_tco.memo.fmt.
-        prob_ci`); full precision in claims.csv."""
+        the body's rules (:func:`mc_tco.memo.fmt.prob_ci`), with its interval only when it
+        crosses a verdict's threshold (borderline: there the interval changes the
+        reading); full precision in claims.csv."""
         share = (prob_ci(self.p, self.lower, self.upper, short=True) if self.borderline
                  else prob(self.p))
         flag = " (borderline)" if self.borderline else ""
