@@ -172,7 +172,9 @@ def claims_sentence(claims: list[Claim]) -> str:
         else:
             parts.append(f"claims {listed} {plural[verdict]}")
     if not any(c.verdict == "does not hold" for c in claims):
-        parts.append("none fails outright")
+        parts.append("none fails outright" if not any(
+            c.verdict == "not evaluated" for c in claims) else
+            "none of the others fails outright")
     return (f"Of the article's {len(claims)} claims tested, under this book "
             + "; ".join(parts) + " (see \"The article's claims\").")
 
