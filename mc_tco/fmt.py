@@ -76,7 +76,7 @@ def fmt_money(x: float) -> str:
 
     Whole units from 10 up, with thousands separators from 1,000; two significant digits
     below 10; ``n/a`` for NaN or an infinite value. The memo's sentences write money with a
-    currency sign and a scale instead (``mc_tco.memo.fmt.usd``: '$41.2k/month').
+    currency sign and a scale instead (``mc_tco.memo.fmt.money``: '$41.2k/month').
     """
     if not math.isfinite(x):
         return "n/a"

@@ -20,8 +20,9 @@ def test_results_have_the_documented_dims_and_variables(article_run):
     assert list(ds.target.values) == ["saving", "saving>0"]
     assert list(ds.strategy.values) == ["api", "buy", "rent", "owned", "hybrid"]
     assert list(ds["quantile"].values) == [0.05, 0.25, 0.5, 0.75, 0.95]
-    assert ds.S1.sizes == {"target": 2, "input": 8, "demand": 44, "strategy": 5}
-    assert ds.p_positive_ci.sizes == {"target": 2, "demand": 44, "strategy": 5, "ci_bound": 2}
+    # 41 grid points + 3 report points + the claims' 30B (mc_tco.models.tco.CLAIM_DEMANDS)
+    assert ds.S1.sizes == {"target": 2, "input": 8, "demand": 45, "strategy": 5}
+    assert ds.p_positive_ci.sizes == {"target": 2, "demand": 45, "strategy": 5, "ci_bound": 2}
     for name in ["cost", "saving", "breakeven_demand", "nodes", "storage_tb", "npv",
                  "gpu_share", "payback_months", "p_positive", "S1", "ST", "S1_conf",
                  "ST_conf", "target_quantile", "target_mean", "breakeven_demand_quantile",
@@ -30,8 +31,8 @@ def test_results_have_the_documented_dims_and_variables(article_run):
     assert ds.saving.attrs["units"] == "USD/month"
     assert ds.attrs["samples"] == 512 and ds.attrs["seed"] == 3
     assert "[inputs.node_price]" in ds.attrs["book_text"]
-    # the report points are exact grid points
-    for d in (1e11, 3e11, 5e11, 1e12, 3e12):
+    # the report points and the claims' demands are exact grid points
+    for d in (3e10, 1e11, 3e11, 5e11, 1e12, 3e12):
         assert d in ds.demand.values
 
 

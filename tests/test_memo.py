@@ -184,8 +184,9 @@ def test_compare_section_states_the_books_difference(compared_memo):
     md = (out / "memo.md").read_text()
     section = md.split("## Compared with another book", 1)[1].split("## Provenance")[0]
     assert "The article's ranges" in section
-    # the inputs the default book adds are named, e.g. api_price_level
-    assert "`api_price_level`" in section.split("\n\n", 2)[1]
+    # the inputs the default book adds are named in plain words (issue 15), e.g.
+    # api_price_level
+    assert "API price level (× today's list price)" in section.split("\n\n", 2)[1]
     assert "figures/compare.png" in section
     assert "mc-tco memo" in md.split("## Provenance")[1]
 

@@ -322,6 +322,9 @@ def plan_run(
     for dim, points in report.items():
         if dim in grid and points and not isinstance(points[0], str):
             grid[dim] = grid[dim].with_points(points)
+    for dim, points in spec.points.items():  # always, whatever the book's grid and report
+        if dim in grid:
+            grid[dim] = grid[dim].with_points(points)
     focus = dict(analysis.get("focus") or spec.focus)
     for dim, value in focus.items():
         if dim in grid and not isinstance(value, str):

@@ -18,7 +18,7 @@ from .context import (
     MemoContext,
     _cdf_x,
 )
-from .fmt import pct, prob_ci, tokens, usd, users
+from .fmt import money, prob_ci, share_of, tokens, users
 from .render import Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
@@ -50,6 +50,15 @@ def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
     return max(("buy", "rent", "hybrid"), key=lambda s: ctx.p(s, d)[0])
 
 
+def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
+    """The strategy the memo's answer is about at the decision demand: the cheapest option
+    when it is a self-hosting one, else the best alternative to the API
+    (:func:`best_alternative`). ``shares`` is :func:`cheapest_shares` when already known."""
+    shares = cheapest_shares(ctx.ds, ctx.demand) if shares is None else shares
+    top = max(shares, key=lambda s: shares[s][0])
+    return top if top != "api" else best_alternative(ctx)
+
+
 def answer_paragraph(ctx: MemoContext) -> str:
     """The memo's first paragraph: the option cheapest most often, the best strategy with
     its P(beats the API), then P(beats the API) of every strategy at the decision demand.
@@ -66,7 +75,7 @@ def answer_paragraph(ctx: MemoContext) -> str:
         listed = ", ".join(f"{SUBJECT[s]} in {prob_ci(*shares[s], ctx.conf)}" for s in shares)
         head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
                 f"{listed}.")
-    best = top if top != "api" else best_alternative(ctx)
+    best = decision_strategy(ctx, shares)
     p, lo, hi, _ = ctx.p(best, d)
     lead = "The best self-hosting strategy" if top == "api" else "It"
     head += (f" {lead}, {SUBJECT[best]}, beats the API in {prob_ci(p, lo, hi, ctx.conf)} "
@@ -137,9 +146,10 @@ def section_answer(ctx: MemoContext) -> Section:
     qs = ds["saving"].sel(demand=d, strategy=s).values
     lo, mid, hi = np.quantile(qs, [0.05, 0.5, 0.95])
     sign = "costs more than" if mid < 0 else "saves against"
+    lo, mid, hi = (money(v, "/month", digits=3) for v in (lo, mid, hi))
     blocks.append(Paragraph(
-        f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {usd(mid)} "
-        f"(it {sign} the API); 90% of scenarios lie between {usd(lo)} and {usd(hi)}. "
+        f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {mid} "
+        f"(it {sign} the API); 90% of scenarios lie between {lo} and {hi}. "
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
     blocks.append(Paragraph(claims_sentence(ctx.claims)))
@@ -149,7 +159,8 @@ def section_answer(ctx: MemoContext) -> Section:
 def claims_sentence(claims: list[Claim]) -> str:
     """'Of the article's five claims, under this book claims 1 and 5 hold; ...'."""
     plural = {"holds": "hold", "holds only in part": "hold only in part",
-              "does not hold": "do not hold"}
+              "does not hold": "do not hold", "not evaluated": "are not evaluated"}
+    singular = {"not evaluated": "is not evaluated"}
     parts = []
     for verdict in plural:
         nums = [str(c.number) for c in claims if c.verdict == verdict]
@@ -157,11 +168,13 @@ def claims_sentence(claims: list[Claim]) -> str:
             continue
         listed = nums[0] if len(nums) == 1 else ", ".join(nums[:-1]) + " and " + nums[-1]
         if len(nums) == 1:
-            parts.append(f"claim {listed} {verdict}")
+            parts.append(f"claim {listed} {singular.get(verdict, verdict)}")
         else:
             parts.append(f"claims {listed} {plural[verdict]}")
     if not any(c.verdict == "does not hold" for c in claims):
-        parts.append("none fails outright")
+        parts.append("none fails outright" if not any(
+            c.verdict == "not evaluated" for c in claims) else
+            "none of the others fails outright")
     return (f"Of the article's {len(claims)} claims tested, under this book "
             + "; ".join(parts) + " (see \"The article's claims\").")
 
@@ -205,7 +218,7 @@ def section_outlook(ctx: MemoContext) -> Section:
         "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",
         f"Buying's monthly cost by component (medians) against the API bill. At "
-        f"{tokens(d)} the largest component is {biggest} ({pct(share)} of the sum of the "
+        f"{tokens(d)} the largest component is {biggest} ({share_of(share)} of the sum of the "
         f"component medians)."
     ))
     return Section("Saving and odds by demand", blocks, "outlook")

@@ -12,7 +12,11 @@ the memo prints next to them:
   500B" is its substance; its other part, "not below 300B", is trivially true when buying
   never breaks even), and holds only in part otherwise;
 * a part is **borderline** when its Monte Carlo interval crosses 90% or 10%: more
-  samples could change its word.
+  samples could change its word;
+* a part stated at a demand (claims 3 and 4: a few hundred users, break-even scale) is
+  read at that exact demand, never at the nearest grid point (issue 11 item 6): the TCO
+  model adds :data:`CLAIM_DEMANDS` to every run's grid, and a results file whose grid lacks
+  one (an older run) gets **not evaluated**, for the part and its claim, with the fix.
 """
 
 from __future__ import annotations
@@ -23,13 +27,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
-from .analysis import TOKENS_PER_USER, nearest_point, prob_with_ci
-from .fmt import pct, pct_range, tokens
+from .analysis import TOKENS_PER_USER, prob_with_ci
+from .fmt import prob, prob_ci, share_of, tokens
 
 __all__ = [
+    "CLAIM_DEMANDS",
     "DOES_NOT_HOLD",
     "HOLDS",
     "HOLDS_IN_PART",
+    "NOT_EVALUATED",
     "RULES",
     "Claim",
     "Part",
@@ -41,6 +47,8 @@ __all__ = [
 HOLDS = "holds"
 HOLDS_IN_PART = "holds only in part"
 DOES_NOT_HOLD = "does not hold"
+#: a part (and its claim) whose demand is not on the results' grid: no verdict is given
+NOT_EVALUATED = "not evaluated"
 
 #: a part holds when true in at least this share of scenarios
 HOLDS_AT = 0.9
@@ -61,6 +69,8 @@ FEW_HUNDRED_USERS = 300 * TOKENS_PER_USER
 #: the top of the article's break-even band, "~300-500B tokens/month"
 BREAKEVEN_SCALE = 5e11
 ARTICLE_BAND = (3e11, 5e11)
+#: the demands the claims are read at, exactly (the TCO model's spec adds them to every grid)
+CLAIM_DEMANDS = (FEW_HUNDRED_USERS, BREAKEVEN_SCALE)
 
 
 def part_verdict(p: float) -> str:
@@ -78,9 +88,12 @@ def claim_verdict(verdicts: list[str], substantive: list[bool] | None = None) ->
     """The verdict of a claim from the verdicts of its parts.
 
     A claim whose substantive part does not hold does not hold, whatever its other parts
-    say (a part that is true only because the substance fails cannot rescue it).
+    say (a part that is true only because the substance fails cannot rescue it). A claim
+    with a part that was not evaluated gets no verdict (:data:`NOT_EVALUATED`).
     """
     substantive = substantive or [False] * len(verdicts)
+    if NOT_EVALUATED in verdicts:
+        return NOT_EVALUATED
     if any(s and v == DOES_NOT_HOLD for v, s in zip(verdicts, substantive, strict=True)):
         return DOES_NOT_HOLD
     if verdicts and all(v == HOLDS for v in verdicts):
@@ -101,23 +114,31 @@ class Part:
     k: int
     n: int
     substantive: bool = False
+    #: why the part was not evaluated (its demand is not on the grid), or ""
+    missing: str = ""
 
     @property
     def verdict(self) -> str:
-        return part_verdict(self.p)
+        return NOT_EVALUATED if self.missing else part_verdict(self.p)
 
     @property
     def borderline(self) -> bool:
-        if math.isnan(self.p):
+        if self.missing or math.isnan(self.p):
             return False
         return any(self.lower <= t <= self.upper for t in (HOLDS_AT, FAILS_AT))
 
     def text(self) -> str:
-        """'Statement: true in 23.1% (22.2-24.0%) of scenarios: holds only in part'."""
-        share = pct_range(self.p, self.lower, self.upper)
+        """'Statement: true in 23% of scenarios: holds only in part': the share rounded by
+        the body's rules (:func:`mc_tco.memo.fmt.prob_ci`), with its interval only when it
+        crosses a verdict's threshold (borderline: there the interval changes the
+        reading); full precision in claims.csv."""
+        share = (prob_ci(self.p, self.lower, self.upper, short=True) if self.borderline
+                 else prob(self.p))
         flag = " (borderline)" if self.borderline else ""
         head = self.statement[:1].upper() + self.statement[1:]
         mark = " (*substance*)" if self.substantive else ""
+        if self.missing:
+            return f"{head}{mark}: **{NOT_EVALUATED}**: {self.missing}."
         return f"{head}{mark}: true in {share} of scenarios: **{self.verdict}**{flag}."
 
 
@@ -146,6 +167,22 @@ def _part(statement: str, event, conf_level: float, substantive: bool = False) -
     return Part(statement, p, lo, hi, k, n, substantive)
 
 
+def claim_demand(ds: xr.Dataset, demand: float) -> float | None:
+    """The grid value equal to ``demand`` (relative tolerance 1e-6), or None: a claim's
+    demand is read exactly or not at all."""
+    grid = np.asarray(ds["demand"].values, dtype=float)
+    hit = np.flatnonzero(np.isclose(grid, demand, rtol=1e-6, atol=0))
+    return float(grid[hit[0]]) if hit.size else None
+
+
+def _not_on_grid(statement: str, demand: float) -> Part:
+    exact = f"{demand:g}".replace("e+", "e")
+    why = (f"the results' demand grid has no point at {tokens(demand)} tokens/month (an "
+           f"older run); rerun the book, which now adds it, or add include = [{exact}] to "
+           "its [grid.demand]")
+    return Part(statement, math.nan, math.nan, math.nan, 0, 0, missing=why)
+
+
 def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
     """'median M (5-95%: a - b)' of a per-sample quantity."""
     lo, med, hi = np.quantile(da.values, qs)
@@ -153,7 +190,8 @@ def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
 
 
 def _pct(x: float) -> str:
-    return pct(float(x))
+    """A share of a total or a ratio (GPU share, SSDs / GPUs), whole percent."""
+    return share_of(float(x))
 
 
 def _usd(x: float) -> str:
@@ -175,16 +213,17 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
     Returns
     -------
     list of Claim
-        In the order of shared/MODEL.md. "At a few hundred users" is the demand grid point
-        nearest 300 users x 100M tokens (3e10 tokens/month); "at break-even scale" is the
-        grid point nearest 500B tokens/month, the top of the article's break-even band.
+        In the order of shared/MODEL.md. "At a few hundred users" is 300 users x 100M
+        tokens (3e10 tokens/month); "at break-even scale" is 500B tokens/month, the top of
+        the article's break-even band. Both are read at exactly that demand; a grid without
+        one leaves the parts there (and their claims) not evaluated.
     """
     conf = float(ds.attrs.get("conf_level", 0.95))
     _REPLICATES[0] = int(ds.attrs["replicates"]) if ds.attrs.get("ci") == "rqmc" else None
-    users_d = nearest_point(ds, FEW_HUNDRED_USERS)
-    scale_d = nearest_point(ds, BREAKEVEN_SCALE)
-    at_users = f"at {tokens(users_d)} tokens/month ({_users(users_d)})"
-    at_scale = f"at {tokens(scale_d)} tokens/month ({_users(scale_d)})"
+    users_d = claim_demand(ds, FEW_HUNDRED_USERS)
+    scale_d = claim_demand(ds, BREAKEVEN_SCALE)
+    at_users = f"at {tokens(FEW_HUNDRED_USERS)} tokens/month ({_users(FEW_HUNDRED_USERS)})"
+    at_scale = f"at {tokens(BREAKEVEN_SCALE)} tokens/month ({_users(BREAKEVEN_SCALE)})"
     be = ds["breakeven_demand"]
     claims = []
 
@@ -196,7 +235,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "Renting never breaks even against the API, at any demand.",
         [_part("renting never breaks even", np.isinf(rent_be), conf, True)],
         [f"The API bill of a fully used node is below the rent of its eight GPUs in "
-         f"{_pct(float(buy_rent.mean()))} of scenarios (see claim 5)."],
+         f"{prob(float(buy_rent.mean()))} of scenarios (see claim 5)."],
     ))
 
     buy_be = be.sel(strategy="buy")
@@ -211,38 +250,47 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         [_part("buying does not break even below 300B", buy_be >= ARTICLE_BAND[0], conf),
          _part("buying breaks even by 500B", buy_be <= ARTICLE_BAND[1], conf, True)],
         [f"Break-even demand of buying: median {tokens(med)}; it never breaks even in "
-         f"{_pct(p_never)} of scenarios. Renting never breaks even in "
-         f"{_pct(float(np.isinf(rent_be).mean()))}. The first part is also true in every "
+         f"{prob(p_never)} of scenarios. Renting never breaks even in "
+         f"{prob(float(np.isinf(rent_be).mean()))}. The first part is also true in every "
          "scenario where buying never breaks even, so it cannot carry the claim: the "
          "verdict follows the second, the claim's substance."],
     ))
 
-    share_u = ds["gpu_share"].sel(demand=users_d)
-    share_s = ds["gpu_share"].sel(demand=scale_d)
+    def at_both(name: str, test, words: str, fmt) -> tuple[list[Part], list[str]]:
+        """The parts of claims 3 and 4 at both demands and their evidence."""
+        parts, evidence = [], []
+        for d, demand, at in ((users_d, FEW_HUNDRED_USERS, at_users),
+                              (scale_d, BREAKEVEN_SCALE, at_scale)):
+            if d is None:
+                parts.append(_not_on_grid(f"{words} {at}", demand))
+                continue
+            da = ds[name].sel(demand=d)
+            parts.append(_part(f"{words} {at}", test(da), conf))
+            evidence.append(f"{at}: {_q(da, fmt)}")
+        return parts, evidence
+
+    parts, ev = at_both("gpu_share", lambda v: v > 0.9, "over 90%", _pct)
     claims.append(Claim(
         3,
         "Hardware is over 90% of the investment.",
         "The GPU nodes are over 90% of what buying spends on hardware over the horizon "
         "(nodes + KV-cache SSDs, undiscounted), at a few hundred users and at break-even "
         "scale.",
-        [_part(f"over 90% {at_users}", share_u > 0.9, conf),
-         _part(f"over 90% {at_scale}", share_s > 0.9, conf)],
-        [f"GPU share of the investment {at_users}: {_q(share_u, _pct)}; {at_scale}: "
-         f"{_q(share_s, _pct)}."],
+        parts,
+        [f"GPU share of the investment {'; '.join(ev)}."] if ev else [],
     ))
 
-    ratio_u = ds["storage_to_gpu_ratio"].sel(demand=users_d)
-    ratio_s = ds["storage_to_gpu_ratio"].sel(demand=scale_d)
-    tb_u = ds["storage_tb"].sel(demand=users_d)
+    parts, ev = at_both("storage_to_gpu_ratio", lambda v: v < 0.1, "under 10%", _pct)
+    if users_d is not None:
+        tb_u = ds["storage_tb"].sel(demand=users_d)
+        ev[0] += f", for {_q(tb_u, lambda v: f'{v:,.0f} TB')}"
     claims.append(Claim(
         4,
         "KV cache SSDs are a rounding error.",
         "The KV-cache SSDs cost under 10% of the GPU investment, at a few hundred users and "
         "at break-even scale.",
-        [_part(f"under 10% {at_users}", ratio_u < 0.1, conf),
-         _part(f"under 10% {at_scale}", ratio_s < 0.1, conf)],
-        [f"SSDs / GPUs {at_users}: {_q(ratio_u, _pct)}, for "
-         f"{_q(tb_u, lambda v: f'{v:,.0f} TB')}; {at_scale}: {_q(ratio_s, _pct)}."],
+        parts,
+        [f"SSDs / GPUs {'; '.join(ev)}."] if ev else [],
     ))
 
     api_h = ds["node_api_revenue_per_hour"]

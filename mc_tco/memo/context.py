@@ -190,8 +190,11 @@ def _target_words(r: A.Ranking) -> str:
     return f"the monthly saving of {VERB[r.strategy]}"
 
 
-def ranking_sentences(r: A.Ranking, n: int) -> list[str]:
+def ranking_sentences(r: A.Ranking, n: int, level: str = "95%") -> list[str]:
     """What the ranking says, computed: which target was ranked and why, then the leaders.
+
+    ``level`` is the run's interval level as people read it ('80%' with ``--conf-level
+    0.8``, :attr:`MemoContext.level`): the half-widths are at that level.
 
     Uses "tied" when the top inputs' intervals overlap and "dominates" only when the top
     input is alone at the top and its ST exceeds 0.5 by more than its half-width.
@@ -232,7 +235,7 @@ def ranking_sentences(r: A.Ranking, n: int) -> list[str]:
     else:
         listed = ", ".join(f"`{x}` ({_st(t, x)})" for x in tied)
         out.append(f"{len(tied)} inputs share the top, tied within their Monte Carlo error "
-                   f"(ST ± 95% half-width): {listed}.")
+                   f"(ST ± {level} half-width): {listed}.")
     return out
 
 

@@ -16,7 +16,8 @@ from .context import (
     dependence_sentences,
     ranking_sentences,
 )
-from .fmt import prob, tokens, usd
+from .fmt import money, prob, tokens
+from .labels import plain
 from .render import Figure, Paragraph, Section, Table
 
 
@@ -38,14 +39,16 @@ def section_sobol(ctx: MemoContext) -> Section:
                       strict=True))
     st_s, st_i = _heatmap_st(ds, s)
     ranked_cols = int(np.isfinite(st_i).any("input").sum())
-    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n) + dependence_sentences(ctx)))]
+    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
+                                 + dependence_sentences(ctx)))]
     rows = []
     t = r.table
     for name in [str(v) for v in t["input"].values][:10]:
         row = t.sel(input=name)
         rank, best, worst = int(row["rank"]), int(row["rank_best"]), int(row["rank_worst"])
         rows.append([
-            str(rank), f"{best}-{worst}" if best != worst else str(best), f"`{name}`",
+            str(rank), f"{best}-{worst}" if best != worst else str(best),
+            f"{plain(name)} (`{name}`)",
             groups.get(name, "") or "-",
             f"{float(row['ST']):.3f} ± {float(row['ST_conf']):.3f}",
             f"{float(row['S1']):.3f} ± {float(row['S1_conf']):.3f}",
@@ -58,7 +61,8 @@ def section_sobol(ctx: MemoContext) -> Section:
     ))
     blocks.append(Figure(
         "sobol_heatmap", F.to_png(FD.sobol_heatmap(st_s, st_i, order, groups, demand=d,
-                                               strategy=s)),
+                                               strategy=VERB[s],
+                                               labels={n: plain(n) for n in order})),
         "Which inputs drive the outcome, by demand",
         f"Total Sobol' index ST of each input (rows, grouped by the book's groups, most "
         f"influential first) at every demand (columns): left for the monthly saving of "
@@ -72,8 +76,6 @@ def section_sobol(ctx: MemoContext) -> Section:
 
 def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
     """'plain label (low - high unit)' per input of the tornado."""
-    from .labels import plain
-
     units = dict(zip(map(str, ctx.ds["input"].values),
                      map(str, ctx.ds["input_unit"].values), strict=True)) \
         if "input_unit" in ctx.ds.coords else {}
@@ -111,19 +113,22 @@ def section_drivers(ctx: MemoContext) -> Section:
     blocks = [Paragraph(
         f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
         f"is the {labels[top]}; from its low to its high end it {direction} the median "
-        f"saving of {VERB[s]} by {usd(abs(12 * swing), ' a year')}. The chart shows the "
-        "twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
+        f"saving of {VERB[s]} by {money(abs(12 * swing), ' a year', digits=3)}. The chart "
+        "shows the twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
         "Appendix A."
     )]
     blocks.append(Figure(
         "tornado", F.to_png(FD.tornado_figure(tor, ctx.ranking.table, target_label=(
-            "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels)),
+            "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels,
+            level=ctx.level)),
         f"What moves the saving of {VERB[s]} at {tokens(d)}",
         f"The median monthly saving of {VERB[s]} among the 10% of "
         f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
         f"it is highest (around 95%), the others left uncertain; linear dollar axis. The "
-        f"largest swing is `{top}`: {usd(swing)} from its low to its high "
-        f"end (95% bootstrap interval {usd(lo, '')} to {usd(hi, '')})."
+        f"largest swing is the {plain(top)}: {money(swing, '/month', digits=3)} from its low "
+        "to its high "
+        f"end ({ctx.level} bootstrap interval {money(lo, '', digits=3)} to "
+        f"{money(hi, '', digits=3)})."
     ))
     blocks.append(Paragraph(_appendix_pointers(ctx)))
     return Section("Which assumptions matter", blocks, "drivers")
@@ -138,12 +143,13 @@ def _appendix_pointers(ctx: MemoContext) -> str:
     api_year = 12 * float(ctx.ds["cost"].sel(demand=d, strategy="api").median())
     if evpi * 12 < 0.01 * api_year:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
-               f"{usd(12 * evpi, ' a year')} on average, under 1% of the API bill: no study "
-               "or pilot can change this answer at this volume")
+               f"{money(12 * evpi, ' a year', digits=3)} on average, under 1% of the API "
+               "bill: no study or pilot can change this answer at this volume")
     else:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
-               f"{usd(12 * evpi, ' a year')} on average ({prob(12 * evpi / api_year)} of the "
-               "API bill): measuring the assumptions at the top of this chart first can pay")
+               f"{money(12 * evpi, ' a year', digits=3)} on average "
+               f"({prob(12 * evpi / api_year)} of the API bill): measuring the assumptions "
+               "at the top of this chart first can pay")
     return (f"At {tokens(d)}, {voi} (Appendix C). Appendix B lists the combinations of "
             f"assumptions under which {VERB[ctx.strategy]} wins (scenario discovery); "
             "Appendix D checks whether the answer depends on the shapes chosen for the "

@@ -23,7 +23,8 @@ from .context import (
     _st,
     _target_words,
 )
-from .fmt import pct, pct_ci, pct_range, tokens
+from .fmt import prob, prob_ci, tokens
+from .labels import plain
 from .render import Figure, Paragraph, Section, Table
 
 
@@ -34,13 +35,15 @@ def section_claims(ctx: MemoContext) -> Section:
         rows.append([str(c.number), f"\"{c.quote}\"", cell, f"**{c.verdict}**"])
     blocks = [
         Table(["#", "the article says", "what this book's scenarios say (share of scenarios "
-               f"where it is true, with its {ctx.level} Monte Carlo interval)", "verdict"], rows,
-              "rlll"),
+               f"where it is true; in brackets its {ctx.level} Monte Carlo interval where it "
+               "crosses a verdict's threshold; full precision in claims.csv)", "verdict"],
+              rows, "rlll"),
         Paragraph("How the verdicts are decided: " + RULES.format(level=ctx.level)),
         Paragraph(
-            "\"A few hundred users\" is the demand grid point nearest 300 heavy users at 100M "
-            "tokens a month (3e10 tokens/month); \"break-even scale\" is the point nearest "
-            "500B tokens/month, the top of the article's break-even band."
+            "\"A few hundred users\" is 300 heavy users at 100M tokens a month (30B "
+            "tokens/month); \"break-even scale\" is 500B tokens/month, the top of the "
+            "article's break-even band. Both are read at exactly that demand, which every "
+            "run adds to its demand grid."
         ),
         Paragraph(heavy_user_note()),
     ]
@@ -87,7 +90,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
         if flag:
             flagged.append(inp.name)
         rows.append([
-            ("**⚑** " if flag else "") + f"`{inp.name}`",
+            ("**⚑** " if flag else "") + plain(inp.name),
             inp.group or "-",
             inp.describe(),
             *(fmt_value(v) for v in (q05, q50, q95)),
@@ -101,10 +104,11 @@ def section_assumptions(ctx: MemoContext) -> Section:
         f"Sobol' index ST for {words} at {tokens(ctx.demand)} (rank, then ST ± {ctx.level} "
         f"half-width). **⚑** marks an input that is both in the top {TOP_FIVE} and sourced "
         "only by an assumption (its source begins with 'assumption'): important and weakly "
-        "sourced, the first to pin down."
+        "sourced, the first to pin down. The variable names, for editing the book, are in "
+        "assumptions.csv."
     )
     if flagged:
-        tail = (f"Flagged: {', '.join(f'`{x}`' for x in flagged)}.")
+        tail = f"Flagged: {'; '.join(plain(x) for x in flagged)}."
     else:
         tail = f"No input in the top {TOP_FIVE} rests on an assumption alone."
     return Section("The assumptions", [
@@ -122,6 +126,11 @@ def _compare_word(a: tuple, b: tuple) -> str:
     if ha < lb:
         return "lower here"
     return "no difference that this sample can tell (the intervals overlap)"
+
+
+def _listed(names: list[str]) -> str:
+    """Inputs in plain words for the body: 'yearly growth of demand; cost of capital'."""
+    return "; ".join(plain(x) for x in names)
 
 
 def section_compare(ctx: MemoContext) -> Section | None:
@@ -147,17 +156,17 @@ def section_compare(ctx: MemoContext) -> Section | None:
         f"This book (**{name}**) is set beside **{oname}** "
         f"(`{other.attrs.get('book_path', '')}`). It makes {len(added)} input"
         f"{'s' if len(added) != 1 else ''} uncertain that the other fixes"
-        + (f" ({', '.join(f'`{x}`' for x in added)})" if added else "")
+        + (f" ({_listed(added)})" if added else "")
         + (f", fixes {len(dropped)} that the other leaves uncertain "
-           f"({', '.join(f'`{x}`' for x in dropped)})" if dropped else "")
+           f"({_listed(dropped)})" if dropped else "")
         + (f", and gives {len(changed)} shared input{'s' if len(changed) != 1 else ''} "
-           f"other distributions ({', '.join(f'`{x}`' for x in sorted(changed))})"
+           f"other distributions ({_listed(sorted(changed))})"
            if changed else "") + ".",
         f"What that changes: at {tokens(d)}, {VERB[s]} beats the API in "
-        f"{pct_ci(*p_me, ctx.conf)} of this book's scenarios against "
-        f"{pct_ci(*p_ot, ctx.conf)} of the other's: {_compare_word(p_me, p_ot)}. It "
-        f"never breaks even in {pct_ci(*never_me, ctx.conf)} here against "
-        f"{pct_ci(*never_ot, ctx.conf)} there: {_compare_word(never_me, never_ot)}.",
+        f"{prob_ci(*p_me, ctx.conf)} of this book's scenarios against "
+        f"{prob_ci(*p_ot, ctx.conf)} of the other's: {_compare_word(p_me, p_ot)}. It "
+        f"never breaks even in {prob_ci(*never_me, ctx.conf)} here against "
+        f"{prob_ci(*never_ot, ctx.conf)} there: {_compare_word(never_me, never_ot)}.",
     ]
     grid_o = other["demand"].values
     shared = [x for x in ctx.report_demands if np.any(np.isclose(grid_o, x, rtol=1e-6, atol=0))]
@@ -165,8 +174,8 @@ def section_compare(ctx: MemoContext) -> Section | None:
         far = shared[-1]
         p_far, p_far_ot = ctx.p(s, far)[:3], ctx.p(s, far, other)[:3]
         text.append(
-            f"At {tokens(far)}, {VERB[s]} beats the API in {pct_ci(*p_far, ctx.conf)} here "
-            f"against {pct_ci(*p_far_ot, ctx.conf)} there: {_compare_word(p_far, p_far_ot)}."
+            f"At {tokens(far)}, {VERB[s]} beats the API in {prob_ci(*p_far, ctx.conf)} here "
+            f"against {prob_ci(*p_far_ot, ctx.conf)} there: {_compare_word(p_far, p_far_ot)}."
         )
     r_me = ctx.ranking
     r_ot = A.ranking(other, d_other, s)
@@ -179,7 +188,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                     "the most influential input is still one both books vary")
             text.append(
                 f"Of this book's top {TOP_FIVE} inputs for {_target_words(r_me)} at "
-                f"{tokens(d)}, {len(new_top)} ({', '.join(f'`{x}`' for x in new_top)}) "
+                f"{tokens(d)}, {len(new_top)} ({_listed(new_top)}) "
                 f"{'are' if len(new_top) > 1 else 'is'} fixed in the other book; {lead}."
             )
         else:
@@ -195,12 +204,13 @@ def section_compare(ctx: MemoContext) -> Section | None:
             cells = []
             for x in shared:
                 p, lo, hi, _ = ctx.p(strat, x, dd)
-                cells.append(pct_range(p, lo, hi))
+                cells.append(prob_ci(p, lo, hi, short=True))
             rows.append([strat, label, *cells])
     blocks.append(Table(["strategy", "book", *[tokens(x) for x in shared]], rows,
                         "ll" + "r" * len(shared),
-                        caption=f"P(strategy beats the API), with its {ctx.conf:.0%} Monte "
-                                "Carlo interval in brackets."))
+                        caption=f"P(strategy beats the API); in brackets its {ctx.level} Monte "
+                                "Carlo interval where that changes the rounded share (full "
+                                "precision in p_beats_api.csv)."))
 
     rows = []
     for strat in A.STRATEGIES:
@@ -208,7 +218,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
             q = dd["breakeven_demand_quantile"].sel(strategy=strat)
             pn = float(dd["breakeven_demand_p_never"].sel(strategy=strat))
             rows.append([strat, label, *(tokens(float(q.sel(quantile=v)))
-                                         for v in (0.05, 0.25, 0.5, 0.75, 0.95)), pct(pn)])
+                                         for v in (0.05, 0.25, 0.5, 0.75, 0.95)), prob(pn)])
     blocks.append(Table(["strategy", "book", "5%", "25%", "median", "75%", "95%", "never"],
                         rows, "llrrrrrr",
                         caption="Break-even demand (tokens/month) quantiles per book."))
@@ -219,7 +229,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
         cells = [str(i + 1)]
         for r, names in ((r_me, top_me), (r_ot, ot_names)):
             if i < len(names):
-                cells.append(f"`{names[i]}` ({_st(r.table, names[i])})")
+                cells.append(f"{plain(names[i])} ({_st(r.table, names[i])})")
             else:
                 cells.append("-")
         rows.append(cells)

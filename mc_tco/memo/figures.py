@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
 from .analysis import TOKENS_PER_USER
-from .fmt import pct, tokens
+from .fmt import prob, tokens
 
 __all__ = [
     "acceptability_figure",
@@ -259,7 +259,7 @@ def breakeven_cdf_figure(
                         100 * cdf["cdf_ci"].sel(strategy=s, ci_bound="upper"),
                         color=COLORS[s], alpha=0.25, lw=0)
         ax.plot(x, 100 * cdf["cdf"].sel(strategy=s), color=COLORS[s], lw=2,
-                label=f"{LABELS[s]} (never breaks even: {pct(p_never[s])})")
+                label=f"{LABELS[s]} (never breaks even: {prob(p_never[s])})")
     _demand_axis(ax, (x[0], x[-1]))
     ax.set_ylim(-2, 102)
     ax.set_ylabel("scenarios that have broken even\nby this demand (%)")

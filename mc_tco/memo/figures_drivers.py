@@ -25,7 +25,7 @@ from .figures import (
     _mark_demand,
     _usd,
 )
-from .fmt import tokens, usd
+from .fmt import money, tokens
 
 
 def _group_strip(ax, names: list[str], groups: list[str]) -> None:
@@ -49,6 +49,7 @@ def sobol_heatmap(
     groups: dict[str, str],
     demand: float | None = None,
     strategy: str = "buy",
+    labels: dict[str, str] | None = None,
 ) -> Figure:
     """Total Sobol' index ST, inputs x demand, for the saving and for "beats the API".
 
@@ -61,7 +62,13 @@ def sobol_heatmap(
         Inputs top to bottom (grouped, most influential first).
     groups : dict
         Group of each input.
+    strategy : str
+        The strategy in words, in the panel titles ("buying").
+    labels : dict, optional
+        Plain label of each input (:func:`mc_tco.memo.labels.plain`), shown instead of the
+        variable name.
     """
+    labels = labels or {}
     d = st_saving["demand"].values
     edges = np.sqrt(d[:-1] * d[1:])
     edges = np.concatenate([[d[0] ** 2 / edges[0]], edges, [d[-1] ** 2 / edges[-1]]])
@@ -83,7 +90,7 @@ def sobol_heatmap(
                              cmap="YlOrRd", vmin=0, vmax=1, zorder=1)
         ax.set_ylim(len(order), 0)
         ax.set_yticks(y[:-1] + 0.5)
-        ax.set_yticklabels(order if ax is ax1 else [], fontsize=8)
+        ax.set_yticklabels([labels.get(n, n) for n in order] if ax is ax1 else [], fontsize=8)
         _demand_axis(ax, (edges[0], edges[-1]))
         _mark_demand(ax, demand, label=False)
         ax.grid(False)
@@ -107,6 +114,7 @@ def tornado_figure(
     top: int = 12,
     target_label: str = "saving",
     labels: dict[str, str] | None = None,
+    level: str = "95%",
 ) -> Figure:
     """Tornado of the median saving (low -> high end of each input) beside the input's ST.
 
@@ -121,6 +129,8 @@ def tornado_figure(
         of the variable name.
     top : int
         Inputs shown (largest swings).
+    level : str
+        The run's interval level ('95%'), in the ST axis label.
     """
     sw = swing.isel(input=slice(0, top))
     names = [str(v) for v in sw["input"].values]
@@ -147,13 +157,13 @@ def tornado_figure(
     ax.set_title(
         f"Median saving of {swing.attrs['strategy']} at {tokens(demand)} tokens/month, one "
         f"assumption at its low or high end\n(black line: median of all scenarios, "
-        f"{usd(base)}; dashed: break-even)", fontsize=9)
+        f"{money(base, '/month', digits=3)}; dashed: break-even)", fontsize=9)
     fig.legend(loc="outside lower center", fontsize=8, ncol=2, frameon=False)
     vals = st["ST"].sel(input=names).values
     conf = st["ST_conf"].sel(input=names).values
     ax_st.barh(y, vals, xerr=conf, color="#8c8c8c", height=0.6, capsize=2)
     ax_st.set_xlim(0, max(0.05, float(np.nanmax(vals + conf)) * 1.1))
-    ax_st.set_xlabel(f"ST of the {target_label} (± 95% half-width)")
+    ax_st.set_xlabel(f"ST of the {target_label} (± {level} half-width)")
     ax_st.grid(True, axis="x", alpha=0.3)
     ax_st.set_title("share of the variance (ST)", fontsize=9)
     return fig

@@ -104,8 +104,11 @@ def section_time(ctx: MemoContext) -> Section:
 def section_family(ctx: MemoContext) -> Section | None:
     """Does the answer depend on the shape of the distributions? (issue 7)"""
     from ..decision.words.family import family_section
+    from .answer import decision_strategy
 
-    return _appendix(markdown_section(family_section(ctx.ds), "family-check"), "D")
+    focus = {"strategy": decision_strategy(ctx), "demand": ctx.demand}
+    return _appendix(markdown_section(family_section(ctx.ds, focus=focus), "family-check"),
+                     "D")
 
 
 def _appendix(sec: Section | None, letter: str) -> Section | None:

@@ -73,6 +73,9 @@ class ModelSpec:
     targets: tuple[str, ...] = ()
     #: points the printed table and the memo report, per dim (added to the grid)
     report: dict[str, list] = field(default_factory=dict)
+    #: grid points added to every run's grid, whatever the book's grid and report, per dim:
+    #: demands a reader's numbers are stated at (the article's claims: mc_tco.memo.claims)
+    points: dict[str, list] = field(default_factory=dict)
     #: the grid point whose input ranking is printed, e.g. {"demand": 5e11, "strategy": "buy"}
     focus: dict[str, Any] = field(default_factory=dict)
     #: per-sample outputs summarised by quantiles (and their share of "never" = inf)

@@ -151,6 +151,10 @@ RETIRED = {
 }
 
 REPORT_DEMANDS = [1e11, 3e11, 5e11, 1e12, 3e12]
+#: the demands the article's claims are stated at, added to every grid so that the memo
+#: reads them exactly (mc_tco.memo.claims.CLAIM_DEMANDS): a few hundred users (300 x 100M
+#: tokens a month) and break-even scale (500B, the top of the article's ~300-500B band)
+CLAIM_DEMANDS = [3e10, 5e11]
 
 SPEC = ModelSpec(
     inputs=INPUTS,
@@ -161,6 +165,7 @@ SPEC = ModelSpec(
     },
     targets=("saving",),
     report={"demand": REPORT_DEMANDS, "strategy": ["buy", "rent", "owned", "hybrid"]},
+    points={"demand": CLAIM_DEMANDS},
     focus={"demand": 5e11, "strategy": "buy"},
     distributions=("breakeven_demand",),
     indicator_label="beats the API",

@@ -4,6 +4,8 @@ both from one :class:`~mc_tco.decision.family_summary.FamilySummary`."""
 
 from __future__ import annotations
 
+import math
+
 import xarray as xr
 
 from ...fmt import fmt_pct, fmt_value
@@ -112,8 +114,77 @@ def family_text(fs: FamilySummary | None) -> str:
     return "\n".join(out)
 
 
-def family_markdown(fs: FamilySummary | None, heading: str = "##") -> str:
-    """Markdown: does the answer depend on the shape of the distributions?"""
+def _at(point: dict, focus: dict) -> bool:
+    """Whether a row's ``point`` is the ``focus`` point (labels equal, grid values within
+    the grid tolerance)."""
+    for k, v in point.items():
+        if k not in focus:
+            return False
+        f = focus[k]
+        if isinstance(v, str) or isinstance(f, str):
+            if str(v) != str(f):
+                return False
+        elif not math.isclose(float(v), float(f), rel_tol=1e-6):
+            return False
+    return True
+
+
+def _flip_lines(fs: FamilySummary, focus: dict | None) -> list[str]:
+    """The sentences on answers that flip with the shape.
+
+    Without ``focus`` every flip is stated in bold. With ``focus`` (the decision's point,
+    e.g. ``{"strategy": "hybrid", "demand": 5e11}``) only a flip there is the bold
+    "the answer flips with the shape"; the point is also said when it does not flip or
+    was not checked, and flips at other points are listed plainly, as what they are: not
+    the answer the memo gives.
+    """
+    def variants(r: FamilyRow) -> str:
+        return ", ".join(_variant_name(v) for v in r.flips[:3])
+
+    if focus is None:
+        if not fs.flips:
+            return ["No answer flips: every strategy stays on the same side of 50% at every "
+                    "reported demand under every variant."]
+        return [f"**The answer flips with the shape** at {_point_label(fs, r.point)}: "
+                f"P = {fmt_pct(r.book)} as written, and {variants(r)} put it on the other "
+                "side of 50%." for r in fs.flips]
+    label = _point_label(fs, focus)
+    here = [r for r in fs.rows if _at(r.point, focus)]
+    if not here:
+        pts = dict.fromkeys(_point_label(fs, {k: v}) for r in fs.rows
+                            for k, v in r.point.items() if not isinstance(v, str))
+        lines = [f"The family check has no point at the decision ({label}): it was run at "
+                 f"{', '.join(pts)} only."]
+    elif here[0].flips:
+        r = here[0]
+        lines = [f"**The answer flips with the shape** at the decision, {label}: P = "
+                 f"{fmt_pct(r.book)} as written, and {variants(r)} put it on the other side "
+                 "of 50%."]
+    else:
+        r = here[0]
+        span = f"from {fmt_pct(r.min)} to {fmt_pct(r.max)}"
+        stays = (f"stays {'above' if r.book > 0.5 else 'below'} 50% under every variant "
+                 f"({span})" if (r.min > 0.5) == (r.max > 0.5) else
+                 f"no variant moves it across 50% beyond its Monte Carlo error ({span})")
+        lines = [f"At the decision, {label}, the answer does not flip with the shape: P = "
+                 f"{fmt_pct(r.book)} as written and {stays}."]
+    others = [r for r in fs.flips if not _at(r.point, focus)]
+    if others:
+        listed = "; ".join(f"{_point_label(fs, r.point)} ({fmt_pct(r.book)} as written; "
+                           f"{variants(r)})" for r in others)
+        lines.append(f"Elsewhere the shape moves P across 50% at {listed}: not the answer "
+                     "at the decision.")
+    return lines
+
+
+def family_markdown(fs: FamilySummary | None, heading: str = "##",
+                    focus: dict | None = None) -> str:
+    """Markdown: does the answer depend on the shape of the distributions?
+
+    ``focus`` is the decision's point (e.g. ``{"strategy": "hybrid", "demand": 5e11}``):
+    the bold "the answer flips with the shape" is then said of that point only
+    (:func:`_flip_lines`).
+    """
     out = [f"{heading} Does the answer depend on the shape of the distributions?", ""]
     if fs is None:
         out.append("The family check was not run for these results "
@@ -126,18 +197,9 @@ def family_markdown(fs: FamilySummary | None, heading: str = "##") -> str:
         "same range: all at once (the total effect of the choice) and one at a time (which "
         "input's shape matters), on the same Sobol' points"
         + (f"; {', '.join(unchanged)} kept {'its' if len(unchanged) == 1 else 'their'} "
-           "unbounded distribution" if unchanged else "") + "."
+           "unbounded distribution" if unchanged else "") + ".",
+        *_flip_lines(fs, focus),
     ]
-    if fs.flips:
-        for r in fs.flips:
-            lines.append(
-                f"**The answer flips with the shape** at {_point_label(fs, r.point)}: "
-                f"P = {fmt_pct(r.book)} as written, and "
-                f"{', '.join(_variant_name(v) for v in r.flips[:3])} put it on the other "
-                "side of 50%.")
-    else:
-        lines.append("No answer flips: every strategy stays on the same side of 50% at every "
-                     "reported demand under every variant.")
     big = fs.widest
     if big:
         mm = big.most_moving
@@ -175,7 +237,7 @@ def family_markdown(fs: FamilySummary | None, heading: str = "##") -> str:
     return "\n".join(out) + "\n"
 
 
-def family_section(ds: xr.Dataset, *, heading: str = "##") -> str:
+def family_section(ds: xr.Dataset, *, heading: str = "##", focus: dict | None = None) -> str:
     """The memo's section: :func:`~mc_tco.decision.family_summary.family_summary` of ``ds``,
-    worded by :func:`family_markdown`."""
-    return family_markdown(family_summary(ds), heading)
+    worded by :func:`family_markdown` (``focus``: the decision's point)."""
+    return family_markdown(family_summary(ds), heading, focus)
