@@ -13,6 +13,7 @@ from matplotlib.ticker import FuncFormatter
 
 __all__ = ["compare_figure", "cost_breakdown_figure", "sobol_heatmap", "tornado_figure"]
 
+from .context import VERB as _VERB
 from .figures import (
     BAND_COLOR,
     COLORS,
@@ -155,7 +156,8 @@ def tornado_figure(
     ax.grid(True, axis="x", alpha=0.3)
     demand = swing.attrs["demand"]
     ax.set_title(
-        f"Median saving of {swing.attrs['strategy']} at {tokens(demand)} tokens/month, one "
+        f"Median saving of {_VERB.get(swing.attrs['strategy'], swing.attrs['strategy'])} "
+        f"at {tokens(demand)} tokens/month, one "
         f"assumption at its low or high end\n(black line: median of all scenarios, "
         f"{money(base, '/month', digits=3)}; dashed: break-even)", fontsize=9)
     fig.legend(loc="outside lower center", fontsize=8, ncol=2, frameon=False)
