@@ -63,6 +63,8 @@ class GenericContext:
         default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     #: the tornado of :func:`section_ranking` (for its CSV table)
     tornado: xr.Dataset | None = None
+    #: every target, the one this context explains (the focus target) first
+    targets: list[str] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -93,16 +95,37 @@ class GenericContext:
     def label(self) -> str:
         return f"{self.target} > 0"
 
+    def for_target(self, target: str) -> GenericContext:
+        """The same point for another target (its own dims, its own best alternative)."""
+        if target == self.target:
+            return self
+        dims = self.ds[target].dims
+        at = {k: v for k, v in self.point.items() if k in dims}
+        return _context(self.ds, target, at, self.paths.get("results", "results"),
+                        command=self.command, paths=self.paths, created=self.created,
+                        targets=self.targets)
+
 
 def generic_context(ds: xr.Dataset, *, at: dict | None = None, command: str = "",
                     paths: dict | None = None, created: str | None = None) -> GenericContext:
-    """Check ``ds`` and choose the memo's point (focus, ``at``, else the grid's middle)."""
-    from ..decision.data import decision_spec, select_point
-
+    """Check ``ds`` and choose the memo's point (focus, ``at``, else the grid's middle) and
+    its focus target (``[analysis] focus.target``, else the first target)."""
     paths = dict(paths or {})
     where = paths.get("results", "results")
     check_generic(ds, where)
-    target = ds.mc_tco.targets[0]
+    targets = ds.mc_tco.targets
+    first = ds.mc_tco.focus.get("target")
+    if first in targets:  # [analysis] focus = { target = "..." } puts it first
+        targets = [first, *(t for t in targets if t != first)]
+    return _context(ds, targets[0], at, where, command=command, paths=paths,
+                    created=created, targets=targets)
+
+
+def _context(ds: xr.Dataset, target: str, at: dict | None, where: str, *, command: str,
+             paths: dict, created: str | None, targets: list[str]) -> GenericContext:
+    """The context of ``target`` at ``at`` (the focus, else the grid's middle)."""
+    from ..decision.data import decision_spec, select_point
+
     alt = decision_spec(ds).alternatives
     da = ds[target]
     alt = alt if alt in da.dims else None
@@ -120,7 +143,7 @@ def generic_context(ds: xr.Dataset, *, at: dict | None = None, command: str = ""
     point = select_point(ds, da, at, where, alternatives=alt)
     options = [str(v) for v in ds[alt].values] if alt else []
     ctx = GenericContext(ds, target, alt, options, point, chosen, None, command, paths,
-                         **({"created": created} if created else {}))
+                         targets=list(targets), **({"created": created} if created else {}))
     ctx.option = _explained(ctx, focus)
     return ctx
 
@@ -194,9 +217,10 @@ def section_answer(ctx: GenericContext) -> Section:
             f"**{ctx.baseline}** (its own is "
             f"0): P({ctx.label()}) is the share of scenarios in which an alternative does "
             f"better than {ctx.baseline}."))
-    for t in ctx.ds.mc_tco.targets[1:]:
-        cells = [[o or t, pct_range(*_p(ctx, o, t))] for o in ctx.options or [None]]
-        blocks.append(Table(["alternative" if ctx.alt else "output", f"P({t} > 0)"], cells,
+    for t in ctx.targets[1:]:
+        sub = ctx.for_target(t)
+        cells = [[o or t, pct_range(*_p(sub, o))] for o in sub.options or [None]]
+        blocks.append(Table(["alternative" if sub.alt else "output", f"P({t} > 0)"], cells,
                             "lr", f"The book's other target {t}, same point."))
     dims = [d for d in ctx.ds[ctx.target].dims if d not in ("sample", ctx.alt)
             and ctx.ds.sizes[d] > 1 and np.issubdtype(ctx.ds[d].dtype, np.number)]
@@ -244,6 +268,35 @@ def section_bands(ctx: GenericContext) -> Section:
     from .render import Figure
 
     u = ctx.unit
+    table, q = _bands_table(ctx)
+    unit = f", {u}" if u and u != "1" else ""
+    blocks = [
+        Paragraph(f"How far {ctx.target} spreads over the scenarios{unit}: the middle 90% "
+                  "lies between the 5% and the 95% quantile. This spread comes from the "
+                  "inputs' ranges; the brackets hold each quantile's "
+                  f"{ctx.level} Monte Carlo interval (how much it could move with other "
+                  "samples)."),
+        table,
+    ]
+    qq = q.rename({ctx.alt: "option"}) if ctx.alt else q
+    blocks.append(Figure("bands", F.to_png(bands_figure(qq, ctx.target, u, ctx.where)),
+                         f"The range of {ctx.target}",
+                         "Quantiles over the scenarios; dashed: 0."))
+    for t in ctx.targets[1:]:
+        sub = ctx.for_target(t)
+        unit = f" ({sub.unit})" if sub.unit and sub.unit != "1" else ""
+        blocks += [Paragraph(f"The book's other target **{t}**{unit}, same point:"),
+                   _bands_table(sub)[0]]
+    names = ctx.targets
+    title = (f"How wide is the range of {ctx.target}?" if len(names) == 1 else
+             f"How wide are the ranges of {', '.join(names[:-1])} and {names[-1]}?")
+    return Section(title, blocks, "bands")
+
+
+def _bands_table(ctx: GenericContext) -> tuple[Table, xr.DataArray]:
+    """The quantiles of ``ctx.target`` per alternative, with their intervals, as a table,
+    and the quantiles themselves (quantile and, with alternatives, the alternatives' dim)."""
+    u = ctx.unit
     q = ctx.ds["target_quantile"].sel(target=ctx.target, **ctx.point)
     ci = (ctx.ds["target_quantile_ci"].sel(target=ctx.target, **ctx.point)
           if "target_quantile_ci" in ctx.ds else None)
@@ -260,89 +313,19 @@ def section_bands(ctx: GenericContext) -> Section:
                     text += f" ({_v(lo, u)} to {_v(hi, u)})"
             cells.append(text)
         rows.append([opt or ctx.target, *cells])
-    unit = f", {u}" if u and u != "1" else ""
-    blocks = [
-        Paragraph(f"How far {ctx.target} spreads over the scenarios{unit}: the middle 90% "
-                  "lies between the 5% and the 95% quantile. This spread comes from the "
-                  "inputs' ranges; the brackets hold each quantile's "
-                  f"{ctx.level} Monte Carlo interval (how much it could move with other "
-                  "samples)."),
-        Table(["alternative" if ctx.alt else "output", *[f"{lv:.0%}" for lv in _Q]], rows,
-              "l" + "r" * len(_Q)),
-    ]
-    qq = q.rename({ctx.alt: "option"}) if ctx.alt else q
-    blocks.append(Figure("bands", F.to_png(bands_figure(qq, ctx.target, u, ctx.where)),
-                         f"The range of {ctx.target}",
-                         "Quantiles over the scenarios; dashed: 0."))
-    return Section(f"How wide is the range of {ctx.target}?", blocks, "bands")
-
-
-def section_ranking(ctx: GenericContext) -> Section:
-    """The inputs ranked by their Sobol' indices (and Shapley effects), and the tornado."""
-    from . import figures as F
-    from .analysis import MIN_EVENTS, rank_intervals, tornado_swing
-    from .generic_figures import tornado_generic_figure
-    from .render import Figure
-
-    at = ctx.at(ctx.option)
-    r = ctx.ds.mc_tco.ranking(ctx.target, **at)
-    index = "shapley" if "shapley" in r and ctx.ds.mc_tco.correlations else "ST"
-    rank, best, worst = rank_intervals(r[index].values, r[f"{index}_conf"].values)
-    ind = f"{ctx.target}>0"
-    y = ctx.ds[ctx.target].sel(at).values
-    k = int((y > 0).sum())
-    show_ind = min(k, y.size - k) >= MIN_EVENTS
-    if show_ind:
-        ri = ctx.ds.mc_tco.ranking(ind, **at)
-    header = ["rank", "input", "possible ranks", "ST", "S1"]
-    has_shapley = "shapley" in r
-    if has_shapley:
-        header.append("Shapley")
-    if show_ind:
-        header.append(f"ST of '{ctx.label()}'")
-    rows = []
-    for j, name in enumerate(map(str, r["input"].values)):
-        sel = r.sel(input=name)
-        row = [str(rank[j]), name, f"{best[j]}-{worst[j]}" if best[j] != worst[j]
-               else str(best[j]), _pm(float(sel["ST"]), float(sel["ST_conf"])),
-               _pm(float(sel["S1"]), float(sel["S1_conf"]))]
-        if has_shapley:
-            row.append(_pm(float(sel["shapley"]), float(sel["shapley_conf"])))
-        if show_ind:
-            s = ri.sel(input=name)
-            row.append(_pm(float(s["ST"]), float(s["ST_conf"])))
-        rows.append(row)
-    who = f"{ctx.target} of {ctx.option}" if ctx.option else ctx.target
-    top = [str(n) for n, b in zip(r["input"].values, best, strict=True) if b == 1]
-    by = "Shapley effect" if index == "shapley" else "total Sobol' index ST"
-    words = (f"Ranked by {by}"
-             f" of {who}{' at ' + ctx.where if ctx.where else ''}: the share of its variance "
-             "each input explains (ST with its interactions, S1 alone), ± the half-width of "
-             f"its {ctx.level} interval. ")
-    words += (f"**{top[0]}** comes first, clearly." if len(top) == 1 else
-              f"{', '.join(top)} could each be first: their intervals overlap.")
-    if not show_ind:
-        words += (f" The indices of '{ctx.label()}' are not shown: {min(k, y.size - k):,} "
-                  f"scenarios on its rarer side, fewer than {MIN_EVENTS}.")
-    blocks = [Paragraph(words), Table(header, rows, "rlr" + "r" * (len(header) - 3))]
-    x = ctx.ds["input_value"].transpose("sample", "input").values
-    sw = tornado_swing(y, x, ctx.ds["input"].values, conf_level=ctx.ds.mc_tco.conf_level,
-                       units=ctx.unit)
-    ctx.tornado = sw
-    title = f"Median {who}, one input at its low or high end"
-    fig = tornado_generic_figure(sw, r, ctx.target, ctx.unit, title)
-    blocks.append(Figure("tornado", F.to_png(fig), title,
-                         "Each input's lowest and highest 10% of scenarios, the others "
-                         "keeping their spread; right: its ST."))
-    return Section("What drives the answer?", blocks, "drivers")
+    return Table(["alternative" if ctx.alt else "output", *[f"{lv:.0%}" for lv in _Q]], rows,
+                 "l" + "r" * len(_Q)), q
 
 
 def generic_sections(ctx: GenericContext) -> list[Section]:
     """The memo's sections, in order (the last ones in :mod:`.generic_more`)."""
     from . import generic_more as M
+    from .generic_family import section_family
+    from .generic_ranking import section_ranking
 
     sections = [section_answer, section_bands, section_ranking, M.section_scenarios,
-                M.section_voi, M.section_distributions, M.section_provenance]
+                M.section_voi, section_family, M.section_distributions,
+                M.section_provenance]
     return [sec for f in sections if (sec := f(ctx)) is not None]
 
 
