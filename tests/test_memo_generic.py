@@ -193,11 +193,11 @@ def _percents(cell: str) -> list[float]:
 
 def test_memo_of_a_model_with_options_and_a_grid(option_memo):
     _, out, output = option_memo
-    assert "wrote" in output and "3 figures, 4 CSV tables" in output
+    assert "wrote" in output and "4 figures, 4 CSV tables" in output
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {"memo.md", "memo.html", "summary.md", "summary.html", "p_positive.csv",
             "quantiles.csv", "sobol_indices.csv", "tornado.csv", "figures/p_positive.png",
-            "figures/bands.png", "figures/tornado.png"} <= files
+            "figures/bands.png", "figures/tornado.png", "figures/evpi.png"} <= files
     md = (out / "memo.md").read_text()
     for title in ("## The answer", "## How wide is the range of value?",
                   "## What drives the answer?", "## Under which conditions does a pay off?",
@@ -447,3 +447,28 @@ def test_focus_target_must_be_a_target(tmp_path):
     assert r.exit_code == 2, r.output
     assert "focus.target = 'profit' is not one of the targets (value, cash)" in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_evpi_along_a_users_grid_is_the_definition_and_is_in_the_memo(option_memo):
+    """Issue 11 item 10: EVPI along any model's first grid dim (not only 'demand')."""
+    from mc_tco.decision.information import evpi_along, value_of_information
+
+    nc, out, _ = option_memo
+    ds = open_results(nc)
+    curve = evpi_along(ds, "volume")
+    assert curve.dims == ("volume",)
+    for v in ds["volume"].values:
+        nb = ds["value"].sel(volume=v).transpose("sample", "option").values
+        # EVPI = E[max_j NB_j] - max_j E[NB_j]
+        want = nb.max(axis=1).mean() - nb.mean(axis=0).max()
+        assert float(curve.sel(volume=v)) == pytest.approx(want, rel=1e-12)
+        point = value_of_information(ds, at={"volume": float(v)}, replicates=None)
+        assert float(curve.sel(volume=v)) == pytest.approx(point.evpi, rel=1e-12)
+    md = (out / "memo.md").read_text()
+    i = int(np.argmax(curve.values))
+    assert f"Along volume, EVPI is largest at volume {fmt_value(curve['volume'].values[i])}: " \
+        f"{fmt_value(float(curve[i]))} ± " in md
+    from mc_tco.errors import OptionError
+
+    with pytest.raises(OptionError, match="no 'colour' dim; EVPI along colour needs one"):
+        evpi_along(ds, "colour")

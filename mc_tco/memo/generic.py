@@ -95,6 +95,13 @@ class GenericContext:
     def label(self) -> str:
         return f"{self.target} > 0"
 
+    def grid_dim(self) -> str | None:
+        """The target's first numeric grid dim with more than one value (its curves'
+        x axis), if any."""
+        dims = [d for d in self.ds[self.target].dims if d not in ("sample", self.alt)
+                and self.ds.sizes[d] > 1 and np.issubdtype(self.ds[d].dtype, np.number)]
+        return dims[0] if dims else None
+
     def for_target(self, target: str) -> GenericContext:
         """The same point for another target (its own dims, its own best alternative)."""
         if target == self.target:
@@ -222,10 +229,8 @@ def section_answer(ctx: GenericContext) -> Section:
         cells = [[o or t, pct_range(*_p(sub, o))] for o in sub.options or [None]]
         blocks.append(Table(["alternative" if sub.alt else "output", f"P({t} > 0)"], cells,
                             "lr", f"The book's other target {t}, same point."))
-    dims = [d for d in ctx.ds[ctx.target].dims if d not in ("sample", ctx.alt)
-            and ctx.ds.sizes[d] > 1 and np.issubdtype(ctx.ds[d].dtype, np.number)]
-    if dims:
-        dim = dims[0]
+    dim = ctx.grid_dim()
+    if dim:
         rest = {k: v for k, v in ctx.point.items() if k != dim}
         p = ctx.ds.mc_tco.p_beats(None, ctx.target, **rest)
         if ctx.alt:
