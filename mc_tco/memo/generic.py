@@ -4,8 +4,14 @@ What every results file of ``mc-tco run`` holds is enough for a decision memo: t
 at one grid point (P(target > 0) for each alternative with its Monte Carlo interval, and
 the alternative best on average), the bands of the target, the inputs ranked by their
 Sobol' indices, a tornado, scenario discovery (PRIM) and the value of information (the
-analyses of :mod:`mc_tco.decision` with their Markdown renderers), the model's declared
-distributions (e.g. a break-even) and the provenance. Nothing here re-runs the model.
+analyses of :mod:`mc_tco.decision` with their Markdown renderers), EVPI along the first
+grid dim, the family check when the run made one (:mod:`.generic_family`), the model's
+declared distributions (e.g. a break-even) and the provenance. Nothing here re-runs the
+model.
+
+Every target gets its P(target > 0), bands and ranking; the tornado, PRIM, the value of
+information and the family check are for the focus target (``[analysis] focus = { target =
+"..." }``, else the first of ``targets``).
 
 The point is the file's focus point; a grid dim without a focus takes ``at`` (``--at
 DIM=VALUE``) or the middle of its grid, and the memo says so.
