@@ -356,7 +356,7 @@ def two_targets(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(F, "to_png", lambda fig, dpi=None: b"\x89PNG")
         memo = build_memo(ds, paths={"results": str(nc)})
-    return ds, memo.markdown
+    return ds, memo.markdown, memo.tables
 
 
 def _section(md: str, title: str) -> str:
@@ -371,7 +371,7 @@ def _rows_of(md: str) -> list[list[str]]:
 
 def test_generic_memo_shows_the_family_check_with_the_files_numbers(two_targets):
     """Issue 11 item 10: the family check of a user's book is in its memo."""
-    ds, md = two_targets
+    ds, md, tables = two_targets
     fam = _section(md, "Does the answer depend on the shape of the distributions?")
     assert "the 3 bounded inputs (x, y, z) swapped" in fam and "at volume 2" in fam
     rows = {(r[0], r[1]): r for r in _rows_of(fam)}
@@ -402,6 +402,11 @@ def test_generic_memo_shows_the_family_check_with_the_files_numbers(two_targets)
     assert flips  # all uniform turns replace's 74% into 46% (z's PERT mode 0.5 -> 0)
     assert "**The answer depends on the families**: P(cash > 0) for replace" in fam
     assert "For the book's other target **value**:" in fam
+    csv = tables["family_check.csv"].splitlines()
+    assert set(csv[0].split(",")) >= {"family_variant", "target", "option", "volume", "p",
+                                      "lower", "upper", "change_lower", "change_upper",
+                                      "fallback", "change_fallback"}
+    assert len(csv) == 1 + ds.sizes["family_variant"] * 2 * 3 * 3
 
 
 def test_generic_memo_without_a_family_check_has_no_family_section(option_memo):
@@ -411,7 +416,7 @@ def test_generic_memo_without_a_family_check_has_no_family_section(option_memo):
 
 def test_generic_memo_gives_every_target_its_bands_and_ranking(two_targets):
     """Issue 11 item 10: a two-target book; focus.target puts cash first."""
-    ds, md = two_targets
+    ds, md, _ = two_targets
     answer = _section(md, "The answer")
     assert "| alternative | P(cash > 0) | mean cash |" in answer
     assert "| alternative | P(value > 0) |" in answer

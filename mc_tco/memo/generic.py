@@ -34,7 +34,7 @@ __all__ = ["GENERIC_TABLES", "GenericContext", "check_generic", "generic_context
            "generic_sections", "generic_tables"]
 
 #: CSV files of the generic memo (stems), removed from a folder whose new memo lacks them
-GENERIC_TABLES = ("p_positive", "quantiles", "sobol_indices", "tornado")
+GENERIC_TABLES = ("p_positive", "quantiles", "sobol_indices", "tornado", "family_check")
 _NEEDED = ("input_value", "p_positive", "p_positive_ci", "target_quantile", "target_mean",
            "ST", "ST_conf", "S1", "S1_conf")
 _Q = [0.05, 0.25, 0.5, 0.75, 0.95]

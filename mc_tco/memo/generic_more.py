@@ -179,7 +179,9 @@ def section_provenance(ctx: GenericContext) -> Section:
 
 def generic_tables(ctx: GenericContext) -> dict[str, str]:
     """The memo's CSV tables over the whole grid (file name -> text): P(target > 0) with
-    its interval, the quantiles, the Sobol' indices and the tornado at the point."""
+    its interval, the quantiles, the Sobol' indices, the tornado at the point and, with a
+    family check, P(target > 0) under each variant with its interval and the paired
+    change's."""
     ds = ctx.ds
     names = ds.mc_tco.targets
     ind = [f"{t}>0" for t in names]
@@ -192,6 +194,19 @@ def generic_tables(ctx: GenericContext) -> dict[str, str]:
         "sobol_indices": ds[[v for v in ("ST", "ST_conf", "S1", "S1_conf", "shapley",
                                          "shapley_conf") if v in ds]],
     }
+    if "family_check_p_positive" in ds:
+        fci = ds["family_check_p_positive_ci"].sel(target=ind)
+        cci = ds["family_check_p_positive_change_ci"].sel(target=ind)
+        frames["family_check"] = xr.Dataset({
+            "p": ds["family_check_p_positive"].sel(target=ind),
+            "lower": fci.sel(ci_bound="lower", drop=True),
+            "upper": fci.sel(ci_bound="upper", drop=True),
+            "change_lower": cci.sel(ci_bound="lower", drop=True),
+            "change_upper": cci.sel(ci_bound="upper", drop=True),
+            **{k: ds[f"family_check_p_positive_{k}"].sel(target=ind)
+               for k in ("fallback", "change_fallback")
+               if f"family_check_p_positive_{k}" in ds},
+        })
     out = {f"{k}.csv": v.to_dataframe().reset_index() for k, v in frames.items()}
     if ctx.tornado is not None:
         t = ctx.tornado
