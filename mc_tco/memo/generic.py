@@ -71,6 +71,9 @@ class GenericContext:
     tornado: xr.Dataset | None = None
     #: every target, the one this context explains (the focus target) first
     targets: list[str] = field(default_factory=list)
+    #: grid dims of the stored summaries that the target lacks (its values are the same
+    #: along them): the value used to select the summaries, not part of :attr:`where`
+    broadcast: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -96,7 +99,8 @@ class GenericContext:
 
     def at(self, option: str | None = None) -> dict:
         """The point, with the alternative when there is one."""
-        return {**self.point, **({self.alt: option} if self.alt and option else {})}
+        return {**self.broadcast, **self.point,
+                **({self.alt: option} if self.alt and option else {})}
 
     def label(self) -> str:
         return f"{self.target} > 0"
@@ -113,10 +117,11 @@ class GenericContext:
         if target == self.target:
             return self
         dims = self.ds[target].dims
-        at = {k: v for k, v in self.point.items() if k in dims}
-        return _context(self.ds, target, at, self.paths.get("results", "results"),
-                        command=self.command, paths=self.paths, created=self.created,
-                        targets=self.targets)
+        here = {**self.broadcast, **self.point}
+        return _context(self.ds, target, {k: v for k, v in here.items() if k in dims},
+                        self.paths.get("results", "results"), command=self.command,
+                        paths=self.paths, created=self.created, targets=self.targets,
+                        fill={k: v for k, v in here.items() if k not in dims})
 
 
 def generic_context(ds: xr.Dataset, *, at: dict | None = None, command: str = "",
@@ -130,13 +135,18 @@ def generic_context(ds: xr.Dataset, *, at: dict | None = None, command: str = ""
     first = ds.mc_tco.focus.get("target")
     if first in targets:  # [analysis] focus = { target = "..." } puts it first
         targets = [first, *(t for t in targets if t != first)]
+    at, own = dict(at or {}), ds[targets[0]].dims
+    others = {d for t in targets[1:] for d in ds[t].dims}
+    fill = {k: at.pop(k) for k in list(at) if k not in own and k in others}
     return _context(ds, targets[0], at, where, command=command, paths=paths,
-                    created=created, targets=targets)
+                    created=created, targets=targets, fill=fill)
 
 
 def _context(ds: xr.Dataset, target: str, at: dict | None, where: str, *, command: str,
-             paths: dict, created: str | None, targets: list[str]) -> GenericContext:
-    """The context of ``target`` at ``at`` (the focus, else the grid's middle)."""
+             paths: dict, created: str | None, targets: list[str],
+             fill: dict | None = None) -> GenericContext:
+    """The context of ``target`` at ``at`` (the focus, else the grid's middle); ``fill``:
+    values of the summaries' grid dims that ``target`` lacks (default their first)."""
     from ..decision.data import decision_spec, select_point
 
     alt = decision_spec(ds).alternatives
@@ -155,8 +165,17 @@ def _context(ds: xr.Dataset, target: str, at: dict | None, where: str, *, comman
             chosen.append(dim)
     point = select_point(ds, da, at, where, alternatives=alt)
     options = [str(v) for v in ds[alt].values] if alt else []
+    fill = dict(fill or {})
+    for d in ds["target_mean"].dims:
+        if d in ("target", alt) or d in point or d in fill:
+            continue
+        v = focus.get(d)
+        fill[d] = v if v is not None else ds[d].values[(ds.sizes[d] - 1) // 2].item()
+    broadcast = ds.mc_tco.point(**{d: v for d, v in fill.items()
+                                   if d in ds["target_mean"].dims and d not in point})
     ctx = GenericContext(ds, target, alt, options, point, chosen, None, command, paths,
-                         targets=list(targets), **({"created": created} if created else {}))
+                         targets=list(targets), broadcast=broadcast,
+                         **({"created": created} if created else {}))
     ctx.option = _explained(ctx, focus)
     return ctx
 
@@ -182,7 +201,8 @@ def _explained(ctx: GenericContext, focus: dict) -> str | None:
 
 
 def _p(ctx: GenericContext, option: str | None, target: str | None = None):
-    p = ctx.ds.mc_tco.p_beats(option, target or ctx.target, **ctx.point)
+    p = ctx.ds.mc_tco.p_beats(option, target or ctx.target,
+                              **{**ctx.broadcast, **ctx.point})
     return float(p["p"]), float(p["lower"]), float(p["upper"])
 
 
@@ -234,10 +254,11 @@ def section_answer(ctx: GenericContext) -> Section:
         sub = ctx.for_target(t)
         cells = [[o or t, pct_range(*_p(sub, o))] for o in sub.options or [None]]
         blocks.append(Table(["alternative" if sub.alt else "output", f"P({t} > 0)"], cells,
-                            "lr", f"The book's other target {t}, same point."))
+                            "lr", f"The book's other target {t}"
+                            + (f", at {sub.where}." if sub.where else ".")))
     dim = ctx.grid_dim()
     if dim:
-        rest = {k: v for k, v in ctx.point.items() if k != dim}
+        rest = {k: v for k, v in {**ctx.broadcast, **ctx.point}.items() if k != dim}
         p = ctx.ds.mc_tco.p_beats(None, ctx.target, **rest)
         if ctx.alt:
             p = p.rename({ctx.alt: "option"}) if ctx.alt in p.dims else p
@@ -296,7 +317,8 @@ def section_bands(ctx: GenericContext) -> Section:
     for t in ctx.targets[1:]:
         sub = ctx.for_target(t)
         unit = f" ({sub.unit})" if sub.unit and sub.unit != "1" else ""
-        blocks += [Paragraph(f"The book's other target **{t}**{unit}, same point:"),
+        blocks += [Paragraph(f"The book's other target **{t}**{unit}"
+                             + (f", at {sub.where}:" if sub.where else ":")),
                    _bands_table(sub)[0]]
     names = ctx.targets
     title = (f"How wide is the range of {ctx.target}?" if len(names) == 1 else
@@ -308,8 +330,8 @@ def _bands_table(ctx: GenericContext) -> tuple[Table, xr.DataArray]:
     """The quantiles of ``ctx.target`` per alternative, with their intervals, as a table,
     and the quantiles themselves (quantile and, with alternatives, the alternatives' dim)."""
     u = ctx.unit
-    q = ctx.ds["target_quantile"].sel(target=ctx.target, **ctx.point)
-    ci = (ctx.ds["target_quantile_ci"].sel(target=ctx.target, **ctx.point)
+    q = ctx.ds["target_quantile"].sel(target=ctx.target, **ctx.at())
+    ci = (ctx.ds["target_quantile_ci"].sel(target=ctx.target, **ctx.at())
           if "target_quantile_ci" in ctx.ds else None)
     rows = []
     for opt in ctx.options or [None]:

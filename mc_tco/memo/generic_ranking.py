@@ -35,7 +35,8 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     index = "shapley" if "shapley" in r and ctx.ds.mc_tco.correlations else "ST"
     rank, best, worst = rank_intervals(r[index].values, r[f"{index}_conf"].values)
     ind = f"{ctx.target}>0"
-    y = ctx.ds[ctx.target].sel(at).values
+    y = ctx.ds[ctx.target].sel({k: v for k, v in at.items()
+                                if k in ctx.ds[ctx.target].dims}).values
     k = int((y > 0).sum())
     show_ind = min(k, y.size - k) >= MIN_EVENTS
     if show_ind:
