@@ -132,7 +132,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     _, focus = _report(ds)
     where = ", ".join(
         f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
-        for k, v in focus.items()
+        for k, v in focus.items() if k != "target"
     )
     where = f" at {where}" if where else ""
     hinted = False

@@ -92,6 +92,57 @@ high = 1
 '''
 
 
+TWO_MODEL = '''
+import xarray as xr
+from mc_tco.models import ModelSpec
+
+OPTIONS = ["keep", "upgrade", "replace"]
+
+def run(inputs):
+    x, y, z = inputs["x"], inputs["y"], inputs["z"]
+    option = xr.DataArray(OPTIONS, dims="option")
+    scale = inputs["volume"]
+    value = xr.concat([0 * x, scale * (x - 0.5) + 0.1 * z, scale * (y - 0.3) * x], dim=option)
+    cash = xr.concat([0 * x, 2 * (y - 0.4) - 0.2 * x, z - 0.1], dim=option)  # no volume
+    return xr.Dataset({"value": value.transpose("sample", "option", "volume"),
+                       "cash": cash.transpose("sample", "option")})
+
+run.spec = ModelSpec(benefits=("value", "cash"), alternatives="option", baseline="keep")
+'''
+
+#: two targets, the second one (without the grid dim) named the focus target; shapes that
+#: the family check moves
+TWO_BOOK = '''
+[book]
+name = "two targets"
+model = "genmemo_twomodel:run"
+
+[analysis]
+targets = ["value", "cash"]
+focus = { target = "cash", option = "upgrade", volume = 2 }
+
+[grid.volume]
+values = [1, 2, 4]
+
+[inputs.x]
+dist = "triangular"
+min = 0
+mode = 0.2
+max = 1
+
+[inputs.y]
+dist = "uniform"
+low = 0
+high = 1
+
+[inputs.z]
+dist = "pert"
+min = -1
+mode = 0.5
+max = 1
+'''
+
+
 def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
@@ -143,11 +194,11 @@ def _percents(cell: str) -> list[float]:
 
 def test_memo_of_a_model_with_options_and_a_grid(option_memo):
     _, out, output = option_memo
-    assert "wrote" in output and "3 figures, 4 CSV tables" in output
+    assert "wrote" in output and "4 figures, 4 CSV tables" in output
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {"memo.md", "memo.html", "summary.md", "summary.html", "p_positive.csv",
             "quantiles.csv", "sobol_indices.csv", "tornado.csv", "figures/p_positive.png",
-            "figures/bands.png", "figures/tornado.png"} <= files
+            "figures/bands.png", "figures/tornado.png", "figures/evpi.png"} <= files
     md = (out / "memo.md").read_text()
     for title in ("## The answer", "## How wide is the range of value?",
                   "## What drives the answer?", "## Under which conditions does a pay off?",
@@ -288,3 +339,144 @@ def test_run_table_has_no_empty_brackets_for_a_grid_dim_without_unit(option_memo
     nc, _, _ = option_memo
     text = run_summary(open_results(nc))
     assert "volume" in text and "()" not in text
+
+
+@pytest.fixture(scope="module")
+def two_targets(tmp_path_factory):
+    """A two-target book run with --family-check, and its memo (figures not drawn)."""
+    import mc_tco.memo.figures as F
+    from mc_tco.memo import build_memo
+
+    folder = tmp_path_factory.mktemp("generic_two")
+    (folder / "genmemo_twomodel.py").write_text(textwrap.dedent(TWO_MODEL))
+    (folder / "two.toml").write_text(TWO_BOOK)
+    nc = folder / "two.nc"
+    r = invoke("run", folder / "two.toml", "-n", "256", "-q", "--family-check", "-o", nc)
+    assert r.exit_code == 0, r.output
+    ds = open_results(nc)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(F, "to_png", lambda fig, dpi=None: b"\x89PNG")
+        memo = build_memo(ds, paths={"results": str(nc)})
+    return ds, memo.markdown, memo.tables
+
+
+def _section(md: str, title: str) -> str:
+    return md.split(f"## {title}")[1].split("\n## ")[0]
+
+
+def _rows_of(md: str) -> list[list[str]]:
+    return [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in md.splitlines() if line.startswith("|") and ":--" not in line
+            and "---" not in line]
+
+
+def test_generic_memo_shows_the_family_check_with_the_files_numbers(two_targets):
+    """Issue 11 item 10: the family check of a user's book is in its memo."""
+    ds, md, tables = two_targets
+    fam = _section(md, "Does the answer depend on the shape of the distributions?")
+    assert "the 3 bounded inputs (x, y, z) swapped" in fam
+    rows = {(r[0], r[1]): r for r in _rows_of(fam)}
+    names = {"book": "as written", "all:uniform": "all uniform",
+             "all:triangular": "all triangular", "all:pert": "all PERT"}
+    p = ds["family_check_p_positive"].sel(target="cash>0", volume=2.0)
+    ci = ds["family_check_p_positive_ci"].sel(target="cash>0", volume=2.0)
+    change = ds["family_check_p_positive_change_ci"].sel(target="cash>0", volume=2.0)
+    flips = []
+    for option in ("upgrade", "replace"):
+        for variant, label in names.items():
+            cells = rows[(option, label)]
+            at = {"option": option, "family_variant": variant}
+            want = [100 * float(p.sel(at)), *(100 * float(v) for v in ci.sel(at).values)]
+            assert _percents(cells[2]) == pytest.approx(want, abs=0.051), (option, variant)
+            if variant == "book":
+                continue
+            lo, hi = (100 * float(v) for v in change.sel(at).values)
+            printed = [float(v) for v in re.findall(r"[-+]?\d+\.\d", cells[3])]
+            assert printed == pytest.approx([lo, hi], abs=0.051), (option, variant)
+            beyond = lo > 0 or hi < 0
+            flip = beyond and (float(p.sel(at)) > 0.5) != (
+                float(p.sel(option=option, family_variant="book")) > 0.5)
+            assert cells[4] == ("yes, flips" if flip else "yes" if beyond else "no")
+            flips += [option] if flip else []
+    assert ("keep", "as written") not in rows  # the baseline's target is 0
+    # the rule of the TCO memo: the answer depends on the families when a variant flips it
+    assert flips  # all uniform turns replace's 74% into 46% (z's PERT mode 0.5 -> 0)
+    assert "**The answer depends on the families**: P(cash > 0) for replace" in fam
+    assert "For the book's other target **value**:" in fam
+    csv = tables["family_check.csv"].splitlines()
+    assert set(csv[0].split(",")) >= {"family_variant", "target", "option", "volume", "p",
+                                      "lower", "upper", "change_lower", "change_upper",
+                                      "fallback", "change_fallback"}
+    assert len(csv) == 1 + ds.sizes["family_variant"] * 2 * 3 * 3
+
+
+def test_generic_memo_without_a_family_check_has_no_family_section(option_memo):
+    _, out, _ = option_memo
+    assert "shape of the distributions" not in (out / "memo.md").read_text()
+
+
+def test_generic_memo_gives_every_target_its_bands_and_ranking(two_targets):
+    """Issue 11 item 10: a two-target book; focus.target puts cash first."""
+    ds, md, _ = two_targets
+    answer = _section(md, "The answer")
+    assert "| alternative | P(cash > 0) | mean cash |" in answer
+    assert "| alternative | P(value > 0) |" in answer
+    assert "*The book's other target value, at volume 2.*" in answer  # focus volume 2
+    bands = _section(md, "How wide are the ranges of cash and value?")
+    tables = [t for t in bands.split("\n\n") if t.startswith("| alternative | 5% |")]
+    assert len(tables) == 2
+    assert bands.index("How far cash spreads") < bands.index("other target **value**")
+    for table, target in zip(tables, ("cash", "value"), strict=True):
+        q = float(ds["target_quantile"].sel(target=target, volume=2.0, option="replace",
+                                            quantile=0.5))
+        assert _row(table, "replace")[3].startswith(fmt_value(q)), target
+    drivers = _section(md, "What drives the answer?")
+    tables = [t for t in drivers.split("\n\n") if t.startswith("| rank | input |")]
+    assert len(tables) == 2
+    for table, target in zip(tables, ("cash", "value"), strict=True):
+        st = ds.mc_tco.ranking(target, volume=2, option="upgrade")
+        first = str(st["input"].values[int(np.argmax(st["ST"].values))])
+        assert _row(table, "1")[1] == first, target
+        assert _row(table, "1")[3] == (f"{float(st['ST'].sel(input=first)):.3f} ± "
+                                       f"{float(st['ST_conf'].sel(input=first)):.3f}")
+    assert "**value**: Ranked by total Sobol' index ST of value of upgrade at volume 2" \
+        in drivers
+    assert ("are for **cash**, the focus target (set `[analysis] focus = "
+            '{ target = "value" }`') in drivers
+    assert "## Under which conditions does upgrade pay off?" in md
+    assert "has cash > 0" in _section(md, "Under which conditions does upgrade pay off?")
+
+
+def test_focus_target_must_be_a_target(tmp_path):
+    (tmp_path / "genmemo_twomodel.py").write_text(textwrap.dedent(TWO_MODEL))
+    (tmp_path / "two.toml").write_text(TWO_BOOK.replace('target = "cash"',
+                                                        'target = "profit"'))
+    r = invoke("run", tmp_path / "two.toml", "-n", "64", "-q", "-o", tmp_path / "x.nc")
+    assert r.exit_code == 2, r.output
+    assert "focus.target = 'profit' is not one of the targets (value, cash)" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_evpi_along_a_users_grid_is_the_definition_and_is_in_the_memo(option_memo):
+    """Issue 11 item 10: EVPI along any model's first grid dim (not only 'demand')."""
+    from mc_tco.decision.information import evpi_along, value_of_information
+
+    nc, out, _ = option_memo
+    ds = open_results(nc)
+    curve = evpi_along(ds, "volume")
+    assert curve.dims == ("volume",)
+    for v in ds["volume"].values:
+        nb = ds["value"].sel(volume=v).transpose("sample", "option").values
+        # EVPI = E[max_j NB_j] - max_j E[NB_j]
+        want = nb.max(axis=1).mean() - nb.mean(axis=0).max()
+        assert float(curve.sel(volume=v)) == pytest.approx(want, rel=1e-12)
+        point = value_of_information(ds, at={"volume": float(v)}, replicates=None)
+        assert float(curve.sel(volume=v)) == pytest.approx(point.evpi, rel=1e-12)
+    md = (out / "memo.md").read_text()
+    i = int(np.argmax(curve.values))
+    assert f"Along volume, EVPI is largest at volume {fmt_value(curve['volume'].values[i])}: " \
+        f"{fmt_value(float(curve[i]))} ± " in md
+    from mc_tco.errors import OptionError
+
+    with pytest.raises(OptionError, match="no 'colour' dim; EVPI along colour needs one"):
+        evpi_along(ds, "colour")

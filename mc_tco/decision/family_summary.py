@@ -16,7 +16,7 @@ from itertools import product
 import numpy as np
 import xarray as xr
 
-__all__ = ["BreakevenRow", "FamilyRow", "FamilySummary", "family_summary"]
+__all__ = ["BreakevenRow", "FamilyRow", "FamilySummary", "family_rows", "family_summary"]
 
 
 @dataclass(frozen=True)
@@ -113,17 +113,26 @@ def _report_points(ds: xr.Dataset, da: xr.DataArray,
     return [dict(zip(dims, c, strict=True)) for c in product(*choices)]
 
 
-def _rows(ds: xr.Dataset) -> tuple[FamilyRow, ...]:
+def family_rows(ds: xr.Dataset, target: str | None = None,
+                points: list[dict] | None = None) -> tuple[FamilyRow, ...]:
+    """P(``target`` > 0) under every variant at each of ``points`` (default: the file's
+    first target at its reported points), with the rule that says whether the answer
+    depends on the families: a variant moves P beyond its Monte Carlo error when the
+    paired change interval excludes 0, and flips the answer when it also puts P on the
+    other side of 50% (:attr:`FamilyRow.beyond_mc_error`, :attr:`FamilyRow.flips`).
+    """
     targets = ds.mc_tco.targets
     p = ds["family_check_p_positive"]
     change = ds["family_check_p_positive_change_ci"]
-    ind = f"{targets[0]}>0" if targets else str(p["target"].values[-1])
+    if target is None:
+        target = targets[0] if targets else None
+    ind = f"{target}>0" if target else str(p["target"].values[-1])
     p, change = p.sel(target=ind), change.sel(target=ind)
     inp = ds["family_variant_input"].values
     fam = ds["family_variant_family"].values
     labels = [str(v) for v in ds["family_variant"].values]
     rows = []
-    for point in _report_points(ds, p):
+    for point in _report_points(ds, p) if points is None else points:
         vals = _sel_point(p, point).transpose("family_variant").values
         cv = _sel_point(change, point).transpose("family_variant", "ci_bound").values
         book = float(vals[0])
@@ -185,7 +194,7 @@ def family_summary(ds: xr.Dataset) -> FamilySummary | None:
         variants=int(ds.sizes["family_variant"]),
         seconds=float(ds.attrs.get("family_check_seconds", float("nan"))),
         indicator_label=ds.attrs.get("indicator_label", "> 0"),
-        rows=_rows(ds),
+        rows=family_rows(ds),
         breakeven=_breakeven(ds),
         dim_units={str(k): ds[k].attrs.get("units", "") for k in ds.dims if k in ds},
     )

@@ -21,6 +21,7 @@ from .voi import DRAWS, ReplicateVoi, evpi, evpi_replicates, evppi, evppi_replic
 __all__ = [
     "VoiResult",
     "VoiSummary",
+    "evpi_along",
     "evpi_by_demand",
     "file_replicates",
     "value_of_information",
@@ -222,7 +223,7 @@ def evpi_by_demand(
     replicates: int | None = None,
     conf_level: float = 0.95,
 ) -> xr.DataArray:
-    """EVPI at every demand of a results file.
+    """EVPI at every demand of a results file (:func:`evpi_along` along ``demand``).
 
     With ``replicates`` (:func:`file_replicates`) the coordinates ``evpi_lower`` and
     ``evpi_upper`` (demand) hold the randomized-QMC interval of :func:`evpi_replicates`
@@ -241,9 +242,51 @@ def evpi_by_demand(
         from ..errors import OptionError
 
         raise OptionError(f"{path or 'the results'}: no 'demand' dim; EVPI vs demand needs one")
+    return evpi_along(ds, "demand", among=among, target=target, path=path,
+                      replicates=replicates, conf_level=conf_level)
+
+
+def evpi_along(
+    ds: xr.Dataset,
+    dim: str,
+    *,
+    at: dict | None = None,
+    among: list[str] | None = None,
+    target: str | None = None,
+    path: str | None = None,
+    replicates: int | None = None,
+    conf_level: float = 0.95,
+) -> xr.DataArray:
+    """EVPI at every value of the grid dim ``dim`` of a results file, any model.
+
+    Parameters
+    ----------
+    dim : str
+        A grid dim of the target (``demand`` for the TCO model, ``volume``, ...).
+    at : dict, optional
+        The other grid dims' values (default: the file's focus, or their only value);
+        ``at[dim]`` is ignored.
+    among, target, path, replicates, conf_level
+        As for :func:`value_of_information`; ``replicates`` adds the coordinates
+        ``evpi_lower`` and ``evpi_upper`` (randomized-QMC interval).
+
+    Returns
+    -------
+    xr.DataArray
+        EVPI over ``dim`` in the target's unit, with the coordinates ``evpi_se`` (its
+        standard error) and ``best_option`` (the option best on average there).
+    """
+    if dim not in ds.dims:
+        from ..errors import OptionError
+
+        raise OptionError(f"{path or 'the results'}: no '{dim}' dim; EVPI along {dim} "
+                          "needs one")
+    rest = {k: v for k, v in (at or {}).items() if k != dim}
     values, ses, bests, cis = [], [], [], []
-    for d in ds["demand"].values:
-        data = decision_data(ds, at={"demand": float(d)}, among=among, target=target, path=path)
+    for d in ds[dim].values:
+        value = d.item() if hasattr(d, "item") else d
+        data = decision_data(ds, at={**rest, dim: value}, among=among, target=target,
+                             path=path)
         nb = data.net_benefit
         v, s = evpi(nb)
         if replicates:
@@ -254,15 +297,15 @@ def evpi_by_demand(
         ses.append(s)
         bests.append(data.options[int(np.argmax(nb.mean(axis=0)))])
     cis = np.array(cis)
-    extra = ({"evpi_lower": ("demand", cis[:, 0]), "evpi_upper": ("demand", cis[:, 1])}
+    extra = ({"evpi_lower": (dim, cis[:, 0]), "evpi_upper": (dim, cis[:, 1])}
              if cis.size else {})
     return xr.DataArray(
         np.array(values),
-        dims="demand",
+        dims=dim,
         coords={
-            "demand": ds["demand"],
-            "evpi_se": ("demand", np.array(ses)),
-            "best_option": ("demand", np.array(bests, dtype=object).astype(str)),
+            dim: ds[dim],
+            "evpi_se": (dim, np.array(ses)),
+            "best_option": (dim, np.array(bests, dtype=object).astype(str)),
             **extra,
         },
         name="evpi",
@@ -271,7 +314,7 @@ def evpi_by_demand(
             "long_name": "expected value of perfect information",
             "options": ", ".join(data.options),
             "target": data.target,
-            "where": point_text(data.point, ds, skip=("demand",)),
+            "where": point_text(data.point, ds, skip=(dim,)),
         },
     )
 

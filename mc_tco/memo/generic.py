@@ -4,8 +4,14 @@ What every results file of ``mc-tco run`` holds is enough for a decision memo: t
 at one grid point (P(target > 0) for each alternative with its Monte Carlo interval, and
 the alternative best on average), the bands of the target, the inputs ranked by their
 Sobol' indices, a tornado, scenario discovery (PRIM) and the value of information (the
-analyses of :mod:`mc_tco.decision` with their Markdown renderers), the model's declared
-distributions (e.g. a break-even) and the provenance. Nothing here re-runs the model.
+analyses of :mod:`mc_tco.decision` with their Markdown renderers), EVPI along the first
+grid dim, the family check when the run made one (:mod:`.generic_family`), the model's
+declared distributions (e.g. a break-even) and the provenance. Nothing here re-runs the
+model.
+
+Every target gets its P(target > 0), bands and ranking; the tornado, PRIM, the value of
+information and the family check are for the focus target (``[analysis] focus = { target =
+"..." }``, else the first of ``targets``).
 
 The point is the file's focus point; a grid dim without a focus takes ``at`` (``--at
 DIM=VALUE``) or the middle of its grid, and the memo says so.
@@ -28,7 +34,7 @@ __all__ = ["GENERIC_TABLES", "GenericContext", "check_generic", "generic_context
            "generic_sections", "generic_tables"]
 
 #: CSV files of the generic memo (stems), removed from a folder whose new memo lacks them
-GENERIC_TABLES = ("p_positive", "quantiles", "sobol_indices", "tornado")
+GENERIC_TABLES = ("p_positive", "quantiles", "sobol_indices", "tornado", "family_check")
 _NEEDED = ("input_value", "p_positive", "p_positive_ci", "target_quantile", "target_mean",
            "ST", "ST_conf", "S1", "S1_conf")
 _Q = [0.05, 0.25, 0.5, 0.75, 0.95]
@@ -63,6 +69,11 @@ class GenericContext:
         default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     #: the tornado of :func:`section_ranking` (for its CSV table)
     tornado: xr.Dataset | None = None
+    #: every target, the one this context explains (the focus target) first
+    targets: list[str] = field(default_factory=list)
+    #: grid dims of the stored summaries that the target lacks (its values are the same
+    #: along them): the value used to select the summaries, not part of :attr:`where`
+    broadcast: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -88,21 +99,56 @@ class GenericContext:
 
     def at(self, option: str | None = None) -> dict:
         """The point, with the alternative when there is one."""
-        return {**self.point, **({self.alt: option} if self.alt and option else {})}
+        return {**self.broadcast, **self.point,
+                **({self.alt: option} if self.alt and option else {})}
 
     def label(self) -> str:
         return f"{self.target} > 0"
 
+    def grid_dim(self) -> str | None:
+        """The target's first numeric grid dim with more than one value (its curves'
+        x axis), if any."""
+        dims = [d for d in self.ds[self.target].dims if d not in ("sample", self.alt)
+                and self.ds.sizes[d] > 1 and np.issubdtype(self.ds[d].dtype, np.number)]
+        return dims[0] if dims else None
+
+    def for_target(self, target: str) -> GenericContext:
+        """The same point for another target (its own dims, its own best alternative)."""
+        if target == self.target:
+            return self
+        dims = self.ds[target].dims
+        here = {**self.broadcast, **self.point}
+        return _context(self.ds, target, {k: v for k, v in here.items() if k in dims},
+                        self.paths.get("results", "results"), command=self.command,
+                        paths=self.paths, created=self.created, targets=self.targets,
+                        fill={k: v for k, v in here.items() if k not in dims})
+
 
 def generic_context(ds: xr.Dataset, *, at: dict | None = None, command: str = "",
                     paths: dict | None = None, created: str | None = None) -> GenericContext:
-    """Check ``ds`` and choose the memo's point (focus, ``at``, else the grid's middle)."""
-    from ..decision.data import decision_spec, select_point
-
+    """Check ``ds`` and choose the memo's point (focus, ``at``, else the grid's middle) and
+    its focus target (``[analysis] focus.target``, else the first target)."""
     paths = dict(paths or {})
     where = paths.get("results", "results")
     check_generic(ds, where)
-    target = ds.mc_tco.targets[0]
+    targets = ds.mc_tco.targets
+    first = ds.mc_tco.focus.get("target")
+    if first in targets:  # [analysis] focus = { target = "..." } puts it first
+        targets = [first, *(t for t in targets if t != first)]
+    at, own = dict(at or {}), ds[targets[0]].dims
+    others = {d for t in targets[1:] for d in ds[t].dims}
+    fill = {k: at.pop(k) for k in list(at) if k not in own and k in others}
+    return _context(ds, targets[0], at, where, command=command, paths=paths,
+                    created=created, targets=targets, fill=fill)
+
+
+def _context(ds: xr.Dataset, target: str, at: dict | None, where: str, *, command: str,
+             paths: dict, created: str | None, targets: list[str],
+             fill: dict | None = None) -> GenericContext:
+    """The context of ``target`` at ``at`` (the focus, else the grid's middle); ``fill``:
+    values of the summaries' grid dims that ``target`` lacks (default their first)."""
+    from ..decision.data import decision_spec, select_point
+
     alt = decision_spec(ds).alternatives
     da = ds[target]
     alt = alt if alt in da.dims else None
@@ -119,7 +165,16 @@ def generic_context(ds: xr.Dataset, *, at: dict | None = None, command: str = ""
             chosen.append(dim)
     point = select_point(ds, da, at, where, alternatives=alt)
     options = [str(v) for v in ds[alt].values] if alt else []
+    fill = dict(fill or {})
+    for d in ds["target_mean"].dims:
+        if d in ("target", alt) or d in point or d in fill:
+            continue
+        v = focus.get(d)
+        fill[d] = v if v is not None else ds[d].values[(ds.sizes[d] - 1) // 2].item()
+    broadcast = ds.mc_tco.point(**{d: v for d, v in fill.items()
+                                   if d in ds["target_mean"].dims and d not in point})
     ctx = GenericContext(ds, target, alt, options, point, chosen, None, command, paths,
+                         targets=list(targets), broadcast=broadcast,
                          **({"created": created} if created else {}))
     ctx.option = _explained(ctx, focus)
     return ctx
@@ -146,7 +201,8 @@ def _explained(ctx: GenericContext, focus: dict) -> str | None:
 
 
 def _p(ctx: GenericContext, option: str | None, target: str | None = None):
-    p = ctx.ds.mc_tco.p_beats(option, target or ctx.target, **ctx.point)
+    p = ctx.ds.mc_tco.p_beats(option, target or ctx.target,
+                              **{**ctx.broadcast, **ctx.point})
     return float(p["p"]), float(p["lower"]), float(p["upper"])
 
 
@@ -194,15 +250,15 @@ def section_answer(ctx: GenericContext) -> Section:
             f"**{ctx.baseline}** (its own is "
             f"0): P({ctx.label()}) is the share of scenarios in which an alternative does "
             f"better than {ctx.baseline}."))
-    for t in ctx.ds.mc_tco.targets[1:]:
-        cells = [[o or t, pct_range(*_p(ctx, o, t))] for o in ctx.options or [None]]
-        blocks.append(Table(["alternative" if ctx.alt else "output", f"P({t} > 0)"], cells,
-                            "lr", f"The book's other target {t}, same point."))
-    dims = [d for d in ctx.ds[ctx.target].dims if d not in ("sample", ctx.alt)
-            and ctx.ds.sizes[d] > 1 and np.issubdtype(ctx.ds[d].dtype, np.number)]
-    if dims:
-        dim = dims[0]
-        rest = {k: v for k, v in ctx.point.items() if k != dim}
+    for t in ctx.targets[1:]:
+        sub = ctx.for_target(t)
+        cells = [[o or t, pct_range(*_p(sub, o))] for o in sub.options or [None]]
+        blocks.append(Table(["alternative" if sub.alt else "output", f"P({t} > 0)"], cells,
+                            "lr", f"The book's other target {t}"
+                            + (f", at {sub.where}." if sub.where else ".")))
+    dim = ctx.grid_dim()
+    if dim:
+        rest = {k: v for k, v in {**ctx.broadcast, **ctx.point}.items() if k != dim}
         p = ctx.ds.mc_tco.p_beats(None, ctx.target, **rest)
         if ctx.alt:
             p = p.rename({ctx.alt: "option"}) if ctx.alt in p.dims else p
@@ -244,8 +300,38 @@ def section_bands(ctx: GenericContext) -> Section:
     from .render import Figure
 
     u = ctx.unit
-    q = ctx.ds["target_quantile"].sel(target=ctx.target, **ctx.point)
-    ci = (ctx.ds["target_quantile_ci"].sel(target=ctx.target, **ctx.point)
+    table, q = _bands_table(ctx)
+    unit = f", {u}" if u and u != "1" else ""
+    blocks = [
+        Paragraph(f"How far {ctx.target} spreads over the scenarios{unit}: the middle 90% "
+                  "lies between the 5% and the 95% quantile. This spread comes from the "
+                  "inputs' ranges; the brackets hold each quantile's "
+                  f"{ctx.level} Monte Carlo interval (how much it could move with other "
+                  "samples)."),
+        table,
+    ]
+    qq = q.rename({ctx.alt: "option"}) if ctx.alt else q
+    blocks.append(Figure("bands", F.to_png(bands_figure(qq, ctx.target, u, ctx.where)),
+                         f"The range of {ctx.target}",
+                         "Quantiles over the scenarios; dashed: 0."))
+    for t in ctx.targets[1:]:
+        sub = ctx.for_target(t)
+        unit = f" ({sub.unit})" if sub.unit and sub.unit != "1" else ""
+        blocks += [Paragraph(f"The book's other target **{t}**{unit}"
+                             + (f", at {sub.where}:" if sub.where else ":")),
+                   _bands_table(sub)[0]]
+    names = ctx.targets
+    title = (f"How wide is the range of {ctx.target}?" if len(names) == 1 else
+             f"How wide are the ranges of {', '.join(names[:-1])} and {names[-1]}?")
+    return Section(title, blocks, "bands")
+
+
+def _bands_table(ctx: GenericContext) -> tuple[Table, xr.DataArray]:
+    """The quantiles of ``ctx.target`` per alternative, with their intervals, as a table,
+    and the quantiles themselves (quantile and, with alternatives, the alternatives' dim)."""
+    u = ctx.unit
+    q = ctx.ds["target_quantile"].sel(target=ctx.target, **ctx.at())
+    ci = (ctx.ds["target_quantile_ci"].sel(target=ctx.target, **ctx.at())
           if "target_quantile_ci" in ctx.ds else None)
     rows = []
     for opt in ctx.options or [None]:
@@ -260,89 +346,19 @@ def section_bands(ctx: GenericContext) -> Section:
                     text += f" ({_v(lo, u)} to {_v(hi, u)})"
             cells.append(text)
         rows.append([opt or ctx.target, *cells])
-    unit = f", {u}" if u and u != "1" else ""
-    blocks = [
-        Paragraph(f"How far {ctx.target} spreads over the scenarios{unit}: the middle 90% "
-                  "lies between the 5% and the 95% quantile. This spread comes from the "
-                  "inputs' ranges; the brackets hold each quantile's "
-                  f"{ctx.level} Monte Carlo interval (how much it could move with other "
-                  "samples)."),
-        Table(["alternative" if ctx.alt else "output", *[f"{lv:.0%}" for lv in _Q]], rows,
-              "l" + "r" * len(_Q)),
-    ]
-    qq = q.rename({ctx.alt: "option"}) if ctx.alt else q
-    blocks.append(Figure("bands", F.to_png(bands_figure(qq, ctx.target, u, ctx.where)),
-                         f"The range of {ctx.target}",
-                         "Quantiles over the scenarios; dashed: 0."))
-    return Section(f"How wide is the range of {ctx.target}?", blocks, "bands")
-
-
-def section_ranking(ctx: GenericContext) -> Section:
-    """The inputs ranked by their Sobol' indices (and Shapley effects), and the tornado."""
-    from . import figures as F
-    from .analysis import MIN_EVENTS, rank_intervals, tornado_swing
-    from .generic_figures import tornado_generic_figure
-    from .render import Figure
-
-    at = ctx.at(ctx.option)
-    r = ctx.ds.mc_tco.ranking(ctx.target, **at)
-    index = "shapley" if "shapley" in r and ctx.ds.mc_tco.correlations else "ST"
-    rank, best, worst = rank_intervals(r[index].values, r[f"{index}_conf"].values)
-    ind = f"{ctx.target}>0"
-    y = ctx.ds[ctx.target].sel(at).values
-    k = int((y > 0).sum())
-    show_ind = min(k, y.size - k) >= MIN_EVENTS
-    if show_ind:
-        ri = ctx.ds.mc_tco.ranking(ind, **at)
-    header = ["rank", "input", "possible ranks", "ST", "S1"]
-    has_shapley = "shapley" in r
-    if has_shapley:
-        header.append("Shapley")
-    if show_ind:
-        header.append(f"ST of '{ctx.label()}'")
-    rows = []
-    for j, name in enumerate(map(str, r["input"].values)):
-        sel = r.sel(input=name)
-        row = [str(rank[j]), name, f"{best[j]}-{worst[j]}" if best[j] != worst[j]
-               else str(best[j]), _pm(float(sel["ST"]), float(sel["ST_conf"])),
-               _pm(float(sel["S1"]), float(sel["S1_conf"]))]
-        if has_shapley:
-            row.append(_pm(float(sel["shapley"]), float(sel["shapley_conf"])))
-        if show_ind:
-            s = ri.sel(input=name)
-            row.append(_pm(float(s["ST"]), float(s["ST_conf"])))
-        rows.append(row)
-    who = f"{ctx.target} of {ctx.option}" if ctx.option else ctx.target
-    top = [str(n) for n, b in zip(r["input"].values, best, strict=True) if b == 1]
-    by = "Shapley effect" if index == "shapley" else "total Sobol' index ST"
-    words = (f"Ranked by {by}"
-             f" of {who}{' at ' + ctx.where if ctx.where else ''}: the share of its variance "
-             "each input explains (ST with its interactions, S1 alone), ± the half-width of "
-             f"its {ctx.level} interval. ")
-    words += (f"**{top[0]}** comes first, clearly." if len(top) == 1 else
-              f"{', '.join(top)} could each be first: their intervals overlap.")
-    if not show_ind:
-        words += (f" The indices of '{ctx.label()}' are not shown: {min(k, y.size - k):,} "
-                  f"scenarios on its rarer side, fewer than {MIN_EVENTS}.")
-    blocks = [Paragraph(words), Table(header, rows, "rlr" + "r" * (len(header) - 3))]
-    x = ctx.ds["input_value"].transpose("sample", "input").values
-    sw = tornado_swing(y, x, ctx.ds["input"].values, conf_level=ctx.ds.mc_tco.conf_level,
-                       units=ctx.unit)
-    ctx.tornado = sw
-    title = f"Median {who}, one input at its low or high end"
-    fig = tornado_generic_figure(sw, r, ctx.target, ctx.unit, title)
-    blocks.append(Figure("tornado", F.to_png(fig), title,
-                         "Each input's lowest and highest 10% of scenarios, the others "
-                         "keeping their spread; right: its ST."))
-    return Section("What drives the answer?", blocks, "drivers")
+    return Table(["alternative" if ctx.alt else "output", *[f"{lv:.0%}" for lv in _Q]], rows,
+                 "l" + "r" * len(_Q)), q
 
 
 def generic_sections(ctx: GenericContext) -> list[Section]:
     """The memo's sections, in order (the last ones in :mod:`.generic_more`)."""
     from . import generic_more as M
+    from .generic_family import section_family
+    from .generic_ranking import section_ranking
 
     sections = [section_answer, section_bands, section_ranking, M.section_scenarios,
-                M.section_voi, M.section_distributions, M.section_provenance]
+                M.section_voi, section_family, M.section_distributions,
+                M.section_provenance]
     return [sec for f in sections if (sec := f(ctx)) is not None]
 
 

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from ..fmt import fmt_value
 from .figures import _figure
 
-__all__ = ["bands_figure", "p_positive_figure", "tornado_generic_figure"]
+__all__ = ["bands_figure", "evpi_along_figure", "p_positive_figure", "tornado_generic_figure"]
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf"]
@@ -138,4 +138,42 @@ def tornado_generic_figure(swing: xr.Dataset, st: xr.Dataset, target: str, unit:
     ax_st.set_xlabel(f"ST of {target} (± half-width)")
     ax_st.grid(True, axis="x", alpha=0.3)
     ax_st.set_title("share of the variance (ST)", fontsize=9)
+    return fig
+
+
+def evpi_along_figure(curve: xr.DataArray, dim_unit: str, level: str, mark=None) -> Figure:
+    """EVPI along a grid dim with its Monte Carlo band.
+
+    Parameters
+    ----------
+    curve : xr.DataArray
+        From :func:`mc_tco.decision.information.evpi_along` (one dim), in the target's
+        unit, with the coordinate ``evpi_half`` (the half-width of its interval).
+    dim_unit : str
+        The grid dim's unit.
+    level : str
+        The band's level, e.g. "95%".
+    mark : float, optional
+        The memo's point along the dim, drawn as a dotted line.
+    """
+    dim = str(curve.dims[0])
+    fig = _figure(8, 3.8)
+    ax = fig.subplots()
+    x = np.asarray(curve[dim].values, dtype=float)
+    y = curve.values
+    half = curve["evpi_half"].values
+    ax.fill_between(x, np.clip(y - half, 0, None), y + half, color=PALETTE[0], alpha=0.2,
+                    lw=0)
+    ax.plot(x, y, "-o", color=PALETTE[0], ms=3)
+    if x.min() > 0 and x.max() / x.min() > 20:
+        ax.set_xscale("log")
+    if mark is not None:
+        ax.axvline(float(mark), color="#555555", ls=":", lw=1)
+    unit = str(curve.attrs.get("units", ""))
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel(f"{dim}{_unit(dim_unit)}")
+    ax.set_ylabel(f"EVPI{_unit(unit)}")
+    ax.grid(True, alpha=0.3)
+    ax.set_title(f"What knowing every input is worth, along {dim} (band: {level} Monte "
+                 "Carlo error)", fontsize=10)
     return fig

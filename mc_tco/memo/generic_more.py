@@ -4,6 +4,7 @@ declared distributions, the provenance, and the CSV tables. See :mod:`.generic`.
 
 from __future__ import annotations
 
+import numpy as np
 import xarray as xr
 
 from ..errors import OptionError
@@ -51,8 +52,59 @@ def section_voi(ctx: GenericContext) -> Section:
                                    path=ctx.paths.get("results"))
         return voi_point_markdown(voi, ctx.ds)
 
-    return _decision(ctx, "What is it worth to know more before deciding?",
-                     "value-of-information", make)
+    sec = _decision(ctx, "What is it worth to know more before deciding?",
+                    "value-of-information", make)
+    dim = ctx.grid_dim()
+    if dim and not sec.blocks[0].text.startswith("Not computed"):
+        sec.blocks += _evpi_along(ctx, dim)
+    return sec
+
+
+def _evpi_along(ctx: GenericContext, dim: str) -> list:
+    """A sentence and a figure: EVPI along the target's first grid dim, the other dims at
+    the point (:func:`mc_tco.decision.information.evpi_along`)."""
+    from ..decision.data import point_text
+    from ..decision.information import evpi_along, file_replicates
+    from ..uncertainty import z_value
+    from . import figures as F
+    from .generic_figures import evpi_along_figure
+    from .render import Figure
+
+    level = ctx.ds.mc_tco.conf_level
+    curve = evpi_along(ctx.ds, dim, at=ctx.point, target=ctx.target,
+                       path=ctx.paths.get("results"), replicates=file_replicates(ctx.ds),
+                       conf_level=level)
+    z = z_value(level)
+    # the half-width the value-of-information section prints: the scrambles' where defined
+    half = z * curve["evpi_se"].values
+    if "evpi_lower" in curve.coords:
+        rq = (curve["evpi_upper"].values - curve["evpi_lower"].values) / 2
+        half = np.where(np.isfinite(rq), rq, half)
+    curve = curve.assign_coords(evpi_half=(dim, half))
+    u, du = curve.attrs.get("units", ""), str(ctx.ds[dim].attrs.get("units", ""))
+    y, x = curve.values, curve[dim].values
+    hi, lo = int(np.argmax(y)), int(np.argmin(y))
+
+    def at(i: int) -> str:
+        return f"{dim} {_v(x[i], du)}{' ' + du if du and du != '1' else ''}"
+
+    def val(i: int) -> str:
+        return f"{_v(y[i], u)} ± {_v(half[i], u)}"
+
+    rest = point_text({k: v for k, v in ctx.point.items() if k != dim}, ctx.ds)
+    text = f"Along {dim}{' (at ' + rest + ')' if rest else ''}, EVPI "
+    if np.allclose(y, y[hi], rtol=1e-9, atol=0):
+        text += (f"is the same at every {dim}: {_v(y[hi], u)} ({dim} does not change what "
+                 f"is at stake in the choice of {ctx.target}).")
+    else:
+        text += (f"is largest at {at(hi)}: {val(hi)} ({curve['best_option'].values[hi]} "
+                 f"best on average there), and smallest at {at(lo)}: {val(lo)}. It is largest "
+                 "where more is at stake, or where the alternatives are close on average "
+                 "and the uncertainty can reverse their order.")
+    fig = evpi_along_figure(curve, du, ctx.level, ctx.point.get(dim))
+    return [Paragraph(text), Figure("evpi", F.to_png(fig), f"EVPI along {dim}",
+                                    f"Band: ± {ctx.level} Monte Carlo error; dotted: the "
+                                    "memo's point.")]
 
 
 def section_distributions(ctx: GenericContext) -> Section | None:
@@ -127,7 +179,9 @@ def section_provenance(ctx: GenericContext) -> Section:
 
 def generic_tables(ctx: GenericContext) -> dict[str, str]:
     """The memo's CSV tables over the whole grid (file name -> text): P(target > 0) with
-    its interval, the quantiles, the Sobol' indices and the tornado at the point."""
+    its interval, the quantiles, the Sobol' indices, the tornado at the point and, with a
+    family check, P(target > 0) under each variant with its interval and the paired
+    change's."""
     ds = ctx.ds
     names = ds.mc_tco.targets
     ind = [f"{t}>0" for t in names]
@@ -140,6 +194,19 @@ def generic_tables(ctx: GenericContext) -> dict[str, str]:
         "sobol_indices": ds[[v for v in ("ST", "ST_conf", "S1", "S1_conf", "shapley",
                                          "shapley_conf") if v in ds]],
     }
+    if "family_check_p_positive" in ds:
+        fci = ds["family_check_p_positive_ci"].sel(target=ind)
+        cci = ds["family_check_p_positive_change_ci"].sel(target=ind)
+        frames["family_check"] = xr.Dataset({
+            "p": ds["family_check_p_positive"].sel(target=ind),
+            "lower": fci.sel(ci_bound="lower", drop=True),
+            "upper": fci.sel(ci_bound="upper", drop=True),
+            "change_lower": cci.sel(ci_bound="lower", drop=True),
+            "change_upper": cci.sel(ci_bound="upper", drop=True),
+            **{k: ds[f"family_check_p_positive_{k}"].sel(target=ind)
+               for k in ("fallback", "change_fallback")
+               if f"family_check_p_positive_{k}" in ds},
+        })
     out = {f"{k}.csv": v.to_dataframe().reset_index() for k, v in frames.items()}
     if ctx.tornado is not None:
         t = ctx.tornado

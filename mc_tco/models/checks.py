@@ -279,7 +279,8 @@ def check_analysis(
     Every target and distribution must be an output, every target of the book a benefit
     when ``spec`` declares them (:func:`check_targets`); every dim of ``report`` and
     ``focus`` a dim of the targets, with labels of the right kind that exist (numeric
-    points are matched to the nearest grid point, text labels exactly).
+    points are matched to the nearest grid point, text labels exactly); ``focus.target``
+    may name one of the targets (the one the memo explains first).
 
     Raises
     ------
@@ -304,6 +305,15 @@ def check_analysis(
                 dims[d] = out[t][d].values if d in out[t].coords else None
     for key, table in (("report", report), ("focus", focus)):
         for dim, points in table.items():
+            if key == "focus" and dim == "target":  # the target the memo puts first
+                if points not in targets:
+                    raise book.error(
+                        "analysis.focus",
+                        f"focus.target = {points!r} is not one of the targets "
+                        f"({', '.join(targets)}): name one of them",
+                        "focus",
+                    )
+                continue
             if dim not in dims:
                 raise book.error(
                     f"analysis.{key}",

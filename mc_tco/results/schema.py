@@ -175,7 +175,8 @@ ATTRS = (
          "(read it with ds.mc_tco.options): mc-tco rerun reproduces the file from it"),
     Attr("targets", "JSON list", "[analysis] targets (ds.mc_tco.targets)"),
     Attr("report", "JSON object", "report points per dim (ds.mc_tco.report)"),
-    Attr("focus", "JSON object", "the point whose ranking is printed (ds.mc_tco.focus)"),
+    Attr("focus", "JSON object", "the point whose ranking is printed (ds.mc_tco.focus); "
+         "its key 'target', if any, names the target the memo explains first"),
     Attr("distributions", "JSON list", "per-sample outputs summarised by quantiles"),
     Attr("indicator_label", "str", "what 'target > 0' means, e.g. 'beats the API'"),
     Attr("constants", "JSON object", "the book's constant inputs"),
