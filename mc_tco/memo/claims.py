@@ -1,8 +1,10 @@
 """The article's five claims (shared/MODEL.md), tested against a results dataset.
 
 Each claim is split into parts, each a statement that is true or false in every scenario
-(sample). A part's probability is the share of scenarios where it is true, with a Wilson
-interval for the Monte Carlo error. The verdicts follow fixed rules (:data:`RULES`), which
+(sample). A part's probability is the share of scenarios where it is true, with the
+interval of its Monte Carlo error from the spread of the run's independent scrambles
+(:func:`mc_tco.memo.analysis.prob_with_ci`; Wilson's on the pooled count only where that
+cannot work). The verdicts follow fixed rules (:data:`RULES`), which
 the memo prints next to them:
 
 * a part **holds** when it is true in at least 90% of scenarios, **does not hold** when it
