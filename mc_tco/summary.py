@@ -159,7 +159,14 @@ def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:
         names += [t, f"{t}>0"]
     arrays = xr.broadcast(*parts)
     stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
-    return stacked.assign_coords(target=names).drop_attrs()
+    stacked = stacked.assign_coords(target=names).drop_attrs(deep=False)
+    # the coords' attrs too, without drop_attrs(deep=True)'s copy of the data
+    bare = {}
+    for name, coord in stacked.coords.items():
+        var = coord.variable.copy(deep=False)
+        var.attrs = {}
+        bare[name] = var
+    return stacked.assign_coords(bare)
 
 
 def quantiles_with_never(
