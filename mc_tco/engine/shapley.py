@@ -20,6 +20,7 @@ indicator; median 0.008 over every cell of the saving. They scale as ``1 / sqrt(
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -54,7 +55,7 @@ def shapley_rows(plan: Plan) -> int:
 
 
 def shapley_dataset(plan: Plan, cells: tuple[str, ...],
-                    progress: Progress | None = None) -> xr.Dataset:
+                    progress: Progress | None = None, workers: int = 1) -> xr.Dataset:
     """Shapley effects and half-widths of every input on every target cell.
 
     Parameters
@@ -67,6 +68,8 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
         summaries (grid and model dims).
     progress : callable, optional
         ``progress(done, total)`` in model rows.
+    workers : int
+        Threads evaluating blocks of rows at once; the numbers do not depend on it.
 
     Returns
     -------
@@ -78,26 +81,29 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
     done = 0
     coords: dict = {}
 
-    def evaluate(x: np.ndarray) -> np.ndarray:
+    lock = threading.Lock()
+
+    def evaluate(x: np.ndarray) -> np.ndarray:  # called from up to ``workers`` threads
         nonlocal done
         check()  # Ctrl-C between blocks
         out = _call_model(plan, _input_dataset(plan, x, plan.targets), check=False)
         stacked, _ = _targets_array(plan, out, cells)
-        if not coords:
-            coords.update(target=stacked["target"].values,
-                          **{c: stacked.coords[c].values for c in cells
-                             if c in stacked.coords})
-            coords["shape"] = stacked.shape[1:]
-        done += x.shape[0]
-        if progress is not None:
-            progress(done, total)
+        with lock:
+            if not coords:
+                coords.update(target=stacked["target"].values,
+                              **{c: stacked.coords[c].values for c in cells
+                                 if c in stacked.coords})
+                coords["shape"] = stacked.shape[1:]
+            done += x.shape[0]
+            if progress is not None:
+                progress(done, total)
         return stacked.values.reshape(x.shape[0], -1)
 
     corr = plan.book.correlation
     res = shapley_effects(
         evaluate, [inp.ppf for inp in plan.book.uncertain],
         None if corr is None else corr.used, seed=plan.seed, conf_level=plan.conf_level,
-        max_rows=MAX_ROWS, **_sizes(plan),
+        max_rows=MAX_ROWS, workers=workers, **_sizes(plan),
     )
     shape = coords.pop("shape")
     d = len(plan.factors)
