@@ -425,3 +425,21 @@ def test_the_spec_lists_every_input_of_the_books(default_book, article_book):
     assert set(tco.INPUTS) == set(tco.kern.COLUMNS)
     assert tco.SPEC.report["strategy"] == ["buy", "rent", "owned", "hybrid"]
     assert len(default_book.uncertain) == 30
+
+
+def test_kernels_import_without_a_writable_numba_cache():
+    """No cache folder numba can write (read-only install and home): the kernels compile
+    in the process instead of failing at import with "no locator available"."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root),
+           "NUMBA_CACHE_LOCATOR_CLASSES": "IPythonCacheLocator"}  # finds no place here
+    res = subprocess.run([sys.executable, "-W", "error", "-c",
+                          "import mc_tco.models.tco_kernels as k; "
+                          "assert not k._months._cache.__class__.__name__ == 'FunctionCache'"],
+                         env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
