@@ -159,8 +159,9 @@ def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:
         names += [t, f"{t}>0"]
     arrays = xr.broadcast(*parts)
     stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
-    stacked = stacked.assign_coords(target=names).drop_attrs(deep=False)
-    # the coords' attrs too, without drop_attrs(deep=True)'s copy of the data
+    # no attrs, on the data or the coords, without drop_attrs' copies of the data
+    stacked = stacked.assign_coords(target=names).copy(deep=False)
+    stacked.attrs = {}
     bare = {}
     for name, coord in stacked.coords.items():
         var = coord.variable.copy(deep=False)
