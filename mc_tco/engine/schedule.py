@@ -90,8 +90,9 @@ def evaluate_all(
     """Evaluate the chunks from ``start`` to ``stop``; yield ``(base, sums)`` in chunk order.
 
     Chunks run on the dask scheduler in waves of a few per worker (threads: a sliding
-    window of as many, :func:`_sliding`), so memory holds only the chunks in flight; the driver consumes them in chunk order, so the sums are added in the
-    same order (and give the same numbers) whatever the scheduler and the number of workers.
+    window of as many, :func:`_sliding`), so memory holds only the chunks in flight; the
+    driver consumes them in chunk order, so the sums are added in the same order (and give
+    the same numbers) whatever the scheduler and the number of workers.
     """
     import dask
 
