@@ -15,6 +15,8 @@ chunk needs no shipped inputs and the design does not depend on the chunking.
 
 from __future__ import annotations
 
+import copy
+import functools
 import warnings
 from dataclasses import dataclass
 
@@ -22,6 +24,14 @@ import numpy as np
 from scipy.stats import qmc
 
 __all__ = ["SaltelliDesign"]
+
+
+@functools.lru_cache(maxsize=128)
+def _scrambled(dims: int, seed: int) -> qmc.Sobol:
+    """A fresh scrambled Sobol' engine, kept as a template: a chunk takes a copy (the
+    scrambling of the direction numbers, ~5 ms at 60 dims, is done once per scramble,
+    not once per chunk; a copy gives the same points as a new engine)."""
+    return qmc.Sobol(d=dims, scramble=True, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,7 @@ class SaltelliDesign:
 
     def base(self, start: int, stop: int) -> np.ndarray:
         """Points ``start .. stop-1`` of the scrambled Sobol' sequence, shape (n, 2D)."""
-        engine = qmc.Sobol(d=2 * self.num_inputs, scramble=True, seed=self.seed)
+        engine = copy.deepcopy(_scrambled(2 * self.num_inputs, self.seed))
         if start:
             engine.fast_forward(start)
         with warnings.catch_warnings():

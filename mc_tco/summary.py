@@ -160,7 +160,15 @@ def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:
         names += [t, f"{t}>0"]
     arrays = xr.broadcast(*parts)
     stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
-    return stacked.assign_coords(target=names).drop_attrs()
+    # no attrs, on the data or the coords, without drop_attrs' copies of the data
+    stacked = stacked.assign_coords(target=names).copy(deep=False)
+    stacked.attrs = {}
+    bare = {}
+    for name, coord in stacked.coords.items():
+        var = coord.variable.copy(deep=False)
+        var.attrs = {}
+        bare[name] = var
+    return stacked.assign_coords(bare)
 
 
 def quantiles_with_never(

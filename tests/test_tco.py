@@ -425,3 +425,21 @@ def test_the_spec_lists_every_input_of_the_books(default_book, article_book):
     assert set(tco.INPUTS) == set(tco.kern.COLUMNS)
     assert tco.SPEC.report["strategy"] == ["buy", "rent", "owned", "hybrid"]
     assert len(default_book.uncertain) == 30
+
+
+def test_kernels_import_without_a_writable_numba_cache():
+    """No cache folder numba can write (read-only install and home): the kernels compile
+    in the process instead of failing at import with "no locator available"."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    kernels = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "tco_kernels.py"
+    env = {**os.environ, "NUMBA_CACHE_LOCATOR_CLASSES": "IPythonCacheLocator"}  # no place
+    code = ("import importlib.util as u; "  # the module alone (numpy, numba), not the package
+            f"s = u.spec_from_file_location('k', {str(kernels)!r}); m = u.module_from_spec(s); "
+            "s.loader.exec_module(m); assert type(m._months._cache).__name__ == 'NullCache'")
+    res = subprocess.run([sys.executable, "-W", "error", "-c", code], env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]

@@ -220,12 +220,15 @@ def estimate_base_bytes(plan: Plan, samples: int | None = None) -> int:
     return int((per_row + 8 * len(plan.factors) + 8) * (samples or plan.samples))
 
 
-def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dataset:
+def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None,
+                  outputs=None) -> xr.Dataset:
     """Model outputs on the base rows (``A``) of samples ``start .. stop-1`` only.
 
     The same rows as the ``sample`` dim of :func:`run`'s results, without the Saltelli
     rows: for analyses that need independent samples but no Sobol' indices (e.g. re-running
     the base sample of a modified book). Includes ``input_value`` (sample, input).
+    ``outputs`` (names) asks the model for these only (default: the targets and the
+    distributions the run reports); the model may then skip the rest (break-even, paths).
     """
     stop = plan.samples if stop is None else stop
     d = plan.design.num_inputs
@@ -238,8 +241,8 @@ def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None) -> xr.Dat
         values = np.empty_like(base)
         for j, inp in enumerate(plan.book.uncertain):
             values[:, j] = inp.ppf(base[:, j])
-        out = _call_model(plan, _input_dataset(plan, values, set(plan.targets)
-                                               | set(plan.distributions)))
+        wanted = set(plan.targets) | set(plan.distributions) if outputs is None else outputs
+        out = _call_model(plan, _input_dataset(plan, values, wanted), check=outputs is None)
         part = xr.Dataset({k: v for k, v in out.data_vars.items() if "sample" in v.dims})
         part["input_value"] = (("sample", "input"), values)
         parts.append(part.assign_coords(sample=np.arange(s, e)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,8 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)
     first, _, shift = evaluate_chunk(plan, *plan.first)
-    extra = _dependence(plan, first, extra, shapley_progress, progress, independence_check)
+    extra = _dependence(plan, first, extra, shapley_progress, progress, independence_check,
+                        scheduler)
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
@@ -205,7 +207,8 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
     return xr.open_dataset(out, engine="h5netcdf")
 
 
-def _dependence(plan, first, extra, progress, sampling_progress=None, independence=True):
+def _dependence(plan, first, extra, progress, sampling_progress=None, independence=True,
+                scheduler=None):
     """The book's correlation matrices, the independence check and the Shapley effects.
 
     Without a Shapley progress callback, the run's own ``progress`` is called with 0 base
@@ -227,7 +230,9 @@ def _dependence(plan, first, extra, progress, sampling_progress=None, independen
             parts.append(independence_check(plan))
     if plan.shapley:
         _, cells = _targets_array(plan, first)
-        parts.append(shapley_dataset(plan, cells, progress))
+        # the Shapley rows run on the driver's threads (one with --scheduler synchronous)
+        workers = 1 if scheduler == "synchronous" else max(1, os.cpu_count() or 1)
+        parts.append(shapley_dataset(plan, cells, progress, workers=workers))
     for part in parts:
         extra = part if extra is None else with_extra(part, extra)
     return extra

@@ -89,9 +89,10 @@ def evaluate_all(
 ):
     """Evaluate the chunks from ``start`` to ``stop``; yield ``(base, sums)`` in chunk order.
 
-    Chunks run on the dask scheduler in waves of a few per worker, so memory holds only the
-    chunks in flight; the driver consumes them in chunk order, so the sums are added in the
-    same order (and give the same numbers) whatever the scheduler and the number of workers.
+    Chunks run on the dask scheduler in waves of a few per worker (threads: a sliding
+    window of as many, :func:`_sliding`), so memory holds only the chunks in flight; the
+    driver consumes them in chunk order, so the sums are added in the same order (and give
+    the same numbers) whatever the scheduler and the number of workers.
     """
     import dask
 
@@ -99,6 +100,10 @@ def evaluate_all(
     chunks = plan.chunks(start, stop)
     done = start
     with _dask_scheduler(scheduler) as (sched, kwargs, width):
+        if sched == "threads" and len(chunks) > 1:
+            yield from _sliding(plan, shift, chunks, kwargs["num_workers"], width, progress,
+                                done, stop)
+            return
         if sched == "synchronous" or len(chunks) == 1:
             width = 1
         for i in range(0, len(chunks), width):
@@ -116,3 +121,39 @@ def evaluate_all(
                 if progress is not None:
                     progress(done, stop)
 
+
+
+def _sliding(plan, shift, chunks, workers, width, progress, done, stop):
+    """Threads: ``width`` chunks in flight, the next one started as each is consumed.
+
+    The driver's own work on a chunk (writing its base rows, adding its sums) overlaps
+    the evaluation of the following ones instead of waiting for a whole wave; chunks are
+    still consumed in chunk order (the same numbers).
+    """
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    todo = iter(chunks)
+    pending: deque = deque()
+    with ThreadPoolExecutor(workers) as pool:
+
+        def submit():
+            for s, e in todo:
+                pending.append((e - s, pool.submit(evaluate_chunk, plan, s, e, shift)))
+                return
+
+        try:
+            for _ in range(width):
+                submit()
+            while pending:
+                size, future = pending.popleft()
+                base, sums, _ = future.result()
+                check()  # a Ctrl-C swallowed in a worker stops the run here
+                submit()
+                done += size
+                yield base, sums
+                if progress is not None:
+                    progress(done, stop)
+        finally:  # stopped early (an error, Ctrl-C): drop what has not started
+            for _, future in pending:
+                future.cancel()

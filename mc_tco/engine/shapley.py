@@ -13,13 +13,19 @@ Cost and precision
 (:func:`~.plan.shapley_permutations_for`; ``shapley_permutations`` overrides it): at the
 default 8192 samples and the default book's 30 uncertain inputs (cost model v2),
 ``16384 + 4096 x 29 x 3 = 372,736`` rows (the run itself: ``8192 x 32 = 262,144``),
-45 s on 2 cores shared with other work (load ~4), with 95% half-widths at the focus
-point of 0.011 on average (0.028 at most) for the saving and 0.023 (0.043) for its
-indicator; median 0.008 over every cell of the saving. They scale as ``1 / sqrt(n_perm)``.
+about 13 CPU seconds, run on the driver's threads (``workers``); the inputs' ppf runs
+once per distinct normal score (:func:`~mc_tco.sensitivity.shapley._to_inputs`, a tenth
+of the rows), so most of it is the model. 95% half-widths at the focus point: 0.011 on
+average (0.028 at most) for the saving and 0.023 (0.043) for its indicator; median 0.008
+over every cell of the saving. They scale as ``1 / sqrt(n_perm)``. Fewer permutations
+would not keep the default book's ranking settled: at the focus point the indicator's
+top three (0.17-0.20, +-0.04) stand clear of the fourth (0.064 +- 0.037) by 0.03 at 4096
+permutations, and would overlap it at 2048 (half-widths x 1.4).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -54,7 +60,7 @@ def shapley_rows(plan: Plan) -> int:
 
 
 def shapley_dataset(plan: Plan, cells: tuple[str, ...],
-                    progress: Progress | None = None) -> xr.Dataset:
+                    progress: Progress | None = None, workers: int = 1) -> xr.Dataset:
     """Shapley effects and half-widths of every input on every target cell.
 
     Parameters
@@ -67,6 +73,8 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
         summaries (grid and model dims).
     progress : callable, optional
         ``progress(done, total)`` in model rows.
+    workers : int
+        Threads evaluating blocks of rows at once; the numbers do not depend on it.
 
     Returns
     -------
@@ -78,26 +86,39 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
     done = 0
     coords: dict = {}
 
-    def evaluate(x: np.ndarray) -> np.ndarray:
+    lock = threading.Lock()
+
+    def evaluate(x: np.ndarray) -> np.ndarray:  # called from up to ``workers`` threads
         nonlocal done
         check()  # Ctrl-C between blocks
         out = _call_model(plan, _input_dataset(plan, x, plan.targets), check=False)
-        stacked, _ = _targets_array(plan, out, cells)
-        if not coords:
-            coords.update(target=stacked["target"].values,
-                          **{c: stacked.coords[c].values for c in cells
-                             if c in stacked.coords})
-            coords["shape"] = stacked.shape[1:]
-        done += x.shape[0]
-        if progress is not None:
-            progress(done, total)
-        return stacked.values.reshape(x.shape[0], -1)
+        dims = ("sample", *cells)
+        if coords and all(out[t].dims == dims for t in plan.targets):
+            # the usual case, in one copy: what _targets_array gives, without xarray's
+            # concat, transpose and reshape (three copies of 60 MB a block)
+            y = np.empty((x.shape[0], 2 * len(plan.targets), *coords["shape"][1:]))
+            for i, t in enumerate(plan.targets):
+                y[:, 2 * i] = out[t].values
+                np.greater(y[:, 2 * i], 0, out=y[:, 2 * i + 1])
+        else:
+            stacked, _ = _targets_array(plan, out, cells)
+            y = stacked.values
+        with lock:
+            if not coords:
+                coords.update(target=stacked["target"].values,
+                              **{c: stacked.coords[c].values for c in cells
+                                 if c in stacked.coords})
+                coords["shape"] = stacked.shape[1:]
+            done += x.shape[0]
+            if progress is not None:
+                progress(done, total)
+        return y.reshape(x.shape[0], -1)
 
     corr = plan.book.correlation
     res = shapley_effects(
         evaluate, [inp.ppf for inp in plan.book.uncertain],
         None if corr is None else corr.used, seed=plan.seed, conf_level=plan.conf_level,
-        max_rows=MAX_ROWS, **_sizes(plan),
+        max_rows=MAX_ROWS, workers=workers, **_sizes(plan),
     )
     shape = coords.pop("shape")
     d = len(plan.factors)

@@ -63,7 +63,23 @@ BUDGET = 20000
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
-@njit(**_JIT)
+def _jit(func):
+    """``numba.njit`` with the on-disk cache where there is one.
+
+    numba caches next to this file (``__pycache__``), or, where that is read-only (an
+    installed package), in ``NUMBA_CACHE_DIR`` or the user's cache folder; with none of
+    them writable it refuses ``cache=True`` at import ("no locator available"): the
+    kernels are then compiled in every process (10-15 s) instead of failing.
+    """
+    try:
+        return njit(**_JIT)(func)
+    except RuntimeError as exc:
+        if "no locator available" not in str(exc):
+            raise
+        return njit(**{**_JIT, "cache": False})(func)
+
+
+@_jit
 def _months(horizon_years):
     """``round(12 * horizon_years)`` (half to even, as numpy), at least 1."""
     v = 12.0 * horizon_years
@@ -73,7 +89,7 @@ def _months(horizon_years):
     return max(1, int(r))
 
 
-@njit(**_JIT)
+@_jit
 def months(X):
     """The longest horizon of the rows of ``X``, in months."""
     m = 1
@@ -82,7 +98,7 @@ def months(X):
     return m
 
 
-@njit(**_JIT)
+@_jit
 def _row(x, k, s):
     """Fill ``k`` (NV, months) and ``s`` (NS,) with the demand-independent factors of the
     row of inputs ``x`` (in :data:`COLUMNS` order): MODEL.md's paths of demand per unit of
@@ -185,7 +201,7 @@ def _row(x, k, s):
     s[P0] = blend / 1e6
 
 
-@njit(**_JIT)
+@_jit
 def scalars(X, M, out):
     """``out[i]`` = the scalars (NS,) of row ``i`` of ``X``."""
     k = np.empty((NV, M))
@@ -193,7 +209,7 @@ def scalars(X, M, out):
         _row(X[i], k, out[i])
 
 
-@njit(**_JIT)
+@_jit
 def _npv_bor(k, s, dem):
     """npv of buy, rent and owned of one row at demand ``dem`` [USD]."""
     n = 0.0
@@ -211,7 +227,7 @@ def _npv_bor(k, s, dem):
     return base - ab, base - ar, base - ao
 
 
-@njit(**_JIT)
+@_jit
 def _npv_h(k, s, dem):
     """npv of the hybrid of one row at demand ``dem`` [USD], and whether it owns a node."""
     nh = 0.0
@@ -229,7 +245,7 @@ def _npv_h(k, s, dem):
     return acc + (s[CB] if nh > 0 else 0.0), nh > 0
 
 
-@njit(**_JIT)
+@_jit
 def npv_grid(X, M, demands, level, out):
     """``out[i, j, :]`` = npv of api (0), buy, rent, owned, hybrid of row ``i`` at
     ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``."""
@@ -247,7 +263,7 @@ def npv_grid(X, M, demands, level, out):
             out[i, j, 4] = _npv_h(k, s, demands[j])[0] * scale
 
 
-@njit(**_JIT)
+@_jit
 def _npv_one(k, s, dem, which):
     if which == 3:  # the hybrid breaks even only with a node (without, it is the API)
         h, owns = _npv_h(k, s, dem)
@@ -256,7 +272,7 @@ def _npv_one(k, s, dem, which):
     return b if which == 0 else (r if which == 1 else o)
 
 
-@njit(**_JIT)
+@_jit
 def _bounds(k, s):
     """Per strategy, ``a, b, lo_a, lo_b, q``: ``npv(dem) <= a dem + b`` and (the hybrid
     only; else ``-inf``) ``npv(dem) >= lo_a dem + lo_b`` for every demand, and ``q``, the
@@ -311,7 +327,7 @@ def _bounds(k, s):
     return a, b, lo_a, lo_b, q
 
 
-@njit(**_JIT)
+@_jit
 def _first_crossing(k, s, w, lo, hi, levels):
     """The first demand in (lo, hi] with npv >= 0, given npv(lo) < 0 <= npv(hi): each
     level scans the bracket at 7 interior points (geometric) and keeps the first
@@ -334,7 +350,7 @@ def _first_crossing(k, s, w, lo, hi, levels):
     return hi
 
 
-@njit(**_JIT)
+@_jit
 def _rel_step(dem, q, step, fine, used):
     """The walk's relative step at ``dem``: at most ``step``, at most ``fine`` of a node's
     capacity (``1 / q``), at least MIN_STEP; ``step`` once BUDGET evaluations are used."""
@@ -343,7 +359,7 @@ def _rel_step(dem, q, step, fine, used):
     return max(MIN_STEP, min(step, fine / (dem * q + 1.0)))
 
 
-@njit(**_JIT)
+@_jit
 def _piece_root(k, s, w, x, v, floor_):
     """The root of the linear piece of npv that ends at ``x`` (npv ``v >= 0``) with slope
     LB, no lower than ``floor_``, nudged up until npv >= 0 there (rounding)."""
@@ -355,7 +371,7 @@ def _piece_root(k, s, w, x, v, floor_):
     return min(r, x)
 
 
-@njit(**_JIT)
+@_jit
 def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
     """Smallest demand with npv >= 0 for buy (w=0), rent (1) or owned (2), with LB > 0.
 
@@ -429,7 +445,7 @@ def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
     return np.inf
 
 
-@njit(**_JIT)
+@_jit
 def breakeven(X, M, lowest, highest, step, fine, steps, out):
     """Smallest demand with npv >= 0 per row and strategy: ``out`` (rows, 4) [tokens/month].
 
@@ -486,7 +502,7 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
                 dem = nxt
 
 
-@njit(**_JIT)
+@_jit
 def _pv(flows, n, resale, y):
     """Present value of ``flows`` and ``resale`` at the yearly log rate ``y`` and its
     derivative in ``y`` (Horner in the monthly factor ``exp(-y / 12)``)."""
@@ -500,7 +516,7 @@ def _pv(flows, n, resale, y):
     return g, -dg / 12.0
 
 
-@njit(**_JIT)
+@_jit
 def _irr(flows, n, resale):
     """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
 
@@ -554,7 +570,7 @@ def _irr(flows, n, resale):
         if abs(dx) < 1e-14 * max(1.0, abs(y)):
             break
     return math.expm1(y)
-@njit(**_JIT)
+@_jit
 def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     """Month-by-month flows of buy, rent, owned, hybrid of every row at every demand.
 

@@ -62,8 +62,10 @@ comparisons with Sobol' indices, numerical estimation and applications", IJUQ 9 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from math import factorial
 
 import numpy as np
@@ -91,9 +93,19 @@ def evaluation_count(d: int, *, n_perm: int = 2048, n_outer: int = 1, n_inner: i
 
 
 def _to_inputs(z, ppf):
-    """Normal scores (..., d) -> input values (rows, d) through ``ppf_j(Phi(z_j))``."""
+    """Normal scores (..., d) -> input values (rows, d) through ``ppf_j(Phi(z_j))``.
+
+    Each ``ppf_j`` is evaluated once per distinct score: an input the copula leaves
+    independent of the inputs before it in a permutation's order takes the same score on
+    every set ``J`` (the outer or one of the inner draws), so the (costly: scipy's beta) ppf
+    runs on a few percent of the rows. The values are the same, bit for bit.
+    """
     u = np.clip(ndtr(z.reshape(-1, z.shape[-1])), _U_LOW, _U_HIGH)
-    return np.column_stack([np.asarray(f(u[:, j]), dtype=float) for j, f in enumerate(ppf)])
+    columns = []
+    for j, f in enumerate(ppf):
+        distinct, where = np.unique(u[:, j], return_inverse=True)
+        columns.append(np.asarray(f(distinct), dtype=float)[where])
+    return np.column_stack(columns)
 
 
 def _evaluate(evaluate, x):
@@ -147,6 +159,7 @@ def shapley_effects(
     conf_level: float = 0.95,
     max_rows: int = 2**14,
     stratified: bool = False,
+    workers: int = 1,
 ) -> dict:
     """Shapley effects of every input on every output cell, with half-widths.
 
@@ -182,6 +195,10 @@ def shapley_effects(
         ``d``; the half-width then comes from the spread over groups). Measured on
         linear-Gaussian cases: 30% lower error at ``d = 3``, no gain at ``d = 10, 30``;
         off by default.
+    workers : int
+        Threads evaluating blocks of rows at once (``method="random"``; the model should
+        release the GIL, as numba's ``nogil`` kernels do). ``evaluate`` is then called from
+        several threads; the result does not depend on ``workers``.
 
     Returns
     -------
@@ -200,8 +217,25 @@ def shapley_effects(
         raise ValueError("need n_outer >= 1, n_inner >= 2, n_var >= 2")
     if method not in ("random", "exact"):
         raise ValueError(f"method must be 'random' or 'exact', not {method!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
     var_rng, perm_seed = rng.spawn(2)
-    v, var_v = _variance(evaluate, marginals_ppf, np.linalg.cholesky(r), n_var, var_rng)
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if workers > 1 and method == "random" and d > 1:
+            pool = stack.enter_context(ThreadPoolExecutor(workers))
+        return _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method,
+                        conf_level, max_rows, stratified, var_rng, perm_seed, pool)
+
+
+def _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method,
+             conf_level, max_rows, stratified, var_rng, perm_seed, pool):
+    d = r.shape[0]
+    chol = np.linalg.cholesky(r)
+    if pool is None:
+        v, var_v = _variance(evaluate, marginals_ppf, chol, n_var, var_rng)
+    else:  # Var(Y)'s rows run beside the permutations' blocks
+        variance = pool.submit(_variance, evaluate, marginals_ppf, chol, n_var, var_rng)
     if d == 1:  # one input has all the variance
         one = np.where(v > 0, 1.0, np.nan)[:, None]
         return {"shapley": one, "shapley_conf": one * 0.0, "variance": v,
@@ -213,7 +247,9 @@ def shapley_effects(
                              "half-width")
         mean_d, last, var_mean_d = _random_permutations(
             evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, perm_seed, max_rows,
-            stratified)
+            stratified, pool)
+        if pool is not None:
+            v, var_v = variance.result()
         effects_raw = mean_d + last * v[None, :]  # (d, K) variance units
         positive = v > 0
         vv = np.where(positive, v, 1.0)
@@ -244,23 +280,24 @@ def _blocks(n_items, rows_per_item, max_rows):
 
 
 def _random_permutations(evaluate, ppf, r, n_perm, n_outer, n_inner, seed_seq, max_rows,
-                         stratified):
+                         stratified, pool=None):
     """Sums over groups of permutations (one random stream per group).
 
     Returns the mean increments ``D`` (d, K) without the ``V`` term, the fraction of
     permutations with each input last (d, 1), and a function of ``V`` giving the variance of
-    the normalised estimate from the spread over the i.i.d. groups.
+    the normalised estimate from the spread over the i.i.d. groups. With a thread ``pool``
+    the blocks of rows run concurrently; their sums are added in block order, so the
+    result is the same as without it.
     """
     d = r.shape[0]
     size = d if stratified else 1
     n_groups = -(-n_perm // size)
     streams = seed_seq.spawn(n_groups)
     shifts = (np.arange(size)[:, None] + np.arange(d)[None, :]) % d
-    s1 = s2 = s3 = None
-    s_last = np.zeros((d, 1))
-    s_last2 = np.zeros((d, 1))
     rows_per_group = size * (d - 1) * n_outer * n_inner
-    for start, stop in _blocks(n_groups, rows_per_group, max_rows):
+
+    def block(bounds):
+        start, stop = bounds
         perms, w_out, w_new = [], [], []
         for b in range(start, stop):
             g = np.random.default_rng(streams[b])
@@ -286,10 +323,18 @@ def _random_permutations(evaluate, ppf, r, n_perm, n_outer, n_inner, seed_seq, m
         # per group means: the i.i.d. units of the variance estimate
         group_d = contrib.reshape(n // size, size, d, -1).mean(axis=1)
         group_last = is_last.reshape(n // size, size, d).mean(axis=1)[:, :, None]
-        adds = (group_d.sum(0), (group_d**2).sum(0), (group_d * group_last).sum(0))
-        s1, s2, s3 = adds if s1 is None else (s1 + adds[0], s2 + adds[1], s3 + adds[2])
-        s_last += group_last.sum(0)
-        s_last2 += (group_last**2).sum(0)
+        return (group_d.sum(0), (group_d**2).sum(0), (group_d * group_last).sum(0),
+                group_last.sum(0), (group_last**2).sum(0))
+
+    blocks = _blocks(n_groups, rows_per_group, max_rows)
+    results = map(block, blocks) if pool is None else pool.map(block, blocks)
+    s1 = s2 = s3 = None
+    s_last = np.zeros((d, 1))
+    s_last2 = np.zeros((d, 1))
+    for adds in results:  # in block order, whatever ran them
+        s1, s2, s3 = adds[:3] if s1 is None else (s1 + adds[0], s2 + adds[1], s3 + adds[2])
+        s_last += adds[3]
+        s_last2 += adds[4]
     m = n_groups
     mean_d = s1 / m
     last = s_last / m
