@@ -564,7 +564,7 @@ def test_fuzzed_distributions_and_grids_run_or_raise_our_error(text):
         run_small(plan)
 
 
-@settings(FUZZ, max_examples=30 * SCALE)
+@settings(FUZZ, max_examples=15 * SCALE)
 @given(edge_books())
 def test_tco_model_at_the_edges_of_its_rules_runs_or_raises_our_error(text):
     """Values the rules allow, however extreme: the run works or names the sample."""

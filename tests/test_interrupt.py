@@ -232,7 +232,7 @@ def test_every_ctrl_c_stops_the_run(previous):
     length = time.monotonic() - t0
     # from start-up to well before the end (the lost Ctrl-C came ~8% into a run; the
     # writing phase has its own test above), so no signal races with the run's own end
-    moments = np.linspace(0.2, max(0.3, 0.6 * length), 5)
+    moments = np.linspace(0.2, max(0.3, 0.6 * length), 4)
     outcomes = []
     for delay in moments:
         proc, _ = start_run(out, samples=4096)
@@ -249,4 +249,4 @@ def test_every_ctrl_c_stops_the_run(previous):
         assert proc.returncode == 130, outcomes
         assert out.read_bytes() == before, outcomes
         assert not temp_files(out.parent), outcomes
-    assert sum(code == 130 for _, code in outcomes) >= 4, outcomes
+    assert sum(code == 130 for _, code in outcomes) >= 3, outcomes

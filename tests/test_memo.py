@@ -191,7 +191,8 @@ def test_compare_section_states_the_books_difference(compared_memo):
     assert "mc-tco memo" in md.split("## Provenance")[1]
 
 
-def test_memo_without_compare_replaces_an_older_memo(compared_memo, tmp_path, default_run):
+def test_memo_without_compare_replaces_an_older_memo(compared_memo, tmp_path, default_run,
+                                                     no_png):
     from mc_tco.memo import build_memo, write_memo
 
     out = tmp_path / "memo"
@@ -265,15 +266,11 @@ def test_bad_input_is_one_line_exit_2_nothing_written(case, tmp_path, result_fil
         assert not out.exists()
 
 
-def test_report_runs_both_books_and_writes_the_compared_memo(tmp_path, monkeypatch):
+def test_report_runs_both_books_and_writes_the_compared_memo(tmp_path, monkeypatch, no_png):
     (tmp_path / "distributions").mkdir()
     for book in (DEFAULT_BOOK, ARTICLE_BOOK):
         shutil.copy(book, tmp_path / "distributions")
     monkeypatch.chdir(tmp_path)
-    import mc_tco.memo.figures as F
-
-    # the figures are drawn and looked at by test_memo_writes_every_figure...: not again here
-    monkeypatch.setattr(F, "to_png", lambda fig, dpi=None: b"\x89PNG")
     res = CliRunner().invoke(main, ["report", "--samples", "256", "--seed", "2"])
     assert res.exit_code == 0, res.output
     assert "[1/3] ran distributions/deepseek-v4.1-flash.toml" in res.output
@@ -596,7 +593,7 @@ def test_time_section_numbers(compared_memo):
     assert t.payback.value == np.quantile(pay, 0.5, method="inverted_cdf")
 
 
-def test_conf_level_is_the_level_in_the_words():
+def test_conf_level_is_the_level_in_the_words(no_png):
     """Issue 11 item 5: with --conf-level 0.8 no caption says '95% Monte Carlo'."""
     from mc_tco.book import load_book
     from mc_tco.engine import run

@@ -147,14 +147,6 @@ def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-@pytest.fixture
-def no_png(monkeypatch):
-    """Skip drawing the figures (the module fixture draws them once): keeps tests fast."""
-    import mc_tco.memo.figures as F
-
-    monkeypatch.setattr(F, "to_png", lambda fig, dpi=None: b"\x89PNG")
-
-
 @pytest.fixture(scope="module")
 def option_memo(tmp_path_factory):
     folder = tmp_path_factory.mktemp("generic_memo")

@@ -59,7 +59,8 @@ def test_local_cluster_equals_threads(article_book, threaded, tmp_path):
         assert ds.attrs["scheduler"].startswith("dask.distributed")
 
 
-def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+def test_unreachable_scheduler_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("MC_TCO_SCHEDULER_TIMEOUT", "1s")  # not the default 10 s of retries
     out = tmp_path / "x.nc"
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--out", str(out),
                                     "--scheduler", "tcp://127.0.0.1:9"])

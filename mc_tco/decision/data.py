@@ -219,8 +219,10 @@ def decision_data(
         if not targets:
             raise OptionError(f"{where}: the file names no target; pass --target NAME")
         target = targets[0]
-    per_sample = [str(k) for k, v in ds.data_vars.items() if "sample" in v.dims
-                  and k != "input_value" and np.issubdtype(v.dtype, np.number)]
+    # Variables, not data_vars' DataArrays: this runs once per grid point of a curve
+    per_sample = [str(k) for k, v in ds.variables.items() if "sample" in v.dims
+                  and k not in ds.coords and k != "input_value"
+                  and np.issubdtype(v.dtype, np.number)]
     if target not in ds or target not in per_sample:
         raise OptionError(
             f"{where}: --target {target}: no such per-sample output; choose one of "

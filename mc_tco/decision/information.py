@@ -246,6 +246,22 @@ def evpi_by_demand(
                       replicates=replicates, conf_level=conf_level)
 
 
+#: read a lazily opened file's target and inputs into memory once, below this size, before
+#: an analysis that selects one grid point after another (else every point re-reads and
+#: decompresses the whole variable: its HDF5 chunks span several points)
+LOAD_BELOW_BYTES = 512 * 2**20
+
+
+def _loaded(ds: xr.Dataset, target: str | None) -> xr.Dataset:
+    """``ds`` with its target and ``input_value`` in memory when they are small enough (a
+    new dataset; the caller's is not changed)."""
+    names = [v for v in (target or (ds.mc_tco.targets or [None])[0], "input_value")
+             if v is not None and v in ds]
+    if sum(ds[v].nbytes for v in names) > LOAD_BELOW_BYTES:
+        return ds
+    return ds.assign({v: ds[v].compute() for v in names})
+
+
 def evpi_along(
     ds: xr.Dataset,
     dim: str,
@@ -282,6 +298,7 @@ def evpi_along(
         raise OptionError(f"{path or 'the results'}: no '{dim}' dim; EVPI along {dim} "
                           "needs one")
     rest = {k: v for k, v in (at or {}).items() if k != dim}
+    ds = _loaded(ds, target)
     values, ses, bests, cis = [], [], [], []
     for d in ds[dim].values:
         value = d.item() if hasattr(d, "item") else d

@@ -70,7 +70,9 @@ def _dask_scheduler(scheduler):
                 f"--scheduler {scheduler}: needs dask.distributed; pip install 'mc_tco[cluster]'"
             ) from None
         try:
-            client = Client(scheduler, timeout="10s", set_as_default=False)
+            # how long to keep trying (MC_TCO_SCHEDULER_TIMEOUT, e.g. "30s" on a slow network)
+            timeout = os.environ.get("MC_TCO_SCHEDULER_TIMEOUT", "10s")
+            client = Client(scheduler, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError) as exc:
             raise OptionError(
                 f"--scheduler {scheduler}: cannot reach the scheduler ({exc}); is it running?"
