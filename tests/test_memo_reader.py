@@ -302,3 +302,23 @@ def test_body_and_figures_use_plain_labels(compared_ctx, monkeypatch):
     assert plain("reference_tokens_per_gpu_hour") in ticks
     assert not [t for t in ticks if t in raw]
     assert "'buying beats the API'" in heatmap.axes[2].get_title()
+
+
+@pytest.mark.parametrize("top", ["api", "buy"])
+def test_answer_without_a_majority_names_the_strategy_it_means(default_run, monkeypatch, top):
+    """'No option is cheapest in most scenarios. ... It, buying, beats the API' had no
+    antecedent for 'It': the sentence names the strategy itself."""
+    from mc_tco.memo import answer
+    from mc_tco.memo.context import MemoContext
+
+    shares = {"api": (0.46, 0.44, 0.48), "buy": (0.44, 0.42, 0.46),
+              "rent": (0.02, 0.01, 0.03), "hybrid": (0.08, 0.07, 0.09)}
+    if top == "buy":
+        shares["api"], shares["buy"] = shares["buy"], shares["api"]
+    monkeypatch.setattr(answer, "cheapest_shares", lambda ds, d: shares)
+    text = answer.answer_paragraph(MemoContext(default_run, 5e11))
+    assert text.startswith("**No option is cheapest in most scenarios.**")
+    assert " It," not in text and " It " not in text
+    assert (" Buying beats the API in" in text) == (top == "buy")
+    assert bool(re.search(r" The best self-hosting strategy, [a-z ]+, beats the API in",
+                          text)) == (top == "api")

@@ -77,9 +77,10 @@ def answer_paragraph(ctx: MemoContext) -> str:
                 f"{listed}.")
     best = decision_strategy(ctx, shares)
     p, lo, hi, _ = ctx.p(best, d)
-    lead = "The best self-hosting strategy" if top == "api" else "It"
-    head += (f" {lead}, {SUBJECT[best]}, beats the API in {prob_ci(p, lo, hi, ctx.conf)} "
-             "of scenarios.")
+    # no bare "It": after "No option is cheapest ..." it would have no antecedent
+    who = (SUBJECT[best][0].upper() + SUBJECT[best][1:] if best == top
+           else f"The best self-hosting strategy, {SUBJECT[best]},")
+    head += f" {who} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios."
     parts = [head]
     for s in A.STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
