@@ -290,8 +290,9 @@ def _payback_lines(ds: xr.Dataset) -> list[str]:
             same = _months(lo) == _months(m) == _months(hi)
             line.append(_months(m) if same else f"{_months(m)} ({_months(lo)}-{_months(hi)})")
         rows.append(line)
-    return ["", f"payback_months (month): median, with its {conf} Monte Carlo interval "
-            "(never = not within the horizon; 0 = no node bought, the API)", _table(header, rows)]
+    return ["", f"payback_months (month): median, with its {conf} Monte Carlo interval where "
+            "that spans more than one whole month (never = not within the horizon; 0 = no "
+            "node bought, the API)", _table(header, rows)]
 
 
 def _months(x: float) -> str:
