@@ -262,24 +262,11 @@ def _ci_words(ds: xr.Dataset) -> str:
 
 
 def section_provenance(ctx: MemoContext) -> Section:
-    import matplotlib
+    from .provenance import provenance_rows
 
-    a = ctx.ds.attrs
-    rows = [
-        ["book", f"{a.get('book_name', '')} (`{a.get('book_path', '')}`)"],
-        ["book SHA-256", f"`{a.get('book_sha256', '')}`"],
-        ["results file", f"`{ctx.paths.get('results', '')}`"],
-        ["samples", f"{int(a.get('samples', ctx.n)):,} base samples, "
-                    f"{int(a.get('model_runs', 0)):,} model runs (Saltelli design)"],
-        ["seed", str(a.get("seed", ""))],
-        ["intervals", f"{ctx.conf:.0%}; {a.get('ci_method', '')}"],
-        ["Sobol' estimators", str(a.get("sobol_estimators", ""))],
-        ["versions", ", ".join(
-            f"{k.removesuffix('_version')} {a[k]}" for k in
-            ("mc_tco_version", "numpy_version", "scipy_version", "SALib_version",
-             "xarray_version") if k in a) + f", matplotlib {matplotlib.__version__}"],
-        ["memo written", ctx.created],
-    ]
+    rows = provenance_rows(ctx.ds.attrs, results=ctx.paths.get("results", ""), n=ctx.n,
+                           level=f"{ctx.conf:.0%}", created=ctx.created,
+                           design=" (Saltelli design)")
     if ctx.compare is not None:
         c = ctx.compare.attrs
         rows.insert(3, ["compared with", f"{c.get('book_name', '')} (`{c.get('book_path', '')}`"

@@ -143,25 +143,10 @@ def section_distributions(ctx: GenericContext) -> Section | None:
 
 
 def section_provenance(ctx: GenericContext) -> Section:
-    import matplotlib
+    from .provenance import provenance_rows
 
-    a = ctx.ds.attrs
-    rows = [
-        ["book", f"{a.get('book_name', '')} (`{a.get('book_path', '')}`)"],
-        ["book SHA-256", f"`{a.get('book_sha256', '')}`"],
-        ["model", f"`{a.get('model', '')}`"],
-        ["results file", f"`{ctx.paths.get('results', '')}`"],
-        ["samples", f"{int(a.get('samples', ctx.n)):,} base samples, "
-                    f"{int(a.get('model_runs', 0)):,} model runs"],
-        ["seed", str(a.get("seed", ""))],
-        ["intervals", f"{ctx.level}; {a.get('ci_method', '')}"],
-        ["Sobol' estimators", str(a.get("sobol_estimators", ""))],
-        ["versions", ", ".join(f"{k.removesuffix('_version')} {a[k]}" for k in
-                               ("mc_tco_version", "numpy_version", "scipy_version",
-                                "SALib_version", "xarray_version") if k in a)
-         + f", matplotlib {matplotlib.__version__}"],
-        ["memo written", ctx.created],
-    ]
+    rows = provenance_rows(ctx.ds.attrs, results=ctx.paths.get("results", ""), n=ctx.n,
+                           level=ctx.level, created=ctx.created, model=True)
     return Section("Provenance", [
         Table(["", ""], rows, "ll"),
         Paragraph(f"Regenerate this memo with: `{ctx.command}`" if ctx.command else
