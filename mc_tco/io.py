@@ -16,6 +16,7 @@ import xarray as xr
 
 from . import results as _results  # noqa: F401  (registers ds.mc_tco)
 from .errors import OptionError
+from .store import sized_once
 
 __all__ = [
     "atomic_path",
@@ -203,7 +204,8 @@ def open_results(path: str | Path, load: bool = False) -> xr.Dataset:
     if not path.exists():
         raise OptionError(f"{path}: no such results file; make one with 'mc-tco run'")
     try:
-        ds = xr.open_dataset(path, engine=ENGINE)
+        with sized_once():
+            ds = xr.open_dataset(path, engine=ENGINE)
         if load:
             ds = ds.load()
             ds.close()

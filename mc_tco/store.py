@@ -11,6 +11,8 @@ to the same file.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import zlib
 
 import h5netcdf
@@ -98,7 +100,8 @@ class BaseStore:
     def open(self) -> xr.Dataset:
         """The base rows, lazily, in blocks aligned with the stored chunks."""
         chunks = {d: (-1 if d == "sample" else n) for d, n in self.chunks.items()}
-        return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
+        with sized_once():
+            return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
 
     def add(self, summary: xr.Dataset) -> None:
         """Append the summary variables (and the file's attrs) to the file."""
@@ -111,3 +114,38 @@ class BaseStore:
             if var.dtype.kind == "f" and var.size >= 1024
         }
         extra.to_netcdf(self.path, mode="a", engine="h5netcdf", encoding=encoding)
+
+
+_SIZING = threading.Lock()
+
+
+@contextlib.contextmanager
+def sized_once():
+    """While opening a results file read-only, size each unlimited dim once.
+
+    h5netcdf sizes an unlimited dim (``sample``, streamed) from the shapes of every
+    variable that uses it, each time a variable's shape is asked: opening a file with ~80
+    such variables costs ~1 s in HDF5 lookups (quadratic in the variables). A file opened
+    with mode ``r`` cannot grow while it is open, so its sizes are remembered for the
+    duration of this block; files open for writing are sized as before.
+    """
+    from h5netcdf.dimensions import Dimension
+
+    with _SIZING:
+        original = Dimension.size
+        seen: dict[tuple[int, str], int] = {}
+
+        def size(self):
+            h5 = self._h5ds
+            if h5.file.mode != "r":
+                return original.fget(self)
+            key = (h5.file.id.id, h5.name)
+            if key not in seen:
+                seen[key] = original.fget(self)
+            return seen[key]
+
+        Dimension.size = property(size)
+        try:
+            yield
+        finally:
+            Dimension.size = original

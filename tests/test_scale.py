@@ -89,3 +89,34 @@ def test_run_that_cannot_fit_on_disk_is_refused(tmp_path, monkeypatch):
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "4096", "--out", str(out)])
     assert res.exit_code == 2, res.output
     assert "GB are free; use --keep-samples targets" in res.output and not out.exists()
+
+
+def test_opening_a_streamed_file_sizes_each_unlimited_dim_once(tmp_path):
+    """store.sized_once remembers the size of a read-only file's unlimited dim while it is
+    opened (h5netcdf recomputes it per variable): same sizes and shapes as a plain open,
+    h5netcdf unpatched afterwards, a file open for writing still sized live."""
+    import h5netcdf
+    from h5netcdf.dimensions import Dimension
+
+    from mc_tco.io import open_results
+    from mc_tco.store import sized_once
+
+    out = tmp_path / "s.nc"
+    res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--bootstrap", "0",
+                                    "-q", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    before = Dimension.size
+    ours, plain = open_results(out), xr.open_dataset(out, engine="h5netcdf")
+    assert Dimension.size is before
+    assert dict(ours.sizes) == dict(plain.sizes) and ours.sizes["sample"] == 64
+    assert all(ours[v].shape == plain[v].shape for v in plain.variables)
+    ours.close()
+    plain.close()
+    grow = tmp_path / "grow.nc"
+    with h5netcdf.File(grow, "w") as f:
+        f.dimensions = {"sample": None}
+        f.create_variable("x", ("sample",), float)
+        with sized_once():
+            assert f.dimensions["sample"].size == 0
+            f.resize_dimension("sample", 5)
+            assert f.dimensions["sample"].size == 5
