@@ -15,8 +15,8 @@ import numpy as np
 import xarray as xr
 
 from . import results as _results  # noqa: F401  (registers ds.mc_tco)
+from . import store as _store  # noqa: F401  (h5netcdf sizes read-only files once)
 from .errors import OptionError
-from .store import sized_once
 
 __all__ = [
     "atomic_path",
@@ -204,8 +204,7 @@ def open_results(path: str | Path, load: bool = False) -> xr.Dataset:
     if not path.exists():
         raise OptionError(f"{path}: no such results file; make one with 'mc-tco run'")
     try:
-        with sized_once():
-            ds = xr.open_dataset(path, engine=ENGINE)
+        ds = xr.open_dataset(path, engine=ENGINE)
         if load:
             ds = ds.load()
             ds.close()

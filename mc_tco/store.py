@@ -11,8 +11,6 @@ to the same file.
 
 from __future__ import annotations
 
-import contextlib
-import threading
 import zlib
 
 import h5netcdf
@@ -100,8 +98,7 @@ class BaseStore:
     def open(self) -> xr.Dataset:
         """The base rows, lazily, in blocks aligned with the stored chunks."""
         chunks = {d: (-1 if d == "sample" else n) for d, n in self.chunks.items()}
-        with sized_once():
-            return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
+        return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
 
     def add(self, summary: xr.Dataset) -> None:
         """Append the summary variables (and the file's attrs) to the file."""
@@ -116,36 +113,34 @@ class BaseStore:
         extra.to_netcdf(self.path, mode="a", engine="h5netcdf", encoding=encoding)
 
 
-_SIZING = threading.Lock()
-
-
-@contextlib.contextmanager
-def sized_once():
-    """While opening a results file read-only, size each unlimited dim once.
+def _remember_read_only_sizes() -> None:
+    """Make h5netcdf size an unlimited dim of a read-only file once per open file.
 
     h5netcdf sizes an unlimited dim (``sample``, streamed) from the shapes of every
-    variable that uses it, each time a variable's shape is asked: opening a file with ~80
-    such variables costs ~1 s in HDF5 lookups (quadratic in the variables). A file opened
-    with mode ``r`` cannot grow while it is open, so its sizes are remembered for the
-    duration of this block; files open for writing are sized as before.
+    variable that uses it, each time any variable's shape is asked, and it asks on every
+    read (padding): opening and reading a results file with ~80 such variables spent
+    seconds in HDF5 lookups (quadratic in the variables). A file opened with mode ``r``
+    cannot grow, so its sizes are kept on the open file object (gone when it is); files open
+    for writing are sized as before. Installed once, when this module is imported.
     """
     from h5netcdf.dimensions import Dimension
 
-    with _SIZING:
-        original = Dimension.size
-        seen: dict[tuple[int, str], int] = {}
+    if getattr(Dimension.size.fget, "_mc_tco", False):
+        return
+    original = Dimension.size
 
-        def size(self):
-            h5 = self._h5ds
-            if h5.file.mode != "r":
-                return original.fget(self)
-            key = (h5.file.id.id, h5.name)
-            if key not in seen:
-                seen[key] = original.fget(self)
-            return seen[key]
+    def size(self):
+        root = self._root_ref()
+        if root is None or getattr(root, "_mode", None) != "r":
+            return original.fget(self)
+        seen = root.__dict__.setdefault("_mc_tco_dim_sizes", {})
+        if self._h5path not in seen:
+            seen[self._h5path] = original.fget(self)
+        return seen[self._h5path]
 
-        Dimension.size = property(size)
-        try:
-            yield
-        finally:
-            Dimension.size = original
+    size._mc_tco = True
+    size.original = original  # h5netcdf's own sizing (tests compare with it)
+    Dimension.size = property(size)
+
+
+_remember_read_only_sizes()

@@ -91,32 +91,36 @@ def test_run_that_cannot_fit_on_disk_is_refused(tmp_path, monkeypatch):
     assert "GB are free; use --keep-samples targets" in res.output and not out.exists()
 
 
-def test_opening_a_streamed_file_sizes_each_unlimited_dim_once(tmp_path):
-    """store.sized_once remembers the size of a read-only file's unlimited dim while it is
-    opened (h5netcdf recomputes it per variable): same sizes and shapes as a plain open,
-    h5netcdf unpatched afterwards, a file open for writing still sized live."""
+def test_a_read_only_results_file_sizes_its_unlimited_dim_once(tmp_path):
+    """mc_tco.store keeps the size of a read-only file's unlimited dim on the open file
+    (h5netcdf recomputes it from every variable on every shape and read): same sizes,
+    shapes and values as h5netcdf's own sizing; a file open for writing is sized live."""
     import h5netcdf
     from h5netcdf.dimensions import Dimension
 
     from mc_tco.io import open_results
-    from mc_tco.store import sized_once
 
     out = tmp_path / "s.nc"
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--bootstrap", "0",
                                     "-q", "--out", str(out)])
     assert res.exit_code == 0, res.output
-    before = Dimension.size
-    ours, plain = open_results(out), xr.open_dataset(out, engine="h5netcdf")
-    assert Dimension.size is before
-    assert dict(ours.sizes) == dict(plain.sizes) and ours.sizes["sample"] == 64
-    assert all(ours[v].shape == plain[v].shape for v in plain.variables)
-    ours.close()
-    plain.close()
+    assert Dimension.size.fget._mc_tco
+    ours = open_results(out)
+    with h5netcdf.File(out, "r") as f:
+        assert f.dimensions["sample"].size == 64
+        assert f._mc_tco_dim_sizes == {"/sample": 64}  # remembered on this open file
+    assert ours.sizes["sample"] == 64
+    with h5netcdf.File(out, "r") as f:  # h5netcdf's own sizing agrees, variable by variable
+        assert Dimension.size.fget.original.fget(f.dimensions["sample"]) == 64
+        for name, var in f.variables.items():
+            assert ours[name].shape == var.shape
+    np.testing.assert_array_equal(ours["saving"].values, xr.open_dataset(
+        out, engine="h5netcdf")["saving"].values)
     grow = tmp_path / "grow.nc"
     with h5netcdf.File(grow, "w") as f:
         f.dimensions = {"sample": None}
         f.create_variable("x", ("sample",), float)
-        with sized_once():
-            assert f.dimensions["sample"].size == 0
-            f.resize_dimension("sample", 5)
-            assert f.dimensions["sample"].size == 5
+        assert f.dimensions["sample"].size == 0
+        f.resize_dimension("sample", 5)
+        assert f.dimensions["sample"].size == 5
+        assert not hasattr(f, "_mc_tco_dim_sizes")
