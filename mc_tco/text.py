@@ -145,7 +145,8 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
                        "within a group)" if within and "ST_group" in ds else
                        "; every correlation stays within a group, so grouped Sobol' "
                        "indices (--by group) would be exact" if within else ""))
-    for t in targets:
+    # the book's focus target ([analysis] focus = { target = ... }) is ranked first
+    for t in sorted(targets, key=lambda t: t != focus.get("target")):
         for target in (f"{t}>0", t):
             plain = label in ("> 0", "")
             what = (f"'{t} > 0'" + ("" if plain else f" ({label})") if target.endswith(">0")

@@ -472,3 +472,14 @@ def test_evpi_along_a_users_grid_is_the_definition_and_is_in_the_memo(option_mem
 
     with pytest.raises(OptionError, match="no 'colour' dim; EVPI along colour needs one"):
         evpi_along(ds, "colour")
+
+
+def test_run_ranks_the_focus_target_first(two_targets):
+    """The run's table ranks the book's focus target (cash) before the first listed one."""
+    from mc_tco.text import run_summary
+
+    ds, _, _ = two_targets
+    text = run_summary(ds)
+    first_cash = text.find("for 'cash")
+    first_value = text.find("for 'value")
+    assert first_cash != -1 and (first_value == -1 or first_cash < first_value), text
