@@ -20,6 +20,20 @@ def _dim_header(name: str | None, unit: str) -> str:
         return ""
     return f"{name} ({unit})" if unit and unit != "1" else str(name)
 
+def _grid_table(ds: xr.Dataset, da: xr.DataArray, name: str, blank: str, cell) -> str:
+    """A table of ``cell(point)`` over the layout of ``da`` (:func:`_layout`): one row per
+    strategy (or other point), one column per report value of the grid dim; ``blank`` heads
+    the only column when there is no grid."""
+    col_dim, cols, rows = _layout(ds, da)
+    unit = ds[col_dim].attrs.get("units", "") if col_dim else ""
+    header = [_dim_header(col_dim, unit)] + [
+        fmt_value(c, unit) if c is not None else blank for c in cols]
+    body = [[", ".join(str(v) for v in row.values()) or name]
+            + [cell({**row, **({col_dim: c} if col_dim else {})}) for c in cols]
+            for row in rows]
+    return _table(header, body)
+
+
 def _report(ds: xr.Dataset) -> tuple[dict, dict]:
     report = ds.mc_tco.report
     focus = ds.mc_tco.focus
@@ -83,24 +97,11 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     conf = f"{float(a['conf_level']):.0%}"
     for t in targets:
         prob, ci = ds["p_positive"].sel(target=f"{t}>0"), ds["p_positive_ci"].sel(target=f"{t}>0")
-        col_dim, cols, rows = _layout(ds, prob)
-        unit = ds[col_dim].attrs.get("units", "") if col_dim else ""
         what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
         out.append("")
         out.append(f"P({what}), with its {conf} Monte Carlo interval")
-        header = [_dim_header(col_dim, unit)] + [
-            fmt_value(c, unit) if c is not None else "P" for c in cols
-        ]
-        body = []
-        for row in rows:
-            line = [", ".join(str(v) for v in row.values()) or t]
-            for c in cols:
-                point = {**row, **({col_dim: c} if col_dim else {})}
-                p = float(_sel(prob, point))
-                lo, hi = (float(v) for v in _sel(ci, point).values)
-                line.append(fmt_prob_ci(p, lo, hi))
-            body.append(line)
-        out.append(_table(header, body))
+        out.append(_grid_table(ds, prob, t, "P", lambda point, prob=prob, ci=ci: fmt_prob_ci(
+            float(_sel(prob, point)), *(float(v) for v in _sel(ci, point).values))))
     if "independent_p_positive" in ds:
         out.append("")
         out.append(_independence_table(ds, targets, label, conf))
@@ -208,25 +209,17 @@ def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
     for t in targets:
         prob = ds["independent_p_positive"].sel(target=f"{t}>0")
         change = ds["correlation_change_ci"].sel(target=f"{t}>0")
-        col_dim, cols, rows = _layout(ds, prob)
-        unit = ds[col_dim].attrs.get("units", "") if col_dim else ""
         what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
         out.append(f"Does the answer depend on the correlations? P({what}) with the inputs "
                    f"independent (same Sobol' points, first "
                    f"{int(ds.attrs.get('independence_check_samples', 0)):,} samples), and "
                    f"the {conf} interval of what the correlations change (points)")
-        header = [_dim_header(col_dim, unit)] + [
-            fmt_value(c, unit) if c is not None else "" for c in cols]
-        body = []
-        for row in rows:
-            line = [", ".join(str(v) for v in row.values()) or t]
-            for c in cols:
-                point = {**row, **({col_dim: c} if col_dim else {})}
-                p = float(_sel(prob, point))
-                lo, hi = (100 * float(v) for v in _sel(change, point).values)
-                line.append(f"{p:.1%} ({lo:+.1f} to {hi:+.1f})")
-            body.append(line)
-        out.append(_table(header, body))
+
+        def cell(point, prob=prob, change=change):
+            lo, hi = (100 * float(v) for v in _sel(change, point).values)
+            return f"{float(_sel(prob, point)):.1%} ({lo:+.1f} to {hi:+.1f})"
+
+        out.append(_grid_table(ds, prob, t, "", cell))
     return "\n".join(out)
 
 

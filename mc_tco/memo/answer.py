@@ -26,7 +26,7 @@ from .render import Figure, Paragraph, Section
 
 ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent the GPUs",
           "hybrid": "Buy a base-load fleet and send the peaks to the API (hybrid)"}
-SUBJECT = {"api": "the API", "buy": "buying", "rent": "renting", "hybrid": "the hybrid"}
+SUBJECT = VERB  # the strategy as the subject of a sentence
 
 
 def cheapest_shares(ds: xr.Dataset, demand: float):

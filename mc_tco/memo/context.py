@@ -23,7 +23,7 @@ STRATEGY_TEXT = {
     "owned": "running GPUs the company already owns",
     "hybrid": "the hybrid (buying only the nodes demand keeps busy, the rest to the API)",
 }
-VERB = {"buy": "buying", "rent": "renting", "owned": "already-owned GPUs",
+VERB = {"api": "the API", "buy": "buying", "rent": "renting", "owned": "already-owned GPUs",
         "hybrid": "the hybrid"}
 TOP_FIVE = 5
 
