@@ -33,7 +33,7 @@ tests (an irrelevant input gets EVPPI ~ 0 within its error).
 
 Both errors above treat the rows as independent; the rows of a run are ``R`` interleaved,
 independently scrambled Sobol' sequences, and on them these errors are 10-40 times the
-real spread (``benchmarks/coverage.py``). With ``replicate=`` labels (base sample ``g``
+real spread (``benchmarks/interval_coverage.py``). With ``replicate=`` labels (base sample ``g``
 belongs to scramble ``g % R``) :func:`evpi_replicates` and :func:`evppi_replicates` give
 the randomized-QMC interval instead (:mod:`mc_tco.uncertainty`): the estimator applied to
 the rows of each scramble alone, its own best option and, for EVPPI, its own regression
@@ -44,7 +44,7 @@ choice; it misses the fit's noise, which is shared by every scramble.
 
 The regression estimator is biased upwards for weak inputs, and the replicate interval
 does not see a bias: measured over 200 seeds on a linear-Gaussian case
-(``benchmarks/coverage.py``, ``INB = -0.3 + x1 + 0.7 x2 + 0.5 x3``, R = 8 scrambles), the
+(``benchmarks/interval_coverage.py``, ``INB = -0.3 + x1 + 0.7 x2 + 0.5 x3``, R = 8 scrambles), the
 pooled EVPPI of ``x3`` (true 0.084) is high by +0.0030 at N = 2^10 and +0.0016 at 2^12,
 that of ``x2`` (true 0.154) by +0.0027 and +0.0005 (s.e. <= 0.0001); on independent rows
 (40 seeds) ``x3``'s bias is about +0.005 and +0.003. It shrinks more slowly than ``1/n``

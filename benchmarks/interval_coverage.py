@@ -28,7 +28,7 @@ the regression standard error; quantiles had none) and AFTER (:mod:`mc_tco.uncer
 has an expected half-width of 2.365 x 0.965 = 1.16 x the oracle 1.96 sd, so AFTER's ideal
 ratio is about 1.16, not 1.
 
-    python benchmarks/coverage.py        # about 2 minutes on one core
+    python benchmarks/interval_coverage.py        # about 2 minutes on one core
 """
 
 import os
