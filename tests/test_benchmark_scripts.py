@@ -18,7 +18,18 @@ def test_no_benchmark_script_shadows_a_module():
     saved = list(sys.path)
     try:
         sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
-        shadowing = [n for n in names if n in sys.stdlib_module_names or importlib.util.find_spec(n)]
+        shadowing = [
+            n for n in names if n in sys.stdlib_module_names or importlib.util.find_spec(n)
+        ]
     finally:
         sys.path[:] = saved
     assert not shadowing, f"benchmarks/ scripts shadow importable modules: {shadowing}"
+
+
+def test_the_model_imports_with_benchmarks_first_on_the_path():
+    """What ``python benchmarks/x.py`` does: the folder first on ``sys.path``, then numba."""
+    import subprocess
+
+    code = f"import sys; sys.path.insert(0, {str(BENCH)!r}); import mc_tco.models.tco_kernels"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
