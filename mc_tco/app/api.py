@@ -315,14 +315,17 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
         index = "ST"
         if "shapley" in ds and ds.mc_tco.correlations and target in ds["shapley"]["target"]:
             # correlated inputs: per-input Sobol' indices are not shares of the variance
-            # any more; rank by the Shapley effects, as the memo and `explain` do
+            # any more; rank by the Shapley effects, as the memo and `explain` do, at the
+            # nearest demand where the run estimated them (--shapley-at report)
             index = "shapley"
+            sel = ds.mc_tco.shapley_point(**sel)
         st = ds[index].sel(target=target, **sel)
         conf = ds[f"{index}_conf"].sel(target=target, **sel)
         s1 = ds["S1"].sel(target=target, **sel) if index == "ST" else None
         order = np.argsort(-np.nan_to_num(st.values, nan=-np.inf), kind="stable")[:top]
         names = ds["input"].values
-        ranking[s] = {"target": target, "wins": wins, "index": index, "rows": [
+        ranking[s] = {"target": target, "wins": wins, "index": index,
+                      "at": _num(sel[dim]), "rows": [
             [str(names[i]), _num(st.values[i]), _num(conf.values[i]),
              None if s1 is None else _num(s1.values[i])]
             for i in order]}

@@ -66,18 +66,23 @@ from ._common import Progress, book_argument, friendly, unit_notes
                    "P(beats the API) and the break-even move.")
 @click.option("--shapley/--no-shapley", default=None,
               help="Also estimate Shapley effects (share of the variance per input, valid "
-                   "when inputs are correlated) for every target at every grid point. "
+                   "when inputs are correlated) for every target (where: --shapley-at). "
                    "[default: on when the book has [[correlation]] pairs, which then rank "
                    "the inputs]")
 @click.option("--shapley-permutations", type=int, default=None,
               show_default="N / 2, from 64 to 4096",
               help="Random permutations of the Shapley estimator: it costs permutations x "
                    "(4 + 3 x (inputs - 1)) model runs; half-widths shrink as 1/sqrt.")
+@click.option("--shapley-at", type=click.Choice(["report", "grid"]), default="report",
+              show_default=True,
+              help="Where the Shapley effects are estimated: the report points, the claim "
+                   "points and the focus (report; add points with [analysis] report), or "
+                   "every grid point (grid: about 8x the Shapley time on the TCO model).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
 def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_level, chunk_size,
         second_order, by, target_halfwidth, max_samples, scheduler, keep_samples, family_check,
-        shapley, shapley_permutations, quiet):
+        shapley, shapley_permutations, shapley_at, quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -108,7 +113,7 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         keep_samples=keep_samples, by_group=by == "group", ci=ci, replicates=replicates,
         estimator=estimator, target_halfwidth=target_halfwidth, max_samples=max_samples,
         family_check=family_check, shapley=shapley,
-        shapley_permutations=shapley_permutations,
+        shapley_permutations=shapley_permutations, shapley_at=shapley_at,
     )
     plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     if not quiet:

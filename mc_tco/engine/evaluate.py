@@ -34,12 +34,13 @@ def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
     return plan.design.mix(values[:, :d], values[:, d:])
 
 
-def _input_dataset(plan: Plan, rows: np.ndarray, outputs=None) -> xr.Dataset:
+def _input_dataset(plan: Plan, rows: np.ndarray, outputs=None, grid=None) -> xr.Dataset:
     """The model's input Dataset for design rows of input values, shape (rows, D).
 
     Its attrs tell a model what the run needs, so it may skip the rest (a model is free to
     ignore them): ``outputs``, the names needed from these rows (absent: every output), and
     ``report``, the book's report points per dim (e.g. where to keep a cash path).
+    ``grid`` ({dim: values}) replaces some grid dims' points (the Shapley pass's).
     """
     n = rows.shape[0]
     data = {}
@@ -47,7 +48,9 @@ def _input_dataset(plan: Plan, rows: np.ndarray, outputs=None) -> xr.Dataset:
     for name, inp in plan.book.inputs.items():
         values = rows[:, col[name]] if name in col else np.full(n, inp.value)
         data[name] = xr.Variable("sample", values, {"units": inp.unit})
-    coords = {dim: xr.Variable(dim, g.values, {"units": g.unit}) for dim, g in plan.grid.items()}
+    grid = grid or {}
+    coords = {dim: xr.Variable(dim, grid.get(dim, g.values), {"units": g.unit})
+              for dim, g in plan.grid.items()}
     attrs = {"report": {k: list(v) for k, v in plan.report.items()}}
     if outputs is not None:
         attrs["outputs"] = sorted(outputs)

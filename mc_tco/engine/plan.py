@@ -113,6 +113,9 @@ class Plan:
     shapley: bool = False
     #: random permutations of the Shapley estimator (``shapley_permutations_for``)
     shapley_permutations: int = DEFAULT_SHAPLEY_PERMUTATIONS
+    #: where the Shapley effects are estimated: "report" (the report points, the model's
+    #: claim points and the focus, along each grid dim that has report points) or "grid"
+    shapley_at: str = "report"
     design: SaltelliDesign = field(init=False)
     designs: list[SaltelliDesign] = field(init=False)
 
@@ -236,12 +239,16 @@ def plan_run(
     family_check: bool = False,
     shapley: bool | None = None,
     shapley_permutations: int | None = None,
+    shapley_at: str = "report",
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
 
     ``shapley`` None (the default) estimates Shapley effects when the book has
     correlations; True for any book, False never. ``shapley_permutations`` sets their cost
-    (None: :func:`shapley_permutations_for` the sample size).
+    (None: :func:`shapley_permutations_for` the sample size). ``shapley_at`` is where they
+    are estimated: "report" (the default: the report points, the model's claim points and
+    the focus; NaN at the other grid points) or "grid" (every grid point, about 8x the
+    model work for the TCO model's 46 demands).
 
     Raises
     ------
@@ -294,6 +301,10 @@ def plan_run(
                           f"1000000, got {shapley_permutations!r}")
     if shapley not in (None, True, False):
         raise OptionError(f"shapley must be True, False or None (auto), got {shapley!r}")
+    if shapley_at not in SHAPLEY_AT:
+        raise OptionError(
+            f"--shapley-at must be one of {', '.join(SHAPLEY_AT)}, got {shapley_at!r}"
+        )
     if keep_samples not in KEEP_SAMPLES:
         raise OptionError(
             f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
@@ -355,8 +366,12 @@ def plan_run(
         family_check=bool(family_check),
         shapley=book.correlation is not None if shapley is None else bool(shapley),
         shapley_permutations=int(shapley_permutations),
+        shapley_at=shapley_at,
     )
 
+
+#: where a run estimates the Shapley effects (Plan.shapley_at)
+SHAPLEY_AT = ("report", "grid")
 
 #: which per-sample outputs a run keeps: every output, or only what the summaries need
 KEEP_SAMPLES = ("all", "targets")

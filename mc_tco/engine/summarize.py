@@ -146,6 +146,7 @@ def run_options(plan: Plan) -> dict[str, Any]:
         "target_halfwidth": plan.target_halfwidth, "max_samples": plan.max_samples,
         "family_check": plan.family_check, "shapley": plan.shapley,
         "shapley_permutations": plan.shapley_permutations,
+        "shapley_at": plan.shapley_at,
     }
 
 

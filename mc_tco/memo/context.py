@@ -152,16 +152,23 @@ def dependence_sentences(ctx: MemoContext) -> list[str]:
            "describe the model's response to each input moved on its own, not shares of "
            "the outcome's variance."]
     if "shapley" in ds:
-        sel = {"target": r.target, "demand": r.demand, "strategy": r.strategy}
+        # a run estimates them at the report points only (--shapley-at report): the memo
+        # at another demand reads the nearest one, and says so
+        at = ds.mc_tco.shapley_point(demand=r.demand, strategy=r.strategy)
+        sel = {"target": r.target, **at}
         sh = ds["shapley"].sel(sel)
         half = ds["shapley_conf"].sel(sel)
+        moved = "" if np.isclose(at["demand"], r.demand, rtol=1e-9) else (
+            f" (the nearest demand where the run estimated them; {tokens(r.demand)} is "
+            "not one: rerun with --shapley-at grid)")
         if np.isfinite(sh.values).any():
             order = np.argsort(-np.nan_to_num(sh.values, nan=-np.inf))[:3]
             lead = ", ".join(f"`{sh['input'].values[j]}` {sh.values[j]:.3f} ± "
                              f"{half.values[j]:.3f}" for j in order)
             out.append(f"The ranking that accounts for them is by Shapley effects (each "
                        f"input's share of the variance, summing to 1; Owen 2014): for "
-                       f"{_target_words(r)} at {tokens(r.demand)} it is led by {lead}.")
+                       f"{_target_words(r)} at {tokens(at['demand'])}{moved} it is led by "
+                       f"{lead}.")
     if "ST_group" in ds and ds.attrs.get("groups_independent"):
         out.append("The grouped Sobol' indices remain exact: every correlation lies within "
                    "one of the book's groups, so the groups are independent.")

@@ -31,8 +31,12 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     from .analysis import MIN_EVENTS, rank_intervals
 
     at = ctx.at(ctx.option)
-    r = ctx.ds.mc_tco.ranking(ctx.target, **at)
-    index = "shapley" if "shapley" in r and ctx.ds.mc_tco.correlations else "ST"
+    # a run estimates its Shapley effects at the report points only (--shapley-at report)
+    missing = "shapley" in ctx.ds and ctx.ds.mc_tco.shapley_point(**at) != ctx.ds.mc_tco.point(
+        **at)
+    r = ctx.ds.mc_tco.ranking(ctx.target, index="ST" if missing else None, **at)
+    index = ("shapley" if "shapley" in r and ctx.ds.mc_tco.correlations and not missing
+             else "ST")
     rank, best, worst = rank_intervals(r[index].values, r[f"{index}_conf"].values)
     ind = f"{ctx.target}>0"
     y = ctx.ds[ctx.target].sel({k: v for k, v in at.items()
@@ -42,7 +46,7 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     if show_ind:
         ri = ctx.ds.mc_tco.ranking(ind, **at)
     header = ["rank", "input", "possible ranks", "ST", "S1"]
-    has_shapley = "shapley" in r
+    has_shapley = "shapley" in r and not missing
     if has_shapley:
         header.append("Shapley")
     if show_ind:
@@ -67,6 +71,11 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
              f"half-width of its {ctx.level} interval. ")
     words += (f"**{top[0]}** comes first, clearly." if len(top) == 1 else
               f"{', '.join(top)} could each be first: their intervals overlap.")
+    if missing:
+        where = "; ".join(f"{d} = " + ", ".join(f"{v:.4g}" for v in vals)
+                          for d, vals in ctx.ds.mc_tco.shapley_points().items())
+        words += (f" The run estimated its Shapley effects at {where} only, not at this "
+                  "point: rerun with --shapley-at grid to rank by them here.")
     if not show_ind:
         words += (f" The indices of '{ctx.label()}' are not shown: {min(k, y.size - k):,} "
                   f"scenarios on its rarer side, fewer than {MIN_EVENTS}.")

@@ -173,6 +173,38 @@ class ResultsAccessor:
         """The book's correlated pairs (between, kind, value, source); [] when independent."""
         return _json(self._ds, "correlations", [])
 
+    def shapley_points(self) -> dict[str, np.ndarray]:
+        """Per grid dim the run estimated its Shapley effects at part of (``--shapley-at
+        report``, the default), the points it did; ``{}`` when they are everywhere or
+        absent."""
+        if "shapley" not in self._ds:
+            return {}
+        ok = np.isfinite(self._ds["shapley"])
+        out = {}
+        for dim in ok.dims:
+            if dim in ("target", "input") or not np.issubdtype(self._ds[dim].dtype,
+                                                               np.number):
+                continue
+            has = ok.any([d for d in ok.dims if d != dim]).values
+            if has.any() and not has.all():
+                out[dim] = self._ds[dim].values[has]
+        return out
+
+    def shapley_point(self, **at) -> dict[str, Any]:
+        """``point(**at)`` moved, along each dim where the Shapley effects were estimated at
+        some points only, to the nearest such point (by ratio for positive grids, such as
+        demand): where a reader shows Shapley effects for a point the run did not estimate
+        them at. Compare with ``point(**at)`` to say so."""
+        point = self.point(**at)
+        for dim, have in self.shapley_points().items():
+            if dim not in point:
+                continue
+            v = float(point[dim])
+            ratio = v > 0 and (have > 0).all()
+            dist = np.abs(np.log(have / v)) if ratio else np.abs(have - v)
+            point[dim] = have[int(np.argmin(dist))].item()
+        return point
+
     def ranking(self, target: str | None = None, index: str | None = None,
                 **at) -> xr.Dataset:
         """Inputs ranked by ``index`` (ST, S1 or shapley) at a point, with half-widths.
@@ -194,6 +226,14 @@ class ResultsAccessor:
                  if n in self._ds]
         sub = self._ds[names].sel(target=target)
         sub = self._sel_ds(sub, at)
+        if index == "shapley" and "input" in sub[index].dims and not np.isfinite(
+                sub[index].values).any() and self.shapley_points():
+            where = "; ".join(f"{d} = " + ", ".join(f"{v:.4g}" for v in vals)
+                              for d, vals in self.shapley_points().items())
+            raise OptionError(
+                f"the run estimated its Shapley effects at {where} only (--shapley-at "
+                "report); rank at one of these, rerun with --shapley-at grid, or pass "
+                "index='ST'")
         extra = [d for d in sub[index].dims if d != "input"]
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "

@@ -111,7 +111,9 @@ VARIABLES = (
         "--second-order"),
     Var("shapley", ("target", "input", G), "1", "Shapley effect: the input's share of the "
         "target's variance, valid with correlated inputs (sum to 1 over inputs; NaN where "
-        "the target is constant). The ranking when the book has correlations",
+        "the target is constant, and, with --shapley-at report (the default), at the grid "
+        "points other than the report points, claim points and focus: attr computed_at). "
+        "The ranking when the book has correlations",
         "--shapley, [[correlation]]"),
     Var("shapley_conf", ("target", "input", G), "1", "half-width of shapley's interval "
         "(attrs: ci_prob, method)", "--shapley, [[correlation]]"),

@@ -218,5 +218,13 @@ def test_answer_ranks_correlated_inputs_by_shapley_effects(default_run):
     assert [row[0] for row in rk["rows"]] == [str(x) for x in top]
     assert rk["rows"][0][1] == pytest.approx(float(effects.max()))
     assert all(row[3] is None for row in rk["rows"])  # no S1 tick under a Shapley bar
+    assert rk["at"] == pytest.approx(1e12)
     quick = api.answer(ds.drop_vars(["shapley", "shapley_conf"]), 1e12)
     assert quick["ranking"]["buy"]["index"] == "ST"
+    # a demand the run did not estimate them at (--shapley-at report): the nearest one,
+    # named in the answer for the caption, never a row of NaN
+    d = float(ds.demand.sel(demand=7e11, method="nearest"))
+    assert not np.isfinite(ds["shapley"].sel(demand=d)).any()
+    far = api.answer(ds, d)["ranking"]["buy"]
+    assert far["index"] == "shapley" and far["at"] == pytest.approx(5e11)
+    assert all(row[1] is not None for row in far["rows"])

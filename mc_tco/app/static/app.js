@@ -390,7 +390,8 @@ function renderRanking() {
   const s = $("rank-strategy").value || S.results.strategies[0];
   const rk = S.answer.ranking[s];
   if (!rk) return;
-  $("rank-caption").textContent = `at ${fmtTokens(S.answer.demand)}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.wins < 50 ? ` (only ${rk.wins} scenarios beat the API: too few to rank by that)` : "")}; ` + (rk.index === "shapley" ? `bar Shapley effect ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width (the inputs are correlated)` : `bar ST ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width, tick S1`);
+  const moved = rk.at != null && Math.abs(rk.at / S.answer.demand - 1) > 1e-9;
+  $("rank-caption").textContent = `at ${fmtTokens(moved ? rk.at : S.answer.demand)}${moved ? ` (the nearest demand where the run estimated Shapley effects; ${fmtTokens(S.answer.demand)} is not one)` : ""}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.wins < 50 ? ` (only ${rk.wins} scenarios beat the API: too few to rank by that)` : "")}; ` + (rk.index === "shapley" ? `bar Shapley effect ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width (the inputs are correlated)` : `bar ST ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width, tick S1`);
   const W = svg.clientWidth || 500, H = svg.clientHeight || 250, m = { l: 205, r: 50, t: 6 };
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   const rows = rk.rows, top = Math.max(0.05, ...rows.map((x) => (x[1] || 0) + (x[2] || 0)));
