@@ -69,7 +69,7 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
                        family_check="family_check_p_positive" in ds)
         # nor Shapley effects (issue 13)
         options.update(shapley="shapley" in ds, shapley_permutations=shapley_permutations_for(
-            int(options.get("samples", 0))), shapley_at="grid")
+            int(options.get("samples", 0))), shapley_at="grid" if "shapley" in ds else "report")
     known = set(inspect.signature(plan_run).parameters) - {"book"}
     unknown = sorted(set(options) - known)
     if unknown:

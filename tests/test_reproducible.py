@@ -76,7 +76,7 @@ def test_run_options_store_every_keyword_of_run(two_runs):
                        "replicates": 8, "estimator": "saltelli", "by_group": False,
                        "keep_samples": "all", "target_halfwidth": None, "max_samples": None,
                        "family_check": False, "shapley": False,
-                       "shapley_permutations": 128}  # N / 2
+                       "shapley_permutations": 128, "shapley_at": "report"}  # N / 2
     import inspect
 
     from mc_tco.engine import plan_run
