@@ -132,3 +132,23 @@ def test_poisson_weights_depend_only_on_index():
     whole = poisson_weights(3, 0, 1000, 7)
     np.testing.assert_array_equal(whole[:, 300:700], poisson_weights(3, 300, 700, 7))
     assert abs(whole.mean() - 1) < 0.05
+
+
+@pytest.mark.parametrize("estimator", ["saltelli", "sobol2007", "janon", "martinez"])
+@pytest.mark.parametrize("moments", [False, True])
+def test_direct_sums_equal_the_weighted_path(estimator, moments):
+    """Without bootstrap weights the sums are taken term by term (no matrix F); they equal
+    the weighted path's point sums (every weight 1) up to the order of the additions."""
+    from mc_tco.sensitivity.sobol.sums import SobolSums
+
+    rng = np.random.default_rng(3)
+    y = rng.lognormal(size=(3, 40, 6, 7)) * 1e4  # three chunks, K = 4, 7 cells
+    direct = SobolSums(4, False, y[0, 0, 0], 0, estimator, moments)
+    weighted = SobolSums(4, False, y[0, 0, 0], 1, estimator, moments)
+    for chunk in y:
+        direct.add(chunk)
+        weighted.add(chunk, np.ones((1, 40)))
+    assert direct.n == weighted.n == 120
+    assert set(direct.point) == set(weighted.point)
+    for name, value in direct.point.items():
+        np.testing.assert_allclose(value, weighted.point[name], rtol=1e-12, err_msg=name)

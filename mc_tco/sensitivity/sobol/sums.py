@@ -130,6 +130,9 @@ class SobolSums:
         y = y - self.shift
         a, b = y[:, 0, :], y[:, -1, :]
         d = y[:, 1 : k + 1, :] - a[:, None, :]
+        if not self.resamples and not self.second_order:
+            self._add_direct(y, a, b, d)
+            return
         # every summed term is a block of columns of F (n, M); one product W @ F sums them
         terms = self._terms()
         layout = [(t, (c,) if t[2] == 0 else (k, c)) for t in terms]
@@ -182,6 +185,30 @@ class SobolSums:
         if self.resamples:
             boot["w"] = weights.sum(axis=1)
             self._merge_dict(self.boot, boot)
+
+    def _add_direct(self, y, a, b, d) -> None:
+        """:meth:`add` without bootstrap weights or second order: each term summed over
+        the samples directly. The weighted path builds every term as a column block of
+        ``F`` (n, ~4 K C) and multiplies once; with no weights to apply that only writes
+        ``F`` (megabytes per chunk, out of cache) to add it up: 3-4x slower. The same
+        sums, added in another order (last bits)."""
+        ab = {_A: a, _B: b, _AA: a * a, _BB: b * b, _AB: a * b}
+        point = {}
+        for t in self._terms():
+            p, q, r = t
+            if r == 0:
+                point[t] = ab[t].sum(axis=0)
+            elif t == _D:
+                point[t] = d.sum(axis=0)
+            elif t == _DD:
+                point[t] = np.einsum("nkc,nkc->kc", d, d)
+            else:
+                point[t] = np.einsum("nc,nkc->kc", ab[(p, q, 0)], d)
+        point["all"] = y.sum(axis=(0, 1))
+        if self.moments:
+            point.update(_higher_moments(a, b, d))
+        self._merge_dict(self.point, point)
+        self.n += a.shape[0]
 
     @staticmethod
     def _merge_dict(into: dict, other: dict) -> None:
