@@ -119,6 +119,24 @@ def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[str, ...] | None = 
     return stacked.transpose("sample", "target", *dims), dims
 
 
+def _targets_into(plan: Plan, out: xr.Dataset, cells: tuple[str, ...], dest: np.ndarray):
+    """``_targets_array(plan, out, cells).values`` written into ``dest``, a view (n, m,
+    2 x targets, cells) of the model rows ``out`` (n m of them, sample-major): in one copy
+    when every target has the dims ``("sample", *cells)`` (the usual case: xarray's
+    broadcast, concat and transpose cost three copies of the chunk's outputs), else
+    through :func:`_targets_array`."""
+    dims = ("sample", *cells)
+    shape = (*dest.shape[:2], -1)
+    if all(out[t].dims == dims for t in plan.targets):
+        for i, t in enumerate(plan.targets):
+            values = out[t].values.reshape(shape)
+            dest[:, :, 2 * i] = values
+            np.greater(values, 0, out=dest[:, :, 2 * i + 1])
+    else:
+        stacked, _ = _targets_array(plan, out, cells)
+        dest[...] = stacked.values.reshape(dest.shape)
+
+
 def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None = None):
     """Evaluate base samples ``start .. stop-1`` with all their design rows.
 
@@ -145,8 +163,8 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     y[:, 0] = stacked.values.reshape(n, -1)
     if per > 1:
         mixed = _input_dataset(plan, rows[:, 1:].reshape(n * (per - 1), d), plan.targets)
-        others, _ = _targets_array(plan, _call_model(plan, mixed, check=False), cells)
-        y[:, 1:] = others.values.reshape(n, per - 1, -1)
+        _targets_into(plan, _call_model(plan, mixed, check=False), cells,
+                      y.reshape(n, per, 2 * len(plan.targets), -1)[:, 1:])
     sums = None
     if shift is not None:
         sums = plan.new_sums(shift)
