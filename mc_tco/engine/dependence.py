@@ -68,8 +68,11 @@ def correlation_dataset(plan: Plan) -> xr.Dataset:
     return ds
 
 
-def independence_check(plan: Plan) -> xr.Dataset:
+def independence_check(plan: Plan, base: xr.Dataset | None = None) -> xr.Dataset:
     """P(target > 0) with the inputs independent, and the change the correlations make.
+
+    ``base``, the run's own base rows (at least the first ``INDEPENDENCE_SAMPLES``, with
+    the targets), saves evaluating them again: they are the rows with the correlations.
 
     Returns
     -------
@@ -86,9 +89,12 @@ def independence_check(plan: Plan) -> xr.Dataset:
     free = dataclasses.replace(plan.book, correlation=None, correlations=[])
     plans = (plan, dataclasses.replace(plan, book=free, shapley=False, family_check=False))
     wins = []
-    for p in plans:
-        base = evaluate_base(p, 0, n, outputs=set(p.targets))  # the targets only: cheaper
-        wins.append((stack_targets(base, p.targets) > 0).transpose("target", "sample", ...))
+    for i, p in enumerate(plans):
+        if i == 0 and base is not None:
+            rows = base[p.targets].isel(sample=slice(0, n)).load()
+        else:
+            rows = evaluate_base(p, 0, n, outputs=set(p.targets))  # the targets only
+        wins.append((stack_targets(rows, p.targets) > 0).transpose("target", "sample", ...))
     with_corr, without = wins
     conf = plan.conf_level
     reps = plan.n_replicates

@@ -162,8 +162,9 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)
     first, _, shift = evaluate_chunk(plan, *plan.first)
-    extra = _dependence(plan, first, extra, shapley_progress, progress, independence_check,
-                        scheduler)
+    # the independence check reads the run's base rows once they are written (below)
+    extra = _dependence(plan, first, extra, shapley_progress, progress, False, scheduler)
+    independence = independence_check and plan.book.correlation is not None
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
@@ -194,6 +195,8 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                 bases, dim="sample", data_vars="all", coords="minimal", compat="override"
             )
             summary = with_path(summarize(plan, base, total, scheduler), path, target_halfwidth)
+            if independence:
+                extra = _independence(plan, base, extra)
             summary = with_extra(summary, extra)
             check()
             return base.merge(summary, join="exact", compat="override").assign_attrs(
@@ -202,9 +205,19 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         store.close()
         with store.open() as lazy:
             summary = with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
+            if independence:
+                extra = _independence(plan, lazy, extra)
         store.add(with_extra(summary, extra))
         check()  # a signal swallowed on the way is raised here, before the rename
     return xr.open_dataset(out, engine="h5netcdf")
+
+
+def _independence(plan, base, extra):
+    """The independence check on the run's base rows (``base``), added to ``extra``."""
+    from .dependence import independence_check
+
+    part = independence_check(plan, base)
+    return part if extra is None else with_extra(part, extra)
 
 
 def _dependence(plan, first, extra, progress, sampling_progress=None, independence=True,
