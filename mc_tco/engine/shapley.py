@@ -3,8 +3,8 @@
 One vectorised pass of :func:`mc_tco.sensitivity.shapley.shapley_effects` (random
 permutations, Song, Nelson & Staum 2016, exact conditional sampling from the book's
 Gaussian copula) gives the effect of every input on every target and its indicator at
-every grid point. The model is called through the engine's own input Dataset and checks,
-on blocks of rows, asked for the targets only.
+the report points (or every grid point). The model is called through the engine's own
+input Dataset and checks, on blocks of rows, asked for the targets only.
 
 Cost and precision
 ------------------
@@ -13,14 +13,19 @@ Cost and precision
 (:func:`~.plan.shapley_permutations_for`; ``shapley_permutations`` overrides it): at the
 default 8192 samples and the default book's 30 uncertain inputs (cost model v2),
 ``16384 + 4096 x 29 x 3 = 372,736`` rows (the run itself: ``8192 x 32 = 262,144``),
-about 13 CPU seconds, run on the driver's threads (``workers``); the inputs' ppf runs
-once per distinct normal score (:func:`~mc_tco.sensitivity.shapley._to_inputs`, a tenth
-of the rows), so most of it is the model. 95% half-widths at the focus point: 0.011 on
-average (0.028 at most) for the saving and 0.023 (0.043) for its indicator; median 0.008
-over every cell of the saving. They scale as ``1 / sqrt(n_perm)``. Fewer permutations
-would not keep the default book's ranking settled: at the focus point the indicator's
-top three (0.17-0.20, +-0.04) stand clear of the fourth (0.064 +- 0.037) by 0.03 at 4096
-permutations, and would overlap it at 2048 (half-widths x 1.4).
+run on the driver's threads (``workers``); the inputs' ppf runs once per distinct normal
+score (:func:`~mc_tco.sensitivity.shapley._to_inputs`, a tenth of the rows). The model
+runs them at the report points, claim points and focus only (:func:`shapley_grid`,
+``--shapley-at report``, the default): 6 of the default book's 46 demands. That cut the
+pass from about 13 CPU seconds (every demand) to about 5, with the same numbers at those
+demands; ``--shapley-at grid`` estimates every grid point.
+
+95% half-widths at the focus point: 0.011 on average (0.028 at most) for the saving and
+0.023 (0.043) for its indicator; median 0.008 over every cell of the saving. They scale
+as ``1 / sqrt(n_perm)``. Fewer permutations would not keep the default book's ranking
+settled: at the focus point the indicator's top three (0.17-0.20, +-0.04) stand clear of
+the fourth (0.064 +- 0.037) by 0.03 at 4096 permutations, and would overlap it at 2048
+(half-widths x 1.4).
 """
 
 from __future__ import annotations
