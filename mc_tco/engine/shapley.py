@@ -17,7 +17,7 @@ run on the driver's threads (``workers``); the inputs' ppf runs once per distinc
 score (:func:`~mc_tco.sensitivity.shapley._to_inputs`, a tenth of the rows). The model
 runs them at the report points, claim points and focus only (:func:`shapley_grid`,
 ``--shapley-at report``, the default): 6 of the default book's 46 demands. That cut the
-pass from about 13 CPU seconds (every demand) to about 5, with the same numbers at those
+pass from about 17 CPU seconds (every demand) to about 6, with the same numbers at those
 demands; ``--shapley-at grid`` estimates every grid point.
 
 95% half-widths at the focus point: 0.011 on average (0.028 at most) for the saving and
