@@ -16,6 +16,7 @@ grow by about the load over the cores; CPU seconds (user + sys) change less.
     python benchmarks/default_run.py --big            # also --samples 1048576 (10-30 min)
     python benchmarks/default_run.py --big-only       # only the 2^20 run
     python benchmarks/default_run.py --first-ever     # empty numba cache first (compiles)
+    python benchmarks/default_run.py --shapley-grid   # and one with --shapley-at grid
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ def main() -> None:
                     help="delete the numba cache of the kernels first, so the first run "
                          "compiles them (as after an install)")
     ap.add_argument("--no-shapley", action="store_true", help="also pass --no-shapley")
+    ap.add_argument("--shapley-grid", action="store_true",
+                    help="also one default run with --shapley-at grid (Shapley effects at "
+                         "every demand, as before the report-point default), for the ratio")
     ap.add_argument("--big", action="store_true", help="also run --samples 1048576")
     ap.add_argument("--big-only", action="store_true", help="only the --samples 1048576 run")
     args = ap.parse_args()
@@ -94,6 +98,8 @@ def main() -> None:
             records.append(one_run(extra, "default, first ever (compiles the kernels)"))
         for i in range(args.repeat):
             records.append(one_run(extra, f"default, cold process {i + 1}"))
+    if args.shapley_grid and not args.big_only:
+        records.append(one_run([*extra, "--shapley-at", "grid"], "default, --shapley-at grid"))
     if args.big or args.big_only:
         records.append(one_run(["--samples", "1048576", *extra], "--samples 1048576"))
     print(f"\n{'run':44s} {'wall s':>8s} {'cpu s':>8s} {'peak MB':>8s} {'file MB':>8s} "
