@@ -33,20 +33,22 @@ Tables are cached per ``(a, b)`` (:func:`beta_table`, a bounded LRU cache), ~0.5
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
-__all__ = ["DZ", "BetaTable", "beta_table", "beta_ppf"]
+__all__ = ["DZ", "BetaTable", "beta_ppf", "beta_table"]
 
 #: knot spacing of a table in z = ndtri(u)
 DZ = 0.1
-#: the smallest quantile (in the reflected variable y) and probability a table covers
+#: a table covers |z| <= _Z_MAX (u within ~1e-17 of 0 or 1 goes to scipy; the design's u
+#: stay 2^-31 away, |z| < 6.2) and reflected quantiles y >= _Y_FLOOR
+_Z_MAX = 8.5
 _Y_FLOOR = 1e-290
-_P_FLOOR = 1e-300
 #: steps before a value goes to the fallback
 _STEPS = 3
 _EPS = float(np.finfo(float).eps)
@@ -77,7 +79,7 @@ def _side(a: float, b: float, lnb: float, sign: float) -> np.ndarray:
     """Knot values and slopes (2, n) of logit y against s on one side (sign 1: s = z <= 0, the
     lower side; -1: s = -z >= 0, the upper side, as beta(b, a))."""
     p_floor = float(special.betainc(a, b, _Y_FLOOR))
-    z_lo = float(special.ndtri(max(p_floor, _P_FLOOR)))
+    z_lo = max(float(special.ndtri(p_floor)), -_Z_MAX)
     n = max(2, math.ceil(-z_lo / DZ) + 1)
     z = -DZ * np.arange(n)                                # 0, -DZ, ... <= z_lo
     p = special.ndtr(z)
@@ -209,9 +211,7 @@ def beta_ppf(
     shape = u.shape
     u = u.ravel()
     if fallback is None:
-        from scipy import stats
-
-        fallback = stats.beta(a, b, loc=loc, scale=scale).ppf
+        fallback = _scipy_ppf(a, b, loc, scale)
     with np.errstate(all="ignore"):
         if a == 1.0 and b == 1.0:            # uniform: the quantile is u
             x = u.copy()
@@ -222,6 +222,19 @@ def beta_ppf(
     if todo.size:
         out[todo] = np.asarray(fallback(u[todo]), dtype=float)
     return out.reshape(shape)
+
+
+def _scipy_ppf(a: float, b: float, loc: float, scale: float) -> Callable:
+    """scipy's beta ppf, without boost's warning that its root finding gave up (see
+    :func:`mc_tco.distributions.ppf`)."""
+    dist = stats.beta(a, b, loc=loc, scale=scale)
+
+    def exact(u: np.ndarray) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+            return dist.ppf(u)
+
+    return exact
 
 
 def _solve(tab: BetaTable, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
