@@ -159,14 +159,17 @@ def _guess(tab: BetaTable, u: np.ndarray) -> np.ndarray:
     return y
 
 
-def _step(tab: BetaTable, aa, bb, p: np.ndarray, y: np.ndarray):
-    """One step of the inverse's Taylor series from ``y``: ``(y1, certified)``."""
+def _step(tab: BetaTable, aa, bb, am1, bm1, p: np.ndarray, y: np.ndarray):
+    """One step of the inverse's Taylor series from ``y``: ``(y1, certified)``.
+
+    ``aa``, ``bb`` are the shapes of the reflected problem (arrays), ``am1``, ``bm1`` them
+    minus 1.
+    """
     f = special.betainc(aa, bb, y)
     f -= p
-    am1, bm1 = aa - 1.0, bb - 1.0
-    w = 1.0 - y
+    w = 1.0 - y                       # log(w) for log1p(-y): abs error <= 2 eps, in r_max
     lpdf = am1 * np.log(y)
-    lpdf += bm1 * np.log1p(-y)
+    lpdf += bm1 * np.log(w)
     lpdf -= tab.lnb
     h = f / np.exp(lpdf)
     curv = am1 / y - bm1 / w                              # (log pdf)'
@@ -243,13 +246,14 @@ def _solve(tab: BetaTable, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     p = np.where(upper, 1.0 - u, u)                      # exact for u >= 1/2
     aa = np.where(upper, tab.b, tab.a)
     bb = np.where(upper, tab.a, tab.b)
-    y1, ok = _step(tab, aa, bb, p, _guess(tab, u))
+    am1, bm1 = aa - 1.0, bb - 1.0
+    y1, ok = _step(tab, aa, bb, am1, bm1, p, _guess(tab, u))
     idx = np.flatnonzero(~ok)
     y = y1
     if idx.size:
         y = np.where(ok, y1, np.nan)
         for _ in range(_STEPS - 1):
-            y1, ok = _step(tab, aa[idx], bb[idx], p[idx], y1[~ok])
+            y1, ok = _step(tab, aa[idx], bb[idx], am1[idx], bm1[idx], p[idx], y1[~ok])
             y[idx[ok]] = y1[ok]
             idx = idx[~ok]
             if not idx.size:
