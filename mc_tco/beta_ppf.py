@@ -1,33 +1,38 @@
 """A fast inverse CDF of the beta distribution, as accurate as scipy's.
 
-scipy's ``stats.beta.ppf`` (boost's ``ibeta_inv``) costs ~2-3 us per value; the regularized
+scipy's ``stats.beta.ppf`` (boost's ``ibeta_inv``) costs ~2.5 us per value; the regularized
 incomplete beta function ``betainc`` (the CDF) ~0.5 us. :func:`beta_ppf` spends one
-``betainc`` per value:
+``betainc`` per value (``benchmarks/ppf_speed.py``: ~3-4x faster in all):
 
-1. **Initial guess from a table.** Reflect to the lower half: ``p = min(u, 1 - u)`` (exact),
-   with shapes ``(a, b)`` for ``u <= 1/2`` and ``(b, a)`` for ``u > 1/2``, where the quantile
-   is ``x = 1 - y``. Per side, the table holds ``g = log y`` at knots uniform in
-   ``z = ndtri(p)`` on ``[z_lo, 0]``, from scipy's exact ``betaincinv``, with the exact
-   slope ``dg/dz = phi(z) / (y pdf(y))``; a cubic Hermite spline interpolates between
-   knots. In ``z`` and ``log y`` the quantile is smooth everywhere: ``log y ~ (log p)/a``
-   in the tail (``a < 1`` included, whose pdf is infinite at 0) and ``y`` is near-linear
-   in ``z`` for large ``a, b`` (near-normal). ``z_lo`` is where ``y = 1e-290`` (or
-   ``p = 1e-300``); smaller ``p`` goes to scipy.
+1. **Initial guess from a table.** With ``s = ndtri(u)``: for ``u < 1/2`` the unknown is
+   ``y = x``, the quantile; for ``u >= 1/2`` it is ``y = 1 - x``, the quantile of
+   beta(b, a) at ``p = 1 - u`` (exact), so both tails are solved where they are well
+   conditioned. The table holds ``g = logit y`` at knots ``DZ`` apart in ``s`` (one at 0),
+   from scipy's exact ``betaincinv``, with the exact slopes ``dg/ds = +-phi(s) / (pdf(y) y
+   (1 - y))``; cubic Hermite pieces interpolate. In ``s`` and ``logit y`` the quantile is
+   smooth: ``log y ~ (log p) / a`` in a tail (``a < 1`` included, whose pdf is infinite
+   at 0), near-linear for large ``a, b`` (near-normal). It covers ``|s| <= 8.5`` (``u``
+   within ~1e-17 of 0 or 1 goes to scipy) and ``y >= 1e-290``.
 2. **One step of the inverse's Taylor series** (Chebyshev's method) from the guess ``y0``:
-   with ``f = betainc(y0) - p``, ``h = f / pdf(y0)`` and ``L = (log pdf)'(y0)``,
-   ``y1 = y0 - h - L h^2 / 2``. The remainder is ``Q'''(xi) f^3 / 6`` with ``Q`` the
-   quantile; with ``G = |a-1|/y + |b-1|/(1-y)`` and ``G2 = |a-1|/y^2 + |b-1|/(1-y)^2``
-   it is at most ``1.02 |h|^3 (2 G^2 + G2) / 6`` when ``|h| <= 1e-3 min(y0, 1 - y0)`` and
-   ``|h| G <= 1e-3`` (the pdf then varies by < 0.3 % between ``y0`` and the root). Adding
-   the rounding of the log-space pdf, a value is **certified** when that bound is below
-   ``2^-54 y1`` (half an ulp): its error is then betainc's own (as for boost's solver,
-   which iterates on the same function) plus the rounding of ``y1``.
+   with ``f = betainc(y0) - p``, ``h = f / pdf(y0)`` (log-space pdf) and
+   ``L = (log pdf)'(y0)``, ``y1 = y0 - h - L h^2 / 2``. The remainder is
+   ``Q'''(xi) f^3 / 6`` with ``Q`` the quantile, ``Q''' = (2 L^2 - L') / pdf^3``. With
+   ``S = |a-1| + |b-1|`` and the relative step ``r = |h| / min(y0, 1 - y0)``:
+   ``|h| |L| <= r S`` and ``h^2 |L'| <= r^2 S``; while ``r <= 1e-3`` and ``r S <= 1e-3``
+   the pdf varies by < 0.3 % between ``y0`` and the root, so the remainder is at most
+   ``1.02 |h| r^2 (2 S^2 + S) / 6``. Adding the rounding of the log-space pdf
+   (``4 eps (745 S + |log B(a, b)|)`` relative), a value is **certified** when the bound
+   is below ``2^-54 y1`` (half an ulp), i.e. when ``r <= r_max(a, b)`` (:func:`_r_max`):
+   its error is then betainc's own (as for boost's solver, which iterates on the same
+   function) plus the rounding of ``y1`` (and of ``1 - y1``).
 3. Values not certified take a second step from ``y1`` (then a third); whatever is still
-   not certified, and every ``u`` outside the table (0, 1, within ~1e-300 of them, NaN),
-   goes to the exact ``fallback`` (scipy's ppf). So the accuracy never rests on the table;
-   the table only decides how many values need more work.
+   not certified, and every ``u`` outside the table (0, 1, NaN, the far tails), goes to
+   the exact ``fallback`` (scipy's ppf). So the accuracy never rests on the table; the
+   table only decides how many values need more work (none of 2^16 Sobol' points for the
+   default book's pert inputs).
 
-Tables are cached per ``(a, b)`` (:func:`beta_table`, a bounded LRU cache), ~0.5 ms each.
+Tables are cached per ``(a, b)`` (:func:`beta_table`, a bounded LRU cache), ~0.5 ms each
+(~170 ``betaincinv`` values).
 """
 
 from __future__ import annotations
