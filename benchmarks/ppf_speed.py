@@ -22,7 +22,7 @@ from scipy.stats import qmc
 
 from mc_tco.beta_ppf import _solve, beta_ppf, beta_table
 from mc_tco.book import load_book
-from mc_tco.distributions import U_MIN
+from mc_tco.distributions import U_MIN, ppf
 
 BOOK = Path(__file__).resolve().parent.parent / "distributions" / "deepseek-v4.1-flash.toml"
 OTHERS = [(0.3, 0.9), (2.5, 40.0), (40.0, 40.0), (1e4, 1e6)]
@@ -71,6 +71,19 @@ def main() -> None:
     print(f"the book's {len(shapes)} distinct pert shapes: scipy {tot_s / tot_f:.2f}x slower "
           f"({tot_s / len(shapes) / args.n * 1e9:.0f} vs "
           f"{tot_f / len(shapes) / args.n * 1e9:.0f} ns per value)")
+    # the engine calls Input.ppf on a chunk's 256-512 values at a time
+    perts = [inp for inp in book.uncertain if inp.family == "pert"]
+    for size in (64, 256, 512):
+        parts = [u[k:k + size] for k in range(0, min(args.n, 2**15), size)]
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+            ts = _best(lambda parts=parts: [inp.dist.ppf(p) for inp in perts for p in parts],
+                       args.repeats)
+            tf = _best(lambda parts=parts: [ppf(inp.dist, p) for inp in perts for p in parts],
+                       args.repeats)
+        n = len(perts) * sum(p.size for p in parts)
+        print(f"calls of {size} values (distributions.ppf, the book's 22 perts): scipy "
+              f"{ts / n * 1e9:.0f} ns, fast {tf / n * 1e9:.0f} ns per value, {ts / tf:.2f}x")
 
 
 if __name__ == "__main__":
