@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .beta_ppf import beta_ppf
+
 __all__ = ["FAMILIES", "U_MIN", "Family", "build_distribution"]
 
 #: smallest unit-cube coordinate mapped through a ``ppf`` (and ``1 - U_MIN`` the largest):
@@ -277,15 +279,49 @@ SCALED_FIELDS = frozenset(
 )
 
 
+#: arrays at least this long go through :func:`mc_tco.beta_ppf.beta_ppf` (a beta or pert
+#: input): ~2x faster than scipy at 64 values (scipy's ppf has ~0.1 ms of overhead per
+#: call), ~3x at the engine's 256-512; its table, built once per (a, b) and process,
+#: costs ~0.5 ms, so a few probes (build_distribution's) stay with scipy
+FAST_PPF_MIN = 64
+
+
+def _beta_args(dist) -> tuple[float, float, float, float] | None:
+    """``(a, b, loc, scale)`` of a frozen scipy beta worth the fast ppf, else None.
+
+    Not for a or b = 1 nor a = b = 1/2: boost inverts those in closed form, as fast.
+    """
+    gen = getattr(dist, "dist", None)
+    if getattr(gen, "name", None) != "beta":
+        return None
+    try:
+        (a, b), loc, scale = gen._parse_args(*dist.args, **dist.kwds)
+        a, b, loc, scale = (float(v) for v in (a, b, loc, scale))
+    except (AttributeError, TypeError, ValueError):      # array-valued parameters
+        return None
+    if not (0 < a <= MAX_SHAPE and 0 < b <= MAX_SHAPE and scale > 0 and math.isfinite(loc)):
+        return None
+    if a == 1 or b == 1 or a == b == 0.5:
+        return None
+    return a, b, loc, scale
+
+
 def ppf(dist, u) -> np.ndarray:
     """``dist.ppf(u)`` as floats, without boost's warning that its root finding gave up.
 
     scipy's beta ppf warns (``RuntimeWarning: Error in function boost::math::ibeta``) for
     ``u`` within 1e-8 of 1 with ``b < 1`` (e.g. beta(2, 0.5)) while returning the right
     value, the upper bound; the Sobol' design reaches such ``u``.
+
+    A beta (or pert) and at least :data:`FAST_PPF_MIN` values: :func:`beta_ppf`, ~3x
+    faster and as accurate (scipy's ppf for the values it cannot certify).
     """
+    args = _beta_args(dist) if np.size(u) >= FAST_PPF_MIN else None
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+        if args is not None:
+            a, b, loc, scale = args
+            return beta_ppf(a, b, u, loc, scale, fallback=dist.ppf)
         return np.asarray(dist.ppf(u), dtype=float)
 
 
