@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mc_tco"
 #: top-level names of mc_tco by layer; a module may import from its layer or lower ones
 LAYERS = [
     {"errors", "fmt", "shipped", "units", "interrupt"},
-    {"distributions", "copula", "book", "testfunctions"},
+    {"beta_ppf", "distributions", "copula", "book", "testfunctions"},
     {"design", "models"},
     {"sensitivity", "uncertainty", "summary"},
     {"engine", "io", "store", "results", "options"},
