@@ -1,12 +1,15 @@
 """The base rows of a run, streamed chunk by chunk into the results file.
 
-A run at N = 2^20 base samples holds about 8 GB of base-row outputs for the TCO model:
-more than one process should hold. :class:`BaseStore` writes each chunk's base rows into the
-(temporary) results file as it arrives, along an unlimited ``sample`` dim, with HDF5 chunks
-of one evaluation chunk of samples by a few grid points (gzip only for the variables that
-shrink by half: :data:`COMPRESS_BELOW`); the summaries then read it back
-block by block (:func:`mc_tco.engine.summarize`), and the summary variables are appended
-to the same file.
+A run at N = 2^20 base samples holds about 25 GB of base-row outputs for the TCO model:
+more than one process should hold. :class:`BaseStore` collects the base rows of a few
+evaluation chunks (up to :data:`BUFFER_BYTES`) and writes them into the (temporary) results
+file in one go, along an unlimited ``sample`` dim: each variable's HDF5 dataset is resized
+and written once per write, through h5py (the per-chunk, per-variable writes through
+h5netcdf cost more than the bytes). HDF5 chunks hold a few grid points
+(:data:`GRID_BLOCK`) by as many samples as one write holds, up to :data:`CHUNK_BYTES`;
+gzip only for the variables that shrink a lot (:data:`COMPRESS_BELOW`). The summaries then
+read it back block by block (:func:`mc_tco.engine.summarize`), and the summary variables
+are appended to the same file.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import zlib
 
 import h5netcdf
+import h5py
 import numpy as np
 import xarray as xr
 
@@ -22,12 +26,18 @@ __all__ = ["BaseStore"]
 #: grid points per HDF5 chunk along a grid dim (the block the summaries read at once)
 GRID_BLOCK = 4
 #: a base-row variable is stored compressed (gzip 1, shuffle) only if its first rows
-#: shrink below this fraction: money amounts, npv, cash paths shrink to 0.7-0.85 only, at
-#: 20-50 MB/s of one core (most of the write time); counts, payback months and IRR
-#: (many equal values) shrink to 0.04-0.4 at 100-400 MB/s
+#: shrink below this fraction. Measured on the default run (one core): payback months and
+#: fleet sizes (many equal values) shrink to 0.005-0.06 at 450-600 MB/s, worth it; irr and
+#: the month-0 investment to 0.2-0.45 at 75-85 MB/s; money amounts, npv, cash paths to
+#: 0.6-0.85 at 20-45 MB/s (writing them raw costs about nothing beside that)
 COMPRESS_BELOW = 0.5
 #: bytes of a variable's first rows tried
-PROBE_BYTES = 2**20
+PROBE_BYTES = 2**18
+#: bytes of base rows collected before they are written (bounded memory at any N)
+BUFFER_BYTES = 64 * 2**20
+#: the largest HDF5 chunk (bytes) when more samples than one evaluation chunk share one;
+#: a variable with wider rows keeps one evaluation chunk of samples per HDF5 chunk
+CHUNK_BYTES = 2**20
 
 
 def _compressible(values: np.ndarray) -> bool:
@@ -42,55 +52,103 @@ def _compressible(values: np.ndarray) -> bool:
     return len(zlib.compress(shuffled, 1)) < COMPRESS_BELOW * len(shuffled)
 
 
-class BaseStore:
-    """An open results file receiving base rows; see the module docstring."""
+def _pow2_at_most(x: float) -> int:
+    return 1 << max(0, int(x).bit_length() - 1) if x >= 1 else 1
 
-    def __init__(self, path, chunks: dict[str, int], size: int):
+
+class BaseStore:
+    """An open results file receiving base rows; see the module docstring.
+
+    ``rows`` base samples are collected (:meth:`append`) before one write
+    (:meth:`flush`); :meth:`close` writes the rest.
+    """
+
+    def __init__(self, path, chunks: dict[str, int], size: int = 0, rows: int | None = None):
         self.path = path
         self.chunks = chunks
-        self.size = size
-        self._file: h5netcdf.File | None = None
+        self.size = size  # samples written
+        self.rows = rows or chunks["sample"]  # samples per write
+        self._file: h5py.File | None = None
+        self._datasets: dict[str, tuple[h5py.Dataset, tuple[str, ...], int]] = {}
+        self._pending: dict[str, list[np.ndarray]] = {}
+        self._pending_rows = 0
 
     @classmethod
-    def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str]) -> BaseStore:
-        """Start the file at ``path`` with ``first``, the base rows of the first chunk."""
+    def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str],
+               buffer_bytes: int = BUFFER_BYTES) -> BaseStore:
+        """Start the file at ``path`` with ``first``, the base rows of the first chunk.
+
+        The file's variables, dims and attrs are written by xarray (with no samples yet);
+        the values of ``first`` are collected like those of every later chunk.
+        """
         chunks = {"sample": chunk_size}
         for d in first.dims:
             if d in grid_dims:
                 chunks[d] = GRID_BLOCK
+        based = {name: var for name, var in first.variables.items() if "sample" in var.dims}
+        n = max(first.sizes["sample"], 1)
+        row_bytes = sum(var.nbytes for var in based.values()) / n  # bytes per sample
+        rows = chunk_size * _pow2_at_most(buffer_bytes / max(row_bytes * chunk_size, 1))
         encoding = {}
-        for name, var in first.variables.items():
-            if "sample" not in var.dims:
-                continue
-            shape = tuple(min(chunks.get(d, n), max(n, 1)) for d, n in var.sizes.items())
-            shape = tuple(chunks["sample"] if d == "sample" else c
+        for name, var in based.items():
+            shape = [min(chunks.get(d, size), max(size, 1)) for d, size in var.sizes.items()]
+            across = var.dtype.itemsize * int(np.prod([c for d, c in zip(var.dims, shape,
+                                                                         strict=True)
+                                                       if d != "sample"]))
+            extent = min(rows, chunk_size * _pow2_at_most(CHUNK_BYTES / (across * chunk_size)))
+            shape = tuple(extent if d == "sample" else c
                           for d, c in zip(var.dims, shape, strict=True))
             enc = {"chunksizes": shape}
             if var.dtype.kind == "f" and _compressible(var.values):
                 enc.update(compression="gzip", compression_opts=1, shuffle=True)
             encoding[name] = enc
-        first.to_netcdf(path, engine="h5netcdf", unlimited_dims=["sample"], encoding=encoding)
-        store = cls(path, chunks, first.sizes["sample"])
-        store._file = h5netcdf.File(path, "a")
+        _dump(path, "w", first.isel(sample=slice(0, 0)), encoding, unlimited_dims=["sample"])
+        store = cls(path, chunks, 0, rows)
+        store._file = h5py.File(path, "r+")
+        for name, var in based.items():
+            store._datasets[name] = (store._file[name], var.dims, var.dims.index("sample"))
+            store._pending[name] = []
+        store.append(first)
         return store
 
     def append(self, part: xr.Dataset) -> None:
-        """Append the base rows of the next chunk (``sample`` continues where it stopped)."""
-        f = self._file
-        start, stop = self.size, self.size + part.sizes["sample"]
-        f.resize_dimension("sample", stop)
-        for name in part.variables:
-            var = part[name]
-            if "sample" not in var.dims:
-                continue
-            target = f.variables[name]
-            values = var.transpose(*target.dimensions).values
-            index = tuple(slice(start, stop) if d == "sample" else slice(None)
-                          for d in target.dimensions)
-            target[index] = np.asarray(values, dtype=target.dtype)
+        """Append the base rows of the next chunk (``sample`` continues where it stopped);
+        they are written once :attr:`rows` samples are collected."""
+        for name, (dataset, dims, _) in self._datasets.items():
+            var = part.variables[name]
+            if var.dims != dims:
+                var = var.transpose(*dims)
+            self._pending[name].append(np.asarray(var.values, dtype=dataset.dtype))
+        self._pending_rows += part.sizes["sample"]
+        if self._pending_rows >= self.rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the collected base rows: each dataset resized and written once."""
+        if not self._pending_rows:
+            return
+        start, stop = self.size, self.size + self._pending_rows
+        for name, (dataset, _, axis) in self._datasets.items():
+            parts = self._pending[name]
+            values = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=axis)
+            self._pending[name] = []
+            dataset.resize(stop, axis=axis)
+            index = (slice(None),) * axis + (slice(start, stop),)
+            dataset[index] = values
         self.size = stop
+        self._pending_rows = 0
 
     def close(self) -> None:
+        """Write the rest and close the file."""
+        if self._file is not None:
+            self.flush()
+            self._file.close()
+            self._file = None
+
+    def discard(self) -> None:
+        """Close the file without writing what is collected (the run stopped)."""
+        self._pending = {name: [] for name in self._pending}
+        self._pending_rows = 0
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -110,7 +168,27 @@ class BaseStore:
             for name, var in extra.data_vars.items()
             if var.dtype.kind == "f" and var.size >= 1024
         }
-        extra.to_netcdf(self.path, mode="a", engine="h5netcdf", encoding=encoding)
+        _dump(self.path, "a", extra, encoding)
+
+
+def _dump(path, mode: str, ds: xr.Dataset, encoding: dict, unlimited_dims=None) -> None:
+    """Write ``ds`` into the file at ``path`` (``mode`` "w" or "a") as ``ds.to_netcdf``
+    with engine h5netcdf does (the same variables, attrs and encoding), only cheaper.
+
+    ``to_netcdf`` looks up dask's scheduler, which imports dask.distributed (~1 s of a
+    cold process); and h5netcdf sizes the unlimited ``sample`` dim from every variable
+    along it each time a variable is created (seconds, quadratic in the variables). Here
+    no variable along ``sample`` changes its length (the file's skeleton has none, the
+    summaries add none), so each dim's size is looked up once
+    (:func:`_remember_read_only_sizes`).
+    """
+    f = h5netcdf.File(path, mode)
+    f._mc_tco_sizes_fixed = True
+    try:
+        ds.dump_to_store(xr.backends.H5NetCDFStore(f, mode=mode), encoding=encoding,
+                         unlimited_dims=unlimited_dims)
+    finally:
+        f.close()
 
 
 def _remember_read_only_sizes() -> None:
@@ -120,8 +198,10 @@ def _remember_read_only_sizes() -> None:
     variable that uses it, each time any variable's shape is asked, and it asks on every
     read (padding): opening and reading a results file with ~80 such variables spent
     seconds in HDF5 lookups (quadratic in the variables). A file opened with mode ``r``
-    cannot grow, so its sizes are kept on the open file object (gone when it is); files open
-    for writing are sized as before. Installed once, when this module is imported.
+    cannot grow, so its sizes are kept on the open file object (gone when it is); so are
+    those of a file :func:`_dump` writes (no variable along a dim changes length); other
+    files open for writing are sized as before. Installed once, when this module is
+    imported.
     """
     from h5netcdf.dimensions import Dimension
 
@@ -131,7 +211,8 @@ def _remember_read_only_sizes() -> None:
 
     def size(self):
         root = self._root_ref()
-        if root is None or getattr(root, "_mode", None) != "r":
+        if root is None or (getattr(root, "_mode", None) != "r"
+                            and not root.__dict__.get("_mc_tco_sizes_fixed")):
             return original.fget(self)
         seen = root.__dict__.setdefault("_mc_tco_dim_sizes", {})
         if self._h5path not in seen:

@@ -176,6 +176,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                     bases.append(base)
                 elif store is None:
                     store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid))
+                    stack.callback(store.discard)  # stopped: drop the rows not yet written
                 else:
                     store.append(base)
             done = stage
