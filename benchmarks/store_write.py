@@ -87,9 +87,10 @@ def old_write(path, parts: list[xr.Dataset], chunk_size: int, grid_dims: list[st
 def new_write(path, parts: list[xr.Dataset], chunk_size: int, grid_dims: list[str]) -> dict:
     from mc_tco.store import BaseStore
 
+    samples = sum(p.sizes["sample"] for p in parts)
     times = {}
     t = time.perf_counter(), time.process_time()
-    store = BaseStore.create(path, parts[0], chunk_size, grid_dims)
+    store = BaseStore.create(path, parts[0], chunk_size, grid_dims, samples=samples)
     times["create"] = _since(t)
     t = time.perf_counter(), time.process_time()
     for part in parts[1:]:

@@ -56,6 +56,16 @@ def _pow2_at_most(x: float) -> int:
     return 1 << max(0, int(x).bit_length() - 1) if x >= 1 else 1
 
 
+def _extent(chunk_size: int, most: int, row_bytes: int) -> int:
+    """Samples per HDF5 chunk: ``chunk_size`` times a power of two, up to ``most`` samples
+    and :data:`CHUNK_BYTES` (``row_bytes`` per sample), at least one evaluation chunk (or
+    ``most``, if fewer)."""
+    extent = chunk_size
+    while extent * 2 <= most and extent * 2 * row_bytes <= CHUNK_BYTES:
+        extent *= 2
+    return max(1, min(extent, most))
+
+
 class BaseStore:
     """An open results file receiving base rows; see the module docstring.
 
@@ -75,11 +85,13 @@ class BaseStore:
 
     @classmethod
     def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str],
-               buffer_bytes: int = BUFFER_BYTES) -> BaseStore:
+               samples: int | None = None, buffer_bytes: int = BUFFER_BYTES) -> BaseStore:
         """Start the file at ``path`` with ``first``, the base rows of the first chunk.
 
-        The file's variables, dims and attrs are written by xarray (with no samples yet);
-        the values of ``first`` are collected like those of every later chunk.
+        ``samples``, the run's base sample size (or that of its first stage), caps the
+        samples of an HDF5 chunk, so a small run's last chunk is not mostly empty. The
+        file's variables, dims and attrs are written by xarray (with no samples yet); the
+        values of ``first`` are collected like those of every later chunk.
         """
         chunks = {"sample": chunk_size}
         for d in first.dims:
@@ -95,7 +107,7 @@ class BaseStore:
             across = var.dtype.itemsize * int(np.prod([c for d, c in zip(var.dims, shape,
                                                                          strict=True)
                                                        if d != "sample"]))
-            extent = min(rows, chunk_size * _pow2_at_most(CHUNK_BYTES / (across * chunk_size)))
+            extent = _extent(chunk_size, min(rows, samples or rows), across)
             shape = tuple(extent if d == "sample" else c
                           for d, c in zip(var.dims, shape, strict=True))
             enc = {"chunksizes": shape}
@@ -157,6 +169,20 @@ class BaseStore:
         """The base rows, lazily, in blocks aligned with the stored chunks."""
         chunks = {d: (-1 if d == "sample" else n) for d, n in self.chunks.items()}
         return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
+
+    @staticmethod
+    def reading():
+        """A context in which dask reads the file on this process's threads.
+
+        The results file is local to this process (a dask.distributed cluster's workers
+        may not see it), and a named scheduler makes dask import dask.distributed (~1 s
+        of a cold process) to look for a default client; so the summaries read it with
+        dask's threaded scheduler, given as a function.
+        """
+        import dask
+        import dask.threaded
+
+        return dask.config.set(scheduler=dask.threaded.get)
 
     def add(self, summary: xr.Dataset) -> None:
         """Append the summary variables (and the file's attrs) to the file."""
