@@ -70,8 +70,8 @@ def _extent(chunk_size: int, most: int, row_bytes: int) -> int:
 class BaseStore:
     """An open results file receiving base rows; see the module docstring.
 
-    ``rows`` base samples are collected (:meth:`append`) before one write
-    (:meth:`flush`); :meth:`close` writes the rest.
+    ``rows`` base samples are buffered (:meth:`append`) before one write (:meth:`flush`);
+    :meth:`close` writes the rest.
     """
 
     def __init__(self, path, chunks: dict[str, int], size: int = 0, rows: int | None = None):
@@ -81,8 +81,8 @@ class BaseStore:
         self.rows = rows or chunks["sample"]  # samples per write
         self._file: h5py.File | None = None
         self._datasets: dict[str, tuple[h5py.Dataset, tuple[str, ...], int]] = {}
-        self._pending: dict[str, list[np.ndarray]] = {}
-        self._pending_rows = 0
+        self._buffers: dict[str, np.ndarray] = {}  # ``rows`` samples of each variable
+        self._pending_rows = 0  # samples in the buffers
 
     @classmethod
     def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str],
@@ -120,36 +120,52 @@ class BaseStore:
         store._file = h5py.File(path, "r+")
         for name, var in based.items():
             store._datasets[name] = (store._file[name], var.dims, var.dims.index("sample"))
-            store._pending[name] = []
         store.append(first)
         return store
 
     def append(self, part: xr.Dataset) -> None:
-        """Append the base rows of the next chunk (``sample`` continues where it stopped);
-        they are written once :attr:`rows` samples are collected."""
-        for name, (dataset, dims, _) in self._datasets.items():
-            var = part.variables[name]
-            if var.dims != dims:
-                var = var.transpose(*dims)
-            self._pending[name].append(np.asarray(var.values, dtype=dataset.dtype))
-        self._pending_rows += part.sizes["sample"]
-        if self._pending_rows >= self.rows:
+        """Append the base rows of the next chunk (``sample`` continues where it stopped).
+
+        They are copied into the store's buffers (``part`` is not kept), which are written
+        once they hold :attr:`rows` samples.
+        """
+        n = part.sizes["sample"]
+        if self._pending_rows + n > self.rows:
+            self.flush()
+        if n > self.rows:  # larger than the buffers: written as it is
+            self._write({name: self._values(part, name) for name in self._datasets}, n)
+            return
+        at = self._pending_rows
+        for name, (dataset, _, axis) in self._datasets.items():
+            buffer = self._buffers.get(name)
+            if buffer is None:
+                shape = list(dataset.shape)
+                shape[axis] = self.rows
+                buffer = self._buffers[name] = np.empty(shape, dataset.dtype)
+            buffer[(slice(None),) * axis + (slice(at, at + n),)] = self._values(part, name)
+        self._pending_rows += n
+        if self._pending_rows == self.rows:
             self.flush()
 
+    def _values(self, part: xr.Dataset, name: str) -> np.ndarray:
+        var = part.variables[name]
+        dims = self._datasets[name][1]
+        return (var if var.dims == dims else var.transpose(*dims)).values
+
     def flush(self) -> None:
-        """Write the collected base rows: each dataset resized and written once."""
-        if not self._pending_rows:
-            return
-        start, stop = self.size, self.size + self._pending_rows
+        """Write the buffered base rows: each dataset resized and written once."""
+        n, self._pending_rows = self._pending_rows, 0
+        if n:
+            self._write({name: buffer[(slice(None),) * self._datasets[name][2]
+                                      + (slice(0, n),)]
+                         for name, buffer in self._buffers.items()}, n)
+
+    def _write(self, values: dict[str, np.ndarray], n: int) -> None:
+        start, stop = self.size, self.size + n
         for name, (dataset, _, axis) in self._datasets.items():
-            parts = self._pending[name]
-            values = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=axis)
-            self._pending[name] = []
             dataset.resize(stop, axis=axis)
-            index = (slice(None),) * axis + (slice(start, stop),)
-            dataset[index] = values
+            dataset[(slice(None),) * axis + (slice(start, stop),)] = values[name]
         self.size = stop
-        self._pending_rows = 0
 
     def close(self) -> None:
         """Write the rest and close the file."""
@@ -159,9 +175,9 @@ class BaseStore:
             self._file = None
 
     def discard(self) -> None:
-        """Close the file without writing what is collected (the run stopped)."""
-        self._pending = {name: [] for name in self._pending}
+        """Close the file without writing what is buffered (the run stopped)."""
         self._pending_rows = 0
+        self._buffers = {}
         if self._file is not None:
             self._file.close()
             self._file = None

@@ -122,3 +122,17 @@ def test_dump_sizes_dims_once_and_leaves_no_flag(tmp_path, mode):
         assert back.identical(expected)
     with h5netcdf.File(path, "a") as f:
         assert not f.__dict__.get("_mc_tco_sizes_fixed")
+
+
+def test_uneven_chunks(tmp_path):
+    """Chunks that do not fill the buffer evenly, and one larger than the buffer."""
+    rng = np.random.default_rng(5)
+    bounds = [(0, 8), (8, 13), (13, 21), (21, 61), (61, 64)]
+    parts = [_part(s, e, rng) for s, e in bounds]
+    store = _write(tmp_path / "u.nc", parts, 8, samples=64, buffer_bytes=6000)
+    assert store.rows == 16 and store.size == 64
+    whole = xr.concat(parts, dim="sample", data_vars="all", coords="minimal",
+                      compat="override")
+    with xr.open_dataset(tmp_path / "u.nc", engine="h5netcdf") as back:
+        for name in whole.variables:
+            assert back[name].identical(whole[name]), name
