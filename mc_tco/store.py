@@ -1,12 +1,15 @@
 """The base rows of a run, streamed chunk by chunk into the results file.
 
-A run at N = 2^20 base samples holds about 8 GB of base-row outputs for the TCO model:
-more than one process should hold. :class:`BaseStore` writes each chunk's base rows into the
-(temporary) results file as it arrives, along an unlimited ``sample`` dim, with HDF5 chunks
-of one evaluation chunk of samples by a few grid points (gzip only for the variables that
-shrink by half: :data:`COMPRESS_BELOW`); the summaries then read it back
-block by block (:func:`mc_tco.engine.summarize`), and the summary variables are appended
-to the same file.
+A run at N = 2^20 base samples holds about 25 GB of base-row outputs for the TCO model:
+more than one process should hold. :class:`BaseStore` collects the base rows of a few
+evaluation chunks (up to :data:`BUFFER_BYTES`) and writes them into the (temporary) results
+file in one go, along an unlimited ``sample`` dim: each variable's HDF5 dataset is resized
+and written once per write, through h5py (the per-chunk, per-variable writes through
+h5netcdf cost more than the bytes). HDF5 chunks hold a few grid points
+(:data:`GRID_BLOCK`) by as many samples as one write holds, up to :data:`CHUNK_BYTES`;
+gzip only for the variables that shrink a lot (:data:`COMPRESS_BELOW`). The summaries then
+read it back block by block (:func:`mc_tco.engine.summarize`), and the summary variables
+are appended to the same file.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import zlib
 
 import h5netcdf
+import h5py
 import numpy as np
 import xarray as xr
 
@@ -22,12 +26,19 @@ __all__ = ["BaseStore"]
 #: grid points per HDF5 chunk along a grid dim (the block the summaries read at once)
 GRID_BLOCK = 4
 #: a base-row variable is stored compressed (gzip 1, shuffle) only if its first rows
-#: shrink below this fraction: money amounts, npv, cash paths shrink to 0.7-0.85 only, at
-#: 20-50 MB/s of one core (most of the write time); counts, payback months and IRR
-#: (many equal values) shrink to 0.04-0.4 at 100-400 MB/s
-COMPRESS_BELOW = 0.5
+#: shrink below this fraction. Measured on the default run's base rows (one core, HDF5
+#: chunks of 2048 samples): payback months and fleet sizes (many equal values) shrink to
+#: 0.005-0.06 at 450-600 MB/s: worth it. irr and the month-0 investment shrink to 0.2-0.45
+#: at 75-85 MB/s: 12 MB less of a 196 MB file for 0.2-0.3 s of CPU (writing 12 MB costs
+#: ~0.01 s): not worth it. Money amounts, npv, cash paths: 0.6-0.85 at 20-45 MB/s
+COMPRESS_BELOW = 0.2
 #: bytes of a variable's first rows tried
-PROBE_BYTES = 2**20
+PROBE_BYTES = 2**18
+#: bytes of base rows collected before they are written (bounded memory at any N)
+BUFFER_BYTES = 64 * 2**20
+#: the largest HDF5 chunk (bytes) when more samples than one evaluation chunk share one;
+#: a variable with wider rows keeps one evaluation chunk of samples per HDF5 chunk
+CHUNK_BYTES = 2**20
 
 
 def _compressible(values: np.ndarray) -> bool:
@@ -42,55 +53,131 @@ def _compressible(values: np.ndarray) -> bool:
     return len(zlib.compress(shuffled, 1)) < COMPRESS_BELOW * len(shuffled)
 
 
-class BaseStore:
-    """An open results file receiving base rows; see the module docstring."""
+def _pow2_at_most(x: float) -> int:
+    return 1 << max(0, int(x).bit_length() - 1) if x >= 1 else 1
 
-    def __init__(self, path, chunks: dict[str, int], size: int):
+
+def _extent(chunk_size: int, most: int, row_bytes: int) -> int:
+    """Samples per HDF5 chunk: ``chunk_size`` times a power of two, up to ``most`` samples
+    and :data:`CHUNK_BYTES` (``row_bytes`` per sample), at least one evaluation chunk (or
+    ``most``, if fewer)."""
+    extent = chunk_size
+    while extent * 2 <= most and extent * 2 * row_bytes <= CHUNK_BYTES:
+        extent *= 2
+    return max(1, min(extent, most))
+
+
+class BaseStore:
+    """An open results file receiving base rows; see the module docstring.
+
+    ``rows`` base samples are buffered (:meth:`append`) before one write (:meth:`flush`);
+    :meth:`close` writes the rest.
+    """
+
+    def __init__(self, path, chunks: dict[str, int], size: int = 0, rows: int | None = None):
         self.path = path
         self.chunks = chunks
-        self.size = size
-        self._file: h5netcdf.File | None = None
+        self.size = size  # samples written
+        self.rows = rows or chunks["sample"]  # samples per write
+        self._file: h5py.File | None = None
+        self._datasets: dict[str, tuple[h5py.Dataset, tuple[str, ...], int]] = {}
+        self._buffers: dict[str, np.ndarray] = {}  # ``rows`` samples of each variable
+        self._pending_rows = 0  # samples in the buffers
 
     @classmethod
-    def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str]) -> BaseStore:
-        """Start the file at ``path`` with ``first``, the base rows of the first chunk."""
+    def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str],
+               samples: int | None = None, buffer_bytes: int = BUFFER_BYTES) -> BaseStore:
+        """Start the file at ``path`` with ``first``, the base rows of the first chunk.
+
+        ``samples``, the run's base sample size (or that of its first stage), caps the
+        samples of an HDF5 chunk, so a small run's last chunk is not mostly empty. The
+        file's variables, dims and attrs are written by xarray (with no samples yet); the
+        values of ``first`` are collected like those of every later chunk.
+        """
         chunks = {"sample": chunk_size}
         for d in first.dims:
             if d in grid_dims:
                 chunks[d] = GRID_BLOCK
+        based = {name: var for name, var in first.variables.items() if "sample" in var.dims}
+        n = max(first.sizes["sample"], 1)
+        row_bytes = sum(var.nbytes for var in based.values()) / n  # bytes per sample
+        rows = chunk_size * _pow2_at_most(buffer_bytes / max(row_bytes * chunk_size, 1))
         encoding = {}
-        for name, var in first.variables.items():
-            if "sample" not in var.dims:
-                continue
-            shape = tuple(min(chunks.get(d, n), max(n, 1)) for d, n in var.sizes.items())
-            shape = tuple(chunks["sample"] if d == "sample" else c
+        for name, var in based.items():
+            shape = [min(chunks.get(d, size), max(size, 1)) for d, size in var.sizes.items()]
+            across = var.dtype.itemsize * int(np.prod([c for d, c in zip(var.dims, shape,
+                                                                         strict=True)
+                                                       if d != "sample"]))
+            extent = _extent(chunk_size, min(rows, samples or rows), across)
+            shape = tuple(extent if d == "sample" else c
                           for d, c in zip(var.dims, shape, strict=True))
             enc = {"chunksizes": shape}
             if var.dtype.kind == "f" and _compressible(var.values):
                 enc.update(compression="gzip", compression_opts=1, shuffle=True)
             encoding[name] = enc
-        first.to_netcdf(path, engine="h5netcdf", unlimited_dims=["sample"], encoding=encoding)
-        store = cls(path, chunks, first.sizes["sample"])
-        store._file = h5netcdf.File(path, "a")
+        _dump(path, "w", first.isel(sample=slice(0, 0)), encoding, unlimited_dims=["sample"])
+        store = cls(path, chunks, 0, rows)
+        store._file = h5py.File(path, "r+")
+        for name, var in based.items():
+            store._datasets[name] = (store._file[name], var.dims, var.dims.index("sample"))
+        store.append(first)
         return store
 
     def append(self, part: xr.Dataset) -> None:
-        """Append the base rows of the next chunk (``sample`` continues where it stopped)."""
-        f = self._file
-        start, stop = self.size, self.size + part.sizes["sample"]
-        f.resize_dimension("sample", stop)
-        for name in part.variables:
-            var = part[name]
-            if "sample" not in var.dims:
-                continue
-            target = f.variables[name]
-            values = var.transpose(*target.dimensions).values
-            index = tuple(slice(start, stop) if d == "sample" else slice(None)
-                          for d in target.dimensions)
-            target[index] = np.asarray(values, dtype=target.dtype)
+        """Append the base rows of the next chunk (``sample`` continues where it stopped).
+
+        They are copied into the store's buffers (``part`` is not kept), which are written
+        once they hold :attr:`rows` samples.
+        """
+        n = part.sizes["sample"]
+        if self._pending_rows + n > self.rows:
+            self.flush()
+        if n > self.rows:  # larger than the buffers: written as it is
+            self._write({name: self._values(part, name) for name in self._datasets}, n)
+            return
+        at = self._pending_rows
+        for name, (dataset, _, axis) in self._datasets.items():
+            buffer = self._buffers.get(name)
+            if buffer is None:
+                shape = list(dataset.shape)
+                shape[axis] = self.rows
+                buffer = self._buffers[name] = np.empty(shape, dataset.dtype)
+            buffer[(slice(None),) * axis + (slice(at, at + n),)] = self._values(part, name)
+        self._pending_rows += n
+        if self._pending_rows == self.rows:
+            self.flush()
+
+    def _values(self, part: xr.Dataset, name: str) -> np.ndarray:
+        var = part.variables[name]
+        dims = self._datasets[name][1]
+        return (var if var.dims == dims else var.transpose(*dims)).values
+
+    def flush(self) -> None:
+        """Write the buffered base rows: each dataset resized and written once."""
+        n, self._pending_rows = self._pending_rows, 0
+        if n:
+            self._write({name: buffer[(slice(None),) * self._datasets[name][2]
+                                      + (slice(0, n),)]
+                         for name, buffer in self._buffers.items()}, n)
+
+    def _write(self, values: dict[str, np.ndarray], n: int) -> None:
+        start, stop = self.size, self.size + n
+        for name, (dataset, _, axis) in self._datasets.items():
+            dataset.resize(stop, axis=axis)
+            dataset[(slice(None),) * axis + (slice(start, stop),)] = values[name]
         self.size = stop
 
     def close(self) -> None:
+        """Write the rest and close the file."""
+        if self._file is not None:
+            self.flush()
+            self._file.close()
+            self._file = None
+
+    def discard(self) -> None:
+        """Close the file without writing what is buffered (the run stopped)."""
+        self._pending_rows = 0
+        self._buffers = {}
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -99,6 +186,20 @@ class BaseStore:
         """The base rows, lazily, in blocks aligned with the stored chunks."""
         chunks = {d: (-1 if d == "sample" else n) for d, n in self.chunks.items()}
         return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
+
+    @staticmethod
+    def reading():
+        """A context in which dask reads the file on this process's threads.
+
+        The results file is local to this process (a dask.distributed cluster's workers
+        may not see it), and a named scheduler makes dask import dask.distributed (~1 s
+        of a cold process) to look for a default client; so the summaries read it with
+        dask's threaded scheduler, given as a function.
+        """
+        import dask
+        import dask.threaded
+
+        return dask.config.set(scheduler=dask.threaded.get)
 
     def add(self, summary: xr.Dataset) -> None:
         """Append the summary variables (and the file's attrs) to the file."""
@@ -110,7 +211,27 @@ class BaseStore:
             for name, var in extra.data_vars.items()
             if var.dtype.kind == "f" and var.size >= 1024
         }
-        extra.to_netcdf(self.path, mode="a", engine="h5netcdf", encoding=encoding)
+        _dump(self.path, "a", extra, encoding)
+
+
+def _dump(path, mode: str, ds: xr.Dataset, encoding: dict, unlimited_dims=None) -> None:
+    """Write ``ds`` into the file at ``path`` (``mode`` "w" or "a") as ``ds.to_netcdf``
+    with engine h5netcdf does (the same variables, attrs and encoding), only cheaper.
+
+    ``to_netcdf`` looks up dask's scheduler, which imports dask.distributed (~1 s of a
+    cold process); and h5netcdf sizes the unlimited ``sample`` dim from every variable
+    along it each time a variable is created (seconds, quadratic in the variables). Here
+    no variable along ``sample`` changes its length (the file's skeleton has none, the
+    summaries add none), so each dim's size is looked up once
+    (:func:`_remember_read_only_sizes`).
+    """
+    f = h5netcdf.File(path, mode)
+    f._mc_tco_sizes_fixed = True
+    try:
+        ds.dump_to_store(xr.backends.H5NetCDFStore(f, mode=mode), encoding=encoding,
+                         unlimited_dims=unlimited_dims)
+    finally:
+        f.close()
 
 
 def _remember_read_only_sizes() -> None:
@@ -120,8 +241,10 @@ def _remember_read_only_sizes() -> None:
     variable that uses it, each time any variable's shape is asked, and it asks on every
     read (padding): opening and reading a results file with ~80 such variables spent
     seconds in HDF5 lookups (quadratic in the variables). A file opened with mode ``r``
-    cannot grow, so its sizes are kept on the open file object (gone when it is); files open
-    for writing are sized as before. Installed once, when this module is imported.
+    cannot grow, so its sizes are kept on the open file object (gone when it is); so are
+    those of a file :func:`_dump` writes (no variable along a dim changes length); other
+    files open for writing are sized as before. Installed once, when this module is
+    imported.
     """
     from h5netcdf.dimensions import Dimension
 
@@ -131,7 +254,8 @@ def _remember_read_only_sizes() -> None:
 
     def size(self):
         root = self._root_ref()
-        if root is None or getattr(root, "_mode", None) != "r":
+        if root is None or (getattr(root, "_mode", None) != "r"
+                            and not root.__dict__.get("_mc_tco_sizes_fixed")):
             return original.fget(self)
         seen = root.__dict__.setdefault("_mc_tco_dim_sizes", {})
         if self._h5path not in seen:

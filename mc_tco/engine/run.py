@@ -176,7 +176,9 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                 if tmp is None:
                     bases.append(base)
                 elif store is None:
-                    store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid))
+                    store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid),
+                                             samples=plan.samples)
+                    stack.callback(store.discard)  # stopped: drop the rows not yet written
                 else:
                     store.append(base)
             done = stage
@@ -203,7 +205,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                 summary.attrs
             )
         store.close()
-        with store.open() as lazy:
+        with store.open() as lazy, store.reading():
             summary = with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
             if independence:
                 extra = _independence(plan, lazy, extra)
