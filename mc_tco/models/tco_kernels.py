@@ -63,20 +63,23 @@ BUDGET = 20000
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
-def _jit(func):
-    """``numba.njit`` with the on-disk cache where there is one.
+def _jit(func=None, **extra):
+    """``numba.njit`` with the on-disk cache where there is one (``extra``: more options,
+    e.g. ``inline="always"``).
 
     numba caches next to this file (``__pycache__``), or, where that is read-only (an
     installed package), in ``NUMBA_CACHE_DIR`` or the user's cache folder; with none of
     them writable it refuses ``cache=True`` at import ("no locator available"): the
     kernels are then compiled in every process (10-15 s) instead of failing.
     """
+    if func is None:
+        return lambda f: _jit(f, **extra)
     try:
-        return njit(**_JIT)(func)
+        return njit(**_JIT, **extra)(func)
     except RuntimeError as exc:
         if "no locator available" not in str(exc):
             raise
-        return njit(**{**_JIT, "cache": False})(func)
+        return njit(**{**_JIT, "cache": False}, **extra)(func)
 
 
 @_jit
@@ -245,22 +248,100 @@ def _npv_h(k, s, dem):
     return acc + (s[CB] if nh > 0 else 0.0), nh > 0
 
 
+#: demands per block of :func:`npv_grid` (its state: 10 vectors of BLOCK in L1 cache)
+BLOCK = 64
+# ---- npv_grid's state vectors (offsets in units of BLOCK): the running maxima (fleet,
+# hybrid fleet, storage peak) twice, read from one copy and written to the other each
+# month, then the sums (buy, owned, rent, hybrid)
+RUN_A, RUN_B, SUMS = 0, 3, 6
+
+
+@_jit(inline="always")
+def _grid_month(st, dems, nb, src, dst, k, t, ssdtb):
+    """One month ``t`` of :func:`npv_grid` for the ``nb`` demands ``dems`` of a block:
+    :func:`_npv_bor` and :func:`_npv_h`'s steps, the demands in the inner loop.
+
+    Written for LLVM's loop vectorizer (4 demands per AVX2 instruction): the month's
+    factors are scalars, the state lives in one buffer at offsets known at compile time
+    (``src``, ``dst`` are constants once inlined), and the running maxima are read from
+    one copy and written to another (a maximum stored back where it was read becomes a
+    masked store, slow on x86). The operations and their order per demand are those of
+    :func:`_npv_bor` and :func:`_npv_h`, so the sums are the same to the bit; ``np.ceil``
+    and ``np.floor`` give the same counts as ``math.ceil``/``math.floor`` without the
+    round trip through an integer.
+    """
+    q = k[Q, t]
+    qh = k[QH, t]
+    gd = k[GD, t]
+    phi = k[PHI, t]
+    caph = k[CAPH, t]
+    vb = k[VB, t]
+    vo = k[VO, t]
+    vr = k[VR, t]
+    dp = k[DP, t]
+    dd = k[DD, t]
+    for j in range(nb):
+        dem = dems[j]
+        c = np.ceil(dem * q * (1.0 - EPS))
+        n = st[src + j]
+        n = c if c > n else n
+        st[dst + j] = n
+        st[(SUMS + 0) * BLOCK + j] += n * vb
+        st[(SUMS + 1) * BLOCK + j] += n * vo
+        st[(SUMS + 2) * BLOCK + j] += c * vr
+        f = np.floor(dem * qh * (1.0 + EPS))
+        nh = st[src + BLOCK + j]
+        nh = f if f > nh else nh
+        st[dst + BLOCK + j] = nh
+        base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+        served = phi * min(dem * gd, base)
+        top = st[src + 2 * BLOCK + j]
+        top = served if served > top else top
+        st[dst + 2 * BLOCK + j] = top
+        st[(SUMS + 3) * BLOCK + j] += dp * served - ssdtb * top * dd - nh * vb
+
+
 @_jit
 def npv_grid(X, M, demands, level, out):
     """``out[i, j, :]`` = npv of api (0), buy, rent, owned, hybrid of row ``i`` at
-    ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``."""
+    ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``.
+
+    The same numbers, to the bit, as :func:`_npv_bor` and :func:`_npv_h` demand by demand,
+    computed by months in blocks of :data:`BLOCK` demands (:func:`_grid_month`, two months
+    per pass so that the running maxima alternate between their two copies).
+    """
+    nd = demands.shape[0]
     k = np.empty((NV, M))
     s = np.empty(NS)
+    st = np.empty((SUMS + 4) * BLOCK)
+    dems = np.empty(BLOCK)
+    a, b = RUN_A * BLOCK, RUN_B * BLOCK
     for i in range(X.shape[0]):
         _row(X[i], k, s)
+        T = int(s[T_])
+        ssdtb = s[SSDTB]
         scale = 1.0 / s[ANN] if level else 1.0
-        for j in range(demands.shape[0]):
-            b, r, o = _npv_bor(k, s, demands[j])
-            out[i, j, 0] = 0.0
-            out[i, j, 1] = b * scale
-            out[i, j, 2] = r * scale
-            out[i, j, 3] = o * scale
-            out[i, j, 4] = _npv_h(k, s, demands[j])[0] * scale
+        for j0 in range(0, nd, BLOCK):
+            nb = min(BLOCK, nd - j0)
+            st[:] = 0.0
+            for j in range(nb):
+                dems[j] = demands[j0 + j]
+            for t in range(0, T - 1, 2):
+                _grid_month(st, dems, nb, a, b, k, t, ssdtb)
+                _grid_month(st, dems, nb, b, a, k, t + 1, ssdtb)
+            last = a
+            if T % 2 == 1:
+                _grid_month(st, dems, nb, a, b, k, T - 1, ssdtb)
+                last = b
+            for j in range(nb):
+                base = dems[j] * s[LB] + s[CB]
+                nh = st[last + BLOCK + j]
+                out[i, j0 + j, 0] = 0.0
+                out[i, j0 + j, 1] = (base - st[SUMS * BLOCK + j]) * scale
+                out[i, j0 + j, 2] = (base - st[(SUMS + 2) * BLOCK + j]) * scale
+                out[i, j0 + j, 3] = (base - st[(SUMS + 1) * BLOCK + j]) * scale
+                out[i, j0 + j, 4] = (st[(SUMS + 3) * BLOCK + j]
+                                     + (s[CB] if nh > 0 else 0.0)) * scale
 
 
 @_jit
