@@ -55,6 +55,9 @@ NPV = 19  # 4 strategies
 NRES = 23
 IRR_LO, IRR_HI = math.log(0.01), math.log(1e4)  # yearly rate from -99% to +999,900%
 IRR_GUESS = math.log(1.1)
+#: :func:`_irr` stops when Newton's step in the log rate is below IRR_TOL (relative, at
+#: least 1): the root is then about IRR_TOL**2 away (Newton) or closer (Halley)
+IRR_TOL = 1e-7
 #: the break-even walk: smallest relative step, and the evaluations after which it falls
 #: back to its coarse relative step (extreme inputs: a node of a few tokens a month)
 MIN_STEP = 1e-9
@@ -585,54 +588,96 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
 
 @_jit
 def _pv(flows, n, resale, y):
-    """Present value of ``flows`` and ``resale`` at the yearly log rate ``y`` and its
-    derivative in ``y`` (Horner in the monthly factor ``exp(-y / 12)``)."""
+    """Present value of ``flows`` and ``resale`` at the yearly log rate ``y`` and its first
+    and second derivatives in ``y`` (Horner in the monthly factor ``exp(-y / 12)``)."""
     v = math.exp(-y / 12.0)
     g = resale
     dg = n * resale
+    d2g = n * (n * resale)
     for t in range(n - 1, -1, -1):
+        ft = t * flows[t]
         g = g * v + flows[t]
-        dg = dg * v + t * flows[t]
-    # g = sum_t f_t v^t (+ resale v^n); dg/dy = -(1/12) sum_t t f_t v^t
-    return g, -dg / 12.0
+        dg = dg * v + ft
+        d2g = d2g * v + t * ft
+    # g = sum_t f_t v^t (+ resale v^n); dg/dy = -(1/12) sum_t t f_t v^t, d2g/dy2 = (1/144)
+    # sum_t t^2 f_t v^t
+    return g, -dg / 12.0, d2g / 144.0
 
 
 @_jit
-def _irr(flows, n, resale):
-    """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
+def _pv_ends(flows, n, resale):
+    """Present value of ``flows`` and ``resale`` at IRR_LO and IRR_HI (one pass, two
+    independent Horner chains)."""
+    v_lo = math.exp(-IRR_LO / 12.0)
+    v_hi = math.exp(-IRR_HI / 12.0)
+    g_lo = resale
+    g_hi = resale
+    for t in range(n - 1, -1, -1):
+        g_lo = g_lo * v_lo + flows[t]
+        g_hi = g_hi * v_hi + flows[t]
+    return g_lo, g_hi
 
-    Safeguarded Newton (bisection when a step leaves the bracket) on y = log(1+x) within
-    [IRR_LO, IRR_HI]; NaN when the flows never change sign or the present value has the
-    same sign at both ends of the bracket.
+
+@_jit
+def _changes(acc, prev):
+    """Sign of ``acc`` (0 when 0) and whether it differs from the nonzero sign ``prev``."""
+    sv = 1.0 if acc > 0.0 else (-1.0 if acc < 0.0 else 0.0)
+    return sv, prev != 0.0 and sv != 0.0 and sv != prev
+
+
+@_jit
+def _one_root(flows, n, resale):
+    """Whether the present value of ``flows`` and ``resale`` has at most one root in the
+    monthly factor v = exp(-y / 12) on each side of v = 1, and none at 1: then the
+    bracket [IRR_LO, IRR_HI], when its ends differ in sign, holds exactly one root.
+
+    Descartes' rule of signs on P(v) / (1 - v) = sum_t S_t v^t (``S_t``, the running sums
+    of the flows from month 0: roots in 0 < v < 1) and on the reversed polynomial (running
+    sums from the horizon: roots v > 1). A running sum within rounding of 0 answers False.
     """
-    sign = 0.0
-    changes = 0
+    tiny = 0.0
+    for t in range(n):
+        tiny += abs(flows[t])
+    tiny = 1e-12 * (tiny + abs(resale))
+    acc = 0.0
+    prev = 0.0
+    cs = 0
     for t in range(n + 1):
-        v = flows[t] if t < n else resale
-        if v != 0.0:
-            sv = 1.0 if v > 0.0 else -1.0
-            if sign != 0.0 and sv != sign:
-                changes += 1
-            sign = sv
-    if changes == 0:
-        return np.nan
-    lo = IRR_LO
-    hi = IRR_HI
-    flo = _pv(flows, n, resale, lo)[0]
-    fhi = _pv(flows, n, resale, hi)[0]
-    if not (flo * fhi <= 0.0):
-        return np.nan
-    if flo == 0.0:
-        return math.expm1(lo)
-    if fhi == 0.0:
-        return math.expm1(hi)
-    if flo > 0.0:  # orient so that g(lo) < 0 < g(hi)
-        lo, hi = hi, lo
+        acc += flows[t] if t < n else resale
+        if abs(acc) <= tiny:
+            if t == n:
+                return False  # (a root at v = 1, or too close to tell)
+            if acc != 0.0:
+                return False
+        sv, changed = _changes(acc, prev)
+        cs += changed
+        if sv != 0.0:
+            prev = sv
+    acc = 0.0
+    prev = 0.0
+    cr = 0
+    for t in range(n, -1, -1):
+        acc += flows[t] if t < n else resale
+        if abs(acc) <= tiny and acc != 0.0:
+            return False
+        sv, changed = _changes(acc, prev)
+        cr += changed
+        if sv != 0.0:
+            prev = sv
+    return cs <= 1 and cr <= 1
+
+
+@_jit
+def _irr_newton(flows, n, resale, lo, hi):
+    """The log rate of :func:`_irr` by safeguarded Newton (bisection when a step leaves the
+    bracket ``lo, hi``, oriented so that the present value is < 0 at ``lo``) from
+    IRR_GUESS: for flows with more than one sign change, which may have several roots
+    (Descartes), this picks the same one whatever the demand before."""
     y = IRR_GUESS  # most returns lie near it: Newton starts there, not mid-bracket
     dx_old = abs(hi - lo)
     dx = dx_old
     for _ in range(200):
-        g, dg = _pv(flows, n, resale, y)
+        g, dg = _pv(flows, n, resale, y)[:2]
         if g == 0.0:
             break
         if g < 0.0:
@@ -650,7 +695,71 @@ def _irr(flows, n, resale):
             y -= dx
         if abs(dx) < 1e-14 * max(1.0, abs(y)):
             break
+    return y
+
+
+@_jit
+def _irr(flows, n, resale, guess):
+    """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
+
+    NaN when the flows never change sign or the present value has the same sign at both
+    ends of the bracket [IRR_LO, IRR_HI] of y = log(1+x). Flows that change sign once have
+    one root (Descartes' rule of signs, in ``exp(-y / 12)``): Halley's method on y from the
+    log rate ``guess`` (the root at the previous demand; IRR_GUESS where that is NaN or
+    outside the bracket), safeguarded by the bracket (a step that leaves it falls back to
+    Newton's, then to bisection), converges in 2-3 evaluations. Flows that change sign
+    more often go to :func:`_irr_newton`, whose root does not depend on the guess.
+    """
+    sign = 0.0
+    changes = 0
+    for t in range(n + 1):
+        v = flows[t] if t < n else resale
+        if v != 0.0:
+            sv = 1.0 if v > 0.0 else -1.0
+            if sign != 0.0 and sv != sign:
+                changes += 1
+            sign = sv
+    if changes == 0:
+        return np.nan
+    lo = IRR_LO
+    hi = IRR_HI
+    flo, fhi = _pv_ends(flows, n, resale)
+    if not (flo * fhi <= 0.0):
+        return np.nan
+    if flo == 0.0:
+        return math.expm1(lo)
+    if fhi == 0.0:
+        return math.expm1(hi)
+    if flo > 0.0:  # orient so that g(lo) < 0 < g(hi)
+        lo, hi = hi, lo
+    if changes > 1 and not _one_root(flows, n, resale):  # maybe several roots: the
+        # one found from IRR_GUESS, as ever
+        return math.expm1(_irr_newton(flows, n, resale, lo, hi))
+    y = guess if IRR_LO < guess < IRR_HI else IRR_GUESS  # (False for NaN)
+    for _ in range(200):
+        g, dg, d2g = _pv(flows, n, resale, y)
+        if g == 0.0:
+            break
+        if g < 0.0:
+            lo = y
+        else:
+            hi = y
+        newton = g / dg
+        dx = 2.0 * g * dg / (2.0 * dg * dg - g * d2g)  # Halley
+        if abs(newton) < IRR_TOL * max(1.0, abs(y)):  # converged: one last step
+            y -= dx if abs(dx) <= 2.0 * abs(newton) else newton
+            break
+        nxt = y - dx
+        if not min(lo, hi) < nxt < max(lo, hi):  # (NaN too)
+            nxt = y - newton
+            if not min(lo, hi) < nxt < max(lo, hi):
+                nxt = 0.5 * (lo + hi)
+        y = nxt
+        if abs(hi - lo) < 1e-15 * max(1.0, abs(y)):
+            break
     return math.expm1(y)
+
+
 @_jit
 def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     """Month-by-month flows of buy, rent, owned, hybrid of every row at every demand.
@@ -671,6 +780,8 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         T = int(s[T_])
+        y_b = IRR_GUESS  # the log rates found at the previous demand: the next guesses
+        y_h = IRR_GUESS
         for j in range(demands.shape[0]):
             dem = demands[j]
             nh_end = 0.0
@@ -776,5 +887,7 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
             res[i, j, COMP + 4] = s[STAFF]
             res[i, j, COMP + 5] = c_api / a
             if want_irr:
-                irr[i, j, 0] = _irr(fb, T, res_b)
-                irr[i, j, 1] = _irr(fh, T, res_h)
+                irr[i, j, 0] = _irr(fb, T, res_b, y_b)
+                irr[i, j, 1] = _irr(fh, T, res_h, y_h)
+                y_b = math.log1p(irr[i, j, 0]) if irr[i, j, 0] == irr[i, j, 0] else y_b
+                y_h = math.log1p(irr[i, j, 1]) if irr[i, j, 1] == irr[i, j, 1] else y_h
