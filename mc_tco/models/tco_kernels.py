@@ -786,6 +786,16 @@ def _irr(flows, n, resale, guess):
     return math.expm1(y)
 
 
+@_jit(inline="always")
+def _track(cum, t, pay, low):
+    """Payback month (the first ``t + 1`` with ``cum >= 0``) and lowest cumulative flow."""
+    if cum >= 0.0 and pay == np.inf:
+        pay = t + 1.0
+    if cum < low:
+        low = cum
+    return pay, low
+
+
 @_jit
 def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     """Month-by-month flows of buy, rent, owned, hybrid of every row at every demand.
@@ -794,26 +804,31 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     storage at the horizon, buy's capex, buy's level cost by component and the npv;
     ``irr`` (rows, demands, 2) of buy and hybrid when ``want_irr``; ``cash`` (rows,
     demands, months, 4), the cumulative discounted flow, when ``want_cash`` (months past a
-    row's horizon repeat its final value).
+    row's horizon repeat its final value). The four strategies' sums are scalars (in
+    registers) and the node counts ``np.ceil``/``np.floor`` (no round trip through an
+    integer): the same numbers as the month-by-month loop of MODEL.md written plainly.
     """
     k = np.empty((NV, M))
     s = np.empty(NS)
     fb = np.empty(M)
     fh = np.empty(M)
-    cum = np.empty(4)
-    low = np.empty(4)
-    flow = np.empty(4)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         T = int(s[T_])
+        sov_staff = s[SOV] - s[STAFF]
+        power = s[POWER]
+        mf12 = s[MF12]
+        own_run = power + mf12 * s[NODE0]
+        tbpt = s[TBPT]
+        ssd = s[SSD]
         y_b = IRR_GUESS  # the log rates found at the previous demand: the next guesses
         y_h = IRR_GUESS
         for j in range(demands.shape[0]):
             dem = demands[j]
             nh_end = 0.0
             for t in range(T):
-                nh_end = max(nh_end, math.floor(dem * k[QH, t] * (1.0 + EPS)))
-            fixed_h = (s[SOV] - s[STAFF]) if nh_end > 0 else 0.0
+                nh_end = max(nh_end, np.floor(dem * k[QH, t] * (1.0 + EPS)))
+            fixed_h = sov_staff if nh_end > 0 else 0.0
             n = 0.0
             paid = 0.0
             top = 0.0
@@ -830,76 +845,90 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
             c_up = 0.0
             c_st = 0.0
             c_api = 0.0
-            for w in range(4):
-                cum[w] = 0.0
-                low[w] = 0.0
-                res[i, j, PAY + w] = np.inf
+            cum0 = cum1 = cum2 = cum3 = 0.0
+            low0 = low1 = low2 = low3 = 0.0
+            pay0 = pay1 = pay2 = pay3 = np.inf
             for t in range(T):
                 d = k[D, t]
                 demand_t = dem * k[GD, t]
                 api = k[P, t] * demand_t
                 phi = k[PHI, t]
                 # buy, owned, rent: a fleet for all demand
-                c = math.ceil(dem * k[Q, t] * (1.0 - EPS))
+                c = np.ceil(dem * k[Q, t] * (1.0 - EPS))
                 new = max(c, n) - n
                 n += new
                 capex_n = new * k[PP, t]
                 paid += capex_n
                 res_b += capex_n * k[RS, t]
-                tb = s[TBPT] * phi * demand_t
+                tb = tbpt * phi * demand_t
                 new_tb = max(tb, top) - top
                 top += new_tb
-                capex_s = new_tb * s[SSD]
+                capex_s = new_tb * ssd
                 common = phi * api + s[SOV] - s[STAFF] - capex_s
-                upkeep = s[MF12] * paid
-                flow[0] = common - n * s[POWER] - upkeep - capex_n
-                flow[1] = common - c * phi * k[GRH, t]
-                flow[2] = common - n * (s[POWER] + s[MF12] * s[NODE0])
+                upkeep = mf12 * paid
+                flow0 = common - n * power - upkeep - capex_n
+                flow1 = common - c * phi * k[GRH, t]
+                flow2 = common - n * own_run
                 # hybrid: a base-load fleet, the rest to the API
-                f = math.floor(dem * k[QH, t] * (1.0 + EPS))
+                f = np.floor(dem * k[QH, t] * (1.0 + EPS))
                 new_h = max(f, nh) - nh
                 nh += new_h
                 capex_nh = new_h * k[PP, t]
                 paid_h += capex_nh
                 res_h += capex_nh * k[RS, t]
                 served = phi * min(demand_t, nh * k[CAPH, t] if nh > 0.0 else 0.0)
-                tb_h = s[TBPT] * served
+                tb_h = tbpt * served
                 new_tbh = max(tb_h, top_h) - top_h
                 top_h += new_tbh
-                flow[3] = (k[P, t] * served + fixed_h - nh * s[POWER] - s[MF12] * paid_h
-                           - capex_nh - new_tbh * s[SSD])
-                fb[t] = flow[0]
-                fh[t] = flow[3]
+                flow3 = (k[P, t] * served + fixed_h - nh * power - mf12 * paid_h
+                         - capex_nh - new_tbh * ssd)
+                fb[t] = flow0
+                fh[t] = flow3
                 capn += capex_n
                 caps += capex_s
                 if t == 0:
                     init = capex_n + capex_s
                 c_hw += d * capex_n
-                c_pw += d * n * s[POWER]
+                c_pw += d * n * power
                 c_up += d * upkeep
                 c_st += d * capex_s
                 c_api += d * (1.0 - phi) * api
-                for w in range(4):
-                    cum[w] += d * flow[w]
+                cum0 += d * flow0
+                cum1 += d * flow1
+                cum2 += d * flow2
+                cum3 += d * flow3
                 if t == T - 1:
-                    cum[0] += s[DT] * res_b
-                    cum[3] += s[DT] * res_h
-                for w in range(4):
-                    if cum[w] >= 0.0 and res[i, j, PAY + w] == np.inf:
-                        res[i, j, PAY + w] = t + 1.0
-                    if cum[w] < low[w]:
-                        low[w] = cum[w]
-                    if want_cash:
-                        cash[i, j, t, w] = cum[w]
+                    cum0 += s[DT] * res_b
+                    cum3 += s[DT] * res_h
+                pay0, low0 = _track(cum0, t, pay0, low0)
+                pay1, low1 = _track(cum1, t, pay1, low1)
+                pay2, low2 = _track(cum2, t, pay2, low2)
+                pay3, low3 = _track(cum3, t, pay3, low3)
+                if want_cash:
+                    cash[i, j, t, 0] = cum0
+                    cash[i, j, t, 1] = cum1
+                    cash[i, j, t, 2] = cum2
+                    cash[i, j, t, 3] = cum3
             if want_cash:
                 for t in range(T, M):
-                    for w in range(4):
-                        cash[i, j, t, w] = cum[w]
+                    cash[i, j, t, 0] = cum0
+                    cash[i, j, t, 1] = cum1
+                    cash[i, j, t, 2] = cum2
+                    cash[i, j, t, 3] = cum3
             if nh_end == 0:  # a hybrid without a node is the API: it never spends ahead
-                res[i, j, PAY + 3] = 0.0
-            for w in range(4):
-                res[i, j, PEAK + w] = -low[w]
-                res[i, j, NPV + w] = cum[w]
+                pay3 = 0.0
+            res[i, j, PAY + 0] = pay0
+            res[i, j, PAY + 1] = pay1
+            res[i, j, PAY + 2] = pay2
+            res[i, j, PAY + 3] = pay3
+            res[i, j, PEAK + 0] = -low0
+            res[i, j, PEAK + 1] = -low1
+            res[i, j, PEAK + 2] = -low2
+            res[i, j, PEAK + 3] = -low3
+            res[i, j, NPV + 0] = cum0
+            res[i, j, NPV + 1] = cum1
+            res[i, j, NPV + 2] = cum2
+            res[i, j, NPV + 3] = cum3
             res[i, j, NODES] = n
             res[i, j, TB] = top
             res[i, j, INIT] = init
