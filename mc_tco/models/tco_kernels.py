@@ -216,21 +216,26 @@ def scalars(X, M, out):
 
 
 @_jit
-def _npv_bor(k, s, dem):
-    """npv of buy, rent and owned of one row at demand ``dem`` [USD]."""
+def _npv_fleet(k, s, dem, vec):
+    """npv of buy (``vec`` VB) or owned (VO) of one row at demand ``dem`` [USD]: the fleet
+    ``ceil(dem Q[t] (1 - EPS))`` at its running maximum, by the node weights."""
     n = 0.0
-    ab = 0.0
-    ao = 0.0
-    ar = 0.0
+    a = 0.0
     for t in range(int(s[T_])):
-        c = math.ceil(dem * k[Q, t] * (1.0 - EPS))
+        c = np.ceil(dem * k[Q, t] * (1.0 - EPS))
         if c > n:
             n = c
-        ab += n * k[VB, t]
-        ao += n * k[VO, t]
-        ar += c * k[VR, t]
-    base = dem * s[LB] + s[CB]
-    return base - ab, base - ar, base - ao
+        a += n * k[vec, t]
+    return dem * s[LB] + s[CB] - a
+
+
+@_jit
+def _npv_rent(k, s, dem):
+    """npv of rent of one row at demand ``dem`` [USD]: the month's fleet by VR."""
+    a = 0.0
+    for t in range(int(s[T_])):
+        a += np.ceil(dem * k[Q, t] * (1.0 - EPS)) * k[VR, t]
+    return dem * s[LB] + s[CB] - a
 
 
 @_jit
@@ -240,7 +245,7 @@ def _npv_h(k, s, dem):
     top = 0.0
     acc = 0.0
     for t in range(int(s[T_])):
-        f = math.floor(dem * k[QH, t] * (1.0 + EPS))
+        f = np.floor(dem * k[QH, t] * (1.0 + EPS))
         if f > nh:
             nh = f
         base = nh * k[CAPH, t] if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
@@ -262,16 +267,15 @@ RUN_A, RUN_B, SUMS = 0, 3, 6
 @_jit(inline="always")
 def _grid_month(st, dems, nb, src, dst, k, t, ssdtb):
     """One month ``t`` of :func:`npv_grid` for the ``nb`` demands ``dems`` of a block:
-    :func:`_npv_bor` and :func:`_npv_h`'s steps, the demands in the inner loop.
+    :func:`_npv_fleet`, :func:`_npv_rent` and :func:`_npv_h`'s steps, the demands in the
+    inner loop.
 
     Written for LLVM's loop vectorizer (4 demands per AVX2 instruction): the month's
     factors are scalars, the state lives in one buffer at offsets known at compile time
     (``src``, ``dst`` are constants once inlined), and the running maxima are read from
     one copy and written to another (a maximum stored back where it was read becomes a
     masked store, slow on x86). The operations and their order per demand are those of
-    :func:`_npv_bor` and :func:`_npv_h`, so the sums are the same to the bit; ``np.ceil``
-    and ``np.floor`` give the same counts as ``math.ceil``/``math.floor`` without the
-    round trip through an integer.
+    these functions, so the sums are the same to the bit.
     """
     q = k[Q, t]
     qh = k[QH, t]
@@ -309,9 +313,9 @@ def npv_grid(X, M, demands, level, out):
     """``out[i, j, :]`` = npv of api (0), buy, rent, owned, hybrid of row ``i`` at
     ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``.
 
-    The same numbers, to the bit, as :func:`_npv_bor` and :func:`_npv_h` demand by demand,
-    computed by months in blocks of :data:`BLOCK` demands (:func:`_grid_month`, two months
-    per pass so that the running maxima alternate between their two copies).
+    The same numbers, to the bit, as :func:`_npv_one` demand by demand, computed by
+    months in blocks of :data:`BLOCK` demands (:func:`_grid_month`, two months per pass
+    so that the running maxima alternate between their two copies).
     """
     nd = demands.shape[0]
     k = np.empty((NV, M))
@@ -349,11 +353,14 @@ def npv_grid(X, M, demands, level, out):
 
 @_jit
 def _npv_one(k, s, dem, which):
-    if which == 3:  # the hybrid breaks even only with a node (without, it is the API)
+    """npv of buy (0), rent (1), owned (2) or hybrid (3) of one row at ``dem`` [USD]; the
+    hybrid's is -1 without a node (it breaks even only with one: without, it is the API)."""
+    if which == 3:
         h, owns = _npv_h(k, s, dem)
         return h if owns else -1.0
-    b, r, o = _npv_bor(k, s, dem)
-    return b if which == 0 else (r if which == 1 else o)
+    if which == 1:
+        return _npv_rent(k, s, dem)
+    return _npv_fleet(k, s, dem, VB if which == 0 else VO)
 
 
 @_jit
