@@ -215,7 +215,8 @@ def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) 
     M = kern.months(X)
     n, n_dem = X.shape[0], demand.shape[0]
     S = np.empty((n, kern.NS))
-    kern.scalars(X, M, S)
+    if want & (PER_SAMPLE | {"cost"}) or {"npv", "saving"} <= want:  # (not the hot path)
+        kern.scalars(X, M, S)
     ann = S[:, kern.ANN]
     if want & FAST:
         first = "npv" if "npv" in want else "saving"
