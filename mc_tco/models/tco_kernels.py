@@ -418,25 +418,89 @@ def _bounds(k, s):
     return a, b, lo_a, lo_b, q
 
 
+#: demands per batch of the break-even walks (:func:`_first_nonneg`)
+HB = 16
+
+
+@_jit(inline="always")
+def _h_month(st, dems, nb, src, dst, k, t, ssdtb):
+    """One month ``t`` of :func:`_npv_h` for the ``nb`` demands ``dems``, the demands in
+    the inner loop (vectorized as :func:`_grid_month`; state vectors of HB: the hybrid's
+    fleet and storage peak at ``src``, written to ``dst``, the sum at 4 HB)."""
+    qh = k[QH, t]
+    gd = k[GD, t]
+    phi = k[PHI, t]
+    caph = k[CAPH, t]
+    vb = k[VB, t]
+    dp = k[DP, t]
+    dd = k[DD, t]
+    for j in range(nb):
+        dem = dems[j]
+        f = np.floor(dem * qh * (1.0 + EPS))
+        nh = st[src + j]
+        nh = f if f > nh else nh
+        st[dst + j] = nh
+        base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+        served = phi * min(dem * gd, base)
+        top = st[src + HB + j]
+        top = served if served > top else top
+        st[dst + HB + j] = top
+        st[4 * HB + j] += dp * served - ssdtb * top * dd - nh * vb
+
+
 @_jit
-def _first_crossing(k, s, w, lo, hi, levels):
+def _first_nonneg(k, s, w, dems, nb, st, vals):
+    """The index of the first of the ``nb`` (<= HB) demands ``dems`` where the npv of
+    strategy ``w`` is >= 0 (:func:`_npv_one`), or -1. The hybrid's npv at all of them at
+    once (:func:`_h_month`, the same numbers to the bit; ``st`` (5 HB,) and ``vals`` (HB,)
+    are scratch), the others' one by one up to the first."""
+    if w != 3:
+        for j in range(nb):
+            if _npv_one(k, s, dems[j], w) >= 0.0:
+                return j
+        return -1
+    T = int(s[T_])
+    ssdtb = s[SSDTB]
+    st[:] = 0.0
+    for t in range(0, T - 1, 2):
+        _h_month(st, dems, nb, 0, 2 * HB, k, t, ssdtb)
+        _h_month(st, dems, nb, 2 * HB, 0, k, t + 1, ssdtb)
+    last = 0
+    if T % 2 == 1:
+        _h_month(st, dems, nb, 0, 2 * HB, k, T - 1, ssdtb)
+        last = 2 * HB
+    for j in range(nb):
+        vals[j] = st[4 * HB + j] + s[CB] if st[last + j] > 0 else -1.0
+    for j in range(nb):
+        if vals[j] >= 0.0:
+            return j
+    return -1
+
+
+@_jit
+def _first_crossing(k, s, w, lo, hi, levels, pts, st, vals):
     """The first demand in (lo, hi] with npv >= 0, given npv(lo) < 0 <= npv(hi): each
     level scans the bracket at 7 interior points (geometric) and keeps the first
     sub-bracket that turns >= 0, so the result is the smallest crossing up to a window
-    narrower than an eighth of the bracket at some level."""
+    narrower than an eighth of the bracket at some level. (The 7 points of a level are
+    evaluated together by :func:`_first_nonneg`; ``pts``, ``st``, ``vals``: its scratch.)"""
     for _ in range(levels):
         if hi / lo - 1.0 < 1e-13:
             break
         ratio = (hi / lo) ** 0.125
         x = lo
+        nb = 0
         for _ in range(7):
             y = x * ratio
             if y >= hi:
                 break
-            if _npv_one(k, s, y, w) >= 0.0:
-                hi = y
-                break
+            pts[nb] = y
+            nb += 1
             x = y
+        j = _first_nonneg(k, s, w, pts, nb, st, vals)
+        if j >= 0:
+            hi = pts[j]
+            x = pts[j - 1] if j > 0 else lo
         lo = x
     return hi
 
@@ -552,6 +616,9 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
     """
     k = np.empty((NV, M))
     s = np.empty(NS)
+    pts = np.empty(HB)
+    vals = np.empty(HB)
+    st = np.empty(5 * HB)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         a, b, lo_a, lo_b, q = _bounds(k, s)
@@ -575,22 +642,34 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
                     last = sure
             used = 0
             while True:
-                dem = min(dem, last)
-                if _npv_one(k, s, dem, w) >= 0.0:
-                    out[i, w] = _first_crossing(k, s, w, prev, dem, steps)
+                # the walk's next HB points (fewer where it ends), evaluated together
+                nb = 0
+                end = False
+                while nb < HB:
+                    dem = min(dem, last)
+                    pts[nb] = dem
+                    nb += 1
+                    if not dem < last:  # (NaN too)
+                        end = True
+                        break
+                    bound = a[w] * dem + b[w]
+                    slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
+                    used += 1
+                    nxt = dem * (1.0 + _rel_step(dem, q[w], step, fine, used))
+                    if bound < -slack:
+                        if a[w] <= 0.0:
+                            end = True  # the bound only falls: never
+                            break
+                        nxt = max(nxt, -b[w] / a[w] * (1.0 - 1e-12))
+                    dem = nxt
+                j = _first_nonneg(k, s, w, pts, nb, st, vals)
+                if j >= 0:
+                    lo = pts[j - 1] if j > 0 else prev
+                    out[i, w] = _first_crossing(k, s, w, lo, pts[j], steps, pts, st, vals)
                     break
-                if not dem < last:  # (NaN too)
+                if end:
                     break
-                bound = a[w] * dem + b[w]
-                slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
-                used += 1
-                nxt = dem * (1.0 + _rel_step(dem, q[w], step, fine, used))
-                if bound < -slack:
-                    if a[w] <= 0.0:
-                        break  # the bound only falls: never
-                    nxt = max(nxt, -b[w] / a[w] * (1.0 - 1e-12))
-                prev = dem
-                dem = nxt
+                prev = pts[nb - 1]
 
 
 @_jit
