@@ -872,14 +872,122 @@ def _irr(flows, n, resale, guess):
     return math.expm1(y)
 
 
+#: demands per block of :func:`paths`
+PB = 32
+# ---- paths' state vectors (offsets in units of PB): payback month and lowest cumulative
+# flow of the 4 strategies, read from one copy (0) and written to the other (8) each month
+# (as npv_grid's running maxima), then the fleets and sums
+PAY_, LOW_ = 0, 4
+(N_, TOP_, NH_, TOPH_, PAID_, PAIDH_, RESB_, RESH_, CAPN_, CAPS_, INIT_, CHW_, CPW_, CUP_,
+ CST_, CAPI_, FIXH_, CUM_) = range(16, 34)  # CUM_: 4 strategies, to 37
+NPB = CUM_ + 4
+# ---- paths' month buffer (month, 6, PB): buy's and the hybrid's flows, the cumulative flows
+FB_, FH_, CASH_ = 0, 1, 2
+
+
 @_jit(inline="always")
-def _track(cum, t, pay, low):
-    """Payback month (the first ``t + 1`` with ``cum >= 0``) and lowest cumulative flow."""
-    if cum >= 0.0 and pay == np.inf:
-        pay = t + 1.0
-    if cum < low:
-        low = cum
-    return pay, low
+def _path_month(st, dems, nb, src, dst, k, sc, t, T, fl, want_cash):
+    """One month ``t`` of :func:`paths` for the ``nb`` demands ``dems`` of a block, the
+    demands in the inner loop (vectorized as :func:`_grid_month`): state vectors of PB in
+    ``st`` (payback and lowest flow read at ``src``, written at ``dst``), the month's
+    flows of buy and hybrid (and with ``want_cash`` the cumulative flows) into ``fl``.
+    ``sc``: the row's scalars (:data:`NS`)."""
+    d = k[D, t]
+    gd = k[GD, t]
+    p = k[P, t]
+    phi = k[PHI, t]
+    q = k[Q, t]
+    qh = k[QH, t]
+    pp = k[PP, t]
+    rs = k[RS, t]
+    grh = k[GRH, t]
+    caph = k[CAPH, t]
+    sov = sc[SOV]
+    staff = sc[STAFF]
+    power = sc[POWER]
+    mf12 = sc[MF12]
+    own_run = power + mf12 * sc[NODE0]
+    tbpt = sc[TBPT]
+    ssd = sc[SSD]
+    dt = sc[DT]
+    t1 = t + 1.0
+    first = t == 0
+    final = t == T - 1
+    for j in range(nb):
+        dem = dems[j]
+        demand_t = dem * gd
+        api = p * demand_t
+        # buy, owned, rent: a fleet for all demand
+        c = np.ceil(dem * q * (1.0 - EPS))
+        n = st[N_ * PB + j]
+        new = max(c, n) - n
+        n += new
+        st[N_ * PB + j] = n
+        capex_n = new * pp
+        paid = st[PAID_ * PB + j] + capex_n
+        st[PAID_ * PB + j] = paid
+        res_b = st[RESB_ * PB + j] + capex_n * rs
+        st[RESB_ * PB + j] = res_b
+        tb = tbpt * phi * demand_t
+        top = st[TOP_ * PB + j]
+        new_tb = max(tb, top) - top
+        st[TOP_ * PB + j] = top + new_tb
+        capex_s = new_tb * ssd
+        common = phi * api + sov - staff - capex_s
+        upkeep = mf12 * paid
+        flow0 = common - n * power - upkeep - capex_n
+        flow1 = common - c * phi * grh
+        flow2 = common - n * own_run
+        # hybrid: a base-load fleet, the rest to the API
+        f = np.floor(dem * qh * (1.0 + EPS))
+        nh = st[NH_ * PB + j]
+        new_h = max(f, nh) - nh
+        nh += new_h
+        st[NH_ * PB + j] = nh
+        capex_nh = new_h * pp
+        paid_h = st[PAIDH_ * PB + j] + capex_nh
+        st[PAIDH_ * PB + j] = paid_h
+        res_h = st[RESH_ * PB + j] + capex_nh * rs
+        st[RESH_ * PB + j] = res_h
+        served = phi * min(demand_t, nh * caph if nh > 0.0 else 0.0)
+        tb_h = tbpt * served
+        top_h = st[TOPH_ * PB + j]
+        new_tbh = max(tb_h, top_h) - top_h
+        st[TOPH_ * PB + j] = top_h + new_tbh
+        flow3 = (p * served + st[FIXH_ * PB + j] - nh * power - mf12 * paid_h
+                 - capex_nh - new_tbh * ssd)
+        fl[t, FB_, j] = flow0
+        fl[t, FH_, j] = flow3
+        st[CAPN_ * PB + j] += capex_n
+        st[CAPS_ * PB + j] += capex_s
+        if first:
+            st[INIT_ * PB + j] = capex_n + capex_s
+        st[CHW_ * PB + j] += d * capex_n
+        st[CPW_ * PB + j] += d * n * power
+        st[CUP_ * PB + j] += d * upkeep
+        st[CST_ * PB + j] += d * capex_s
+        st[CAPI_ * PB + j] += d * (1.0 - phi) * api
+        cum0 = st[CUM_ * PB + j] + d * flow0
+        cum1 = st[(CUM_ + 1) * PB + j] + d * flow1
+        cum2 = st[(CUM_ + 2) * PB + j] + d * flow2
+        cum3 = st[(CUM_ + 3) * PB + j] + d * flow3
+        if final:
+            cum0 += dt * res_b
+            cum3 += dt * res_h
+        st[CUM_ * PB + j] = cum0
+        st[(CUM_ + 1) * PB + j] = cum1
+        st[(CUM_ + 2) * PB + j] = cum2
+        st[(CUM_ + 3) * PB + j] = cum3
+        for w, cum in ((0, cum0), (1, cum1), (2, cum2), (3, cum3)):
+            pay = st[src + (PAY_ + w) * PB + j]
+            low = st[src + (LOW_ + w) * PB + j]
+            st[dst + (PAY_ + w) * PB + j] = t1 if cum >= 0.0 and pay == np.inf else pay
+            st[dst + (LOW_ + w) * PB + j] = cum if cum < low else low
+        if want_cash:
+            fl[t, CASH_, j] = cum0
+            fl[t, CASH_ + 1, j] = cum1
+            fl[t, CASH_ + 2, j] = cum2
+            fl[t, CASH_ + 3, j] = cum3
 
 
 @_jit
@@ -890,145 +998,75 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     storage at the horizon, buy's capex, buy's level cost by component and the npv;
     ``irr`` (rows, demands, 2) of buy and hybrid when ``want_irr``; ``cash`` (rows,
     demands, months, 4), the cumulative discounted flow, when ``want_cash`` (months past a
-    row's horizon repeat its final value). The four strategies' sums are scalars (in
-    registers) and the node counts ``np.ceil``/``np.floor`` (no round trip through an
-    integer): the same numbers as the month-by-month loop of MODEL.md written plainly.
+    row's horizon repeat its final value).
+
+    By months in blocks of :data:`PB` demands (:func:`_path_month`, two months per pass:
+    the payback months and lowest flows alternate between their two copies); per demand,
+    the operations of MODEL.md's month-by-month loop in its order. The hybrid owns a node
+    at the horizon where ``floor(dem max_t QH[t] (1 + EPS)) > 0`` (MAX_QH: the running
+    maximum of the monotone node count). The irr starts from the root at the previous
+    demand (:func:`_irr`).
     """
     k = np.empty((NV, M))
     s = np.empty(NS)
     fb = np.empty(M)
     fh = np.empty(M)
+    st = np.empty(NPB * PB)
+    fl = np.empty((M, 6, PB))
+    dems = np.empty(PB)
+    a, b = 0, 8 * PB
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         T = int(s[T_])
-        sov_staff = s[SOV] - s[STAFF]
-        power = s[POWER]
-        mf12 = s[MF12]
-        own_run = power + mf12 * s[NODE0]
-        tbpt = s[TBPT]
-        ssd = s[SSD]
         y_b = IRR_GUESS  # the log rates found at the previous demand: the next guesses
         y_h = IRR_GUESS
-        for j in range(demands.shape[0]):
-            dem = demands[j]
-            nh_end = 0.0
-            for t in range(T):
-                nh_end = max(nh_end, np.floor(dem * k[QH, t] * (1.0 + EPS)))
-            fixed_h = sov_staff if nh_end > 0 else 0.0
-            n = 0.0
-            paid = 0.0
-            top = 0.0
-            nh = 0.0
-            paid_h = 0.0
-            top_h = 0.0
-            res_b = 0.0
-            res_h = 0.0
-            capn = 0.0
-            caps = 0.0
-            init = 0.0
-            c_hw = 0.0
-            c_pw = 0.0
-            c_up = 0.0
-            c_st = 0.0
-            c_api = 0.0
-            cum0 = cum1 = cum2 = cum3 = 0.0
-            low0 = low1 = low2 = low3 = 0.0
-            pay0 = pay1 = pay2 = pay3 = np.inf
-            for t in range(T):
-                d = k[D, t]
-                demand_t = dem * k[GD, t]
-                api = k[P, t] * demand_t
-                phi = k[PHI, t]
-                # buy, owned, rent: a fleet for all demand
-                c = np.ceil(dem * k[Q, t] * (1.0 - EPS))
-                new = max(c, n) - n
-                n += new
-                capex_n = new * k[PP, t]
-                paid += capex_n
-                res_b += capex_n * k[RS, t]
-                tb = tbpt * phi * demand_t
-                new_tb = max(tb, top) - top
-                top += new_tb
-                capex_s = new_tb * ssd
-                common = phi * api + s[SOV] - s[STAFF] - capex_s
-                upkeep = mf12 * paid
-                flow0 = common - n * power - upkeep - capex_n
-                flow1 = common - c * phi * k[GRH, t]
-                flow2 = common - n * own_run
-                # hybrid: a base-load fleet, the rest to the API
-                f = np.floor(dem * k[QH, t] * (1.0 + EPS))
-                new_h = max(f, nh) - nh
-                nh += new_h
-                capex_nh = new_h * k[PP, t]
-                paid_h += capex_nh
-                res_h += capex_nh * k[RS, t]
-                served = phi * min(demand_t, nh * k[CAPH, t] if nh > 0.0 else 0.0)
-                tb_h = tbpt * served
-                new_tbh = max(tb_h, top_h) - top_h
-                top_h += new_tbh
-                flow3 = (k[P, t] * served + fixed_h - nh * power - mf12 * paid_h
-                         - capex_nh - new_tbh * ssd)
-                fb[t] = flow0
-                fh[t] = flow3
-                capn += capex_n
-                caps += capex_s
-                if t == 0:
-                    init = capex_n + capex_s
-                c_hw += d * capex_n
-                c_pw += d * n * power
-                c_up += d * upkeep
-                c_st += d * capex_s
-                c_api += d * (1.0 - phi) * api
-                cum0 += d * flow0
-                cum1 += d * flow1
-                cum2 += d * flow2
-                cum3 += d * flow3
-                if t == T - 1:
-                    cum0 += s[DT] * res_b
-                    cum3 += s[DT] * res_h
-                pay0, low0 = _track(cum0, t, pay0, low0)
-                pay1, low1 = _track(cum1, t, pay1, low1)
-                pay2, low2 = _track(cum2, t, pay2, low2)
-                pay3, low3 = _track(cum3, t, pay3, low3)
+        for j0 in range(0, demands.shape[0], PB):
+            nb = min(PB, demands.shape[0] - j0)
+            st[:] = 0.0
+            for j in range(nb):
+                dems[j] = demands[j0 + j]
+                for w in range(4):
+                    st[(PAY_ + w) * PB + j] = np.inf
+                nh_end = np.floor(dems[j] * s[MAX_QH] * (1.0 + EPS))
+                st[FIXH_ * PB + j] = (s[SOV] - s[STAFF]) if nh_end > 0 else 0.0
+            for t in range(0, T - 1, 2):
+                _path_month(st, dems, nb, a, b, k, s, t, T, fl, want_cash)
+                _path_month(st, dems, nb, b, a, k, s, t + 1, T, fl, want_cash)
+            last = a
+            if T % 2 == 1:
+                _path_month(st, dems, nb, a, b, k, s, T - 1, T, fl, want_cash)
+                last = b
+            for jj in range(nb):
+                j = j0 + jj
+                for w in range(4):
+                    res[i, j, PAY + w] = st[last + (PAY_ + w) * PB + jj]
+                    res[i, j, PEAK + w] = -st[last + (LOW_ + w) * PB + jj]
+                    res[i, j, NPV + w] = st[(CUM_ + w) * PB + jj]
+                if not np.floor(dems[jj] * s[MAX_QH] * (1.0 + EPS)) > 0:
+                    res[i, j, PAY + 3] = 0.0  # a hybrid without a node is the API: it
+                    # never spends ahead
+                res_b = st[RESB_ * PB + jj]
+                res[i, j, NODES] = st[N_ * PB + jj]
+                res[i, j, TB] = st[TOP_ * PB + jj]
+                res[i, j, INIT] = st[INIT_ * PB + jj]
+                res[i, j, CAPN] = st[CAPN_ * PB + jj]
+                res[i, j, CAPS] = st[CAPS_ * PB + jj]
+                ann = s[ANN]
+                res[i, j, COMP + 0] = (st[CHW_ * PB + jj] - s[DT] * res_b) / ann
+                res[i, j, COMP + 1] = st[CPW_ * PB + jj] / ann
+                res[i, j, COMP + 2] = st[CUP_ * PB + jj] / ann
+                res[i, j, COMP + 3] = st[CST_ * PB + jj] / ann
+                res[i, j, COMP + 4] = s[STAFF]
+                res[i, j, COMP + 5] = st[CAPI_ * PB + jj] / ann
                 if want_cash:
-                    cash[i, j, t, 0] = cum0
-                    cash[i, j, t, 1] = cum1
-                    cash[i, j, t, 2] = cum2
-                    cash[i, j, t, 3] = cum3
-            if want_cash:
-                for t in range(T, M):
-                    cash[i, j, t, 0] = cum0
-                    cash[i, j, t, 1] = cum1
-                    cash[i, j, t, 2] = cum2
-                    cash[i, j, t, 3] = cum3
-            if nh_end == 0:  # a hybrid without a node is the API: it never spends ahead
-                pay3 = 0.0
-            res[i, j, PAY + 0] = pay0
-            res[i, j, PAY + 1] = pay1
-            res[i, j, PAY + 2] = pay2
-            res[i, j, PAY + 3] = pay3
-            res[i, j, PEAK + 0] = -low0
-            res[i, j, PEAK + 1] = -low1
-            res[i, j, PEAK + 2] = -low2
-            res[i, j, PEAK + 3] = -low3
-            res[i, j, NPV + 0] = cum0
-            res[i, j, NPV + 1] = cum1
-            res[i, j, NPV + 2] = cum2
-            res[i, j, NPV + 3] = cum3
-            res[i, j, NODES] = n
-            res[i, j, TB] = top
-            res[i, j, INIT] = init
-            res[i, j, CAPN] = capn
-            res[i, j, CAPS] = caps
-            a = s[ANN]
-            res[i, j, COMP + 0] = (c_hw - s[DT] * res_b) / a
-            res[i, j, COMP + 1] = c_pw / a
-            res[i, j, COMP + 2] = c_up / a
-            res[i, j, COMP + 3] = c_st / a
-            res[i, j, COMP + 4] = s[STAFF]
-            res[i, j, COMP + 5] = c_api / a
-            if want_irr:
-                irr[i, j, 0] = _irr(fb, T, res_b, y_b)
-                irr[i, j, 1] = _irr(fh, T, res_h, y_h)
-                y_b = math.log1p(irr[i, j, 0]) if irr[i, j, 0] == irr[i, j, 0] else y_b
-                y_h = math.log1p(irr[i, j, 1]) if irr[i, j, 1] == irr[i, j, 1] else y_h
+                    for t in range(M):
+                        for w in range(4):
+                            cash[i, j, t, w] = fl[min(t, T - 1), CASH_ + w, jj]
+                if want_irr:
+                    for t in range(T):
+                        fb[t] = fl[t, FB_, jj]
+                        fh[t] = fl[t, FH_, jj]
+                    irr[i, j, 0] = _irr(fb, T, res_b, y_b)
+                    irr[i, j, 1] = _irr(fh, T, st[RESH_ * PB + jj], y_h)
+                    y_b = math.log1p(irr[i, j, 0]) if irr[i, j, 0] == irr[i, j, 0] else y_b
+                    y_h = math.log1p(irr[i, j, 1]) if irr[i, j, 1] == irr[i, j, 1] else y_h
