@@ -1,10 +1,14 @@
-"""Month-by-month kernels of the TCO model, version 2 (numba, one row and demand at a time).
+"""Month-by-month kernels of the TCO model, version 2 (numba, one row at a time).
 
 Each kernel takes the inputs as a matrix ``X`` (rows, :data:`COLUMNS`) and works one row
 at a time: :func:`_row` computes the row's demand-independent factors (demand per unit of
 run-rate, price paths, capacity, discount factors and the node weights built from them)
-into a small buffer of (vector, month), then the demand loop runs over months with what
-depends on the demand (node counts, served tokens, storage) in registers. Kernels are
+into a small buffer of (vector, month). :func:`npv_grid` and :func:`paths` then run the
+months in the outer loop and a block of demands in the inner one, their state in a small
+buffer of (state, demand): LLVM vectorizes the inner loop (4 demands per AVX2
+instruction), each demand's operations keep their order, so the numbers are those of the
+plain month loop per demand (:func:`_npv_one`), to the bit. The break-even walks evaluate
+one demand at a time, the hybrid's in batches (:func:`_first_nonneg`). Kernels are
 compiled once (``cache=True``) and release the GIL, so the engine's thread workers run
 them in parallel.
 
@@ -612,7 +616,9 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
     demand with npv >= 0 and the one before bracket a crossing, which
     :func:`_first_crossing` narrows in up to ``steps`` levels (the result is the upper
     end, where npv >= 0). 0 where npv >= 0 already at 1 token/month; ``inf`` where never
-    up to ``highest``.
+    up to ``highest``. The walk's points do not depend on the npv, so it lays out the next
+    HB of them and evaluates them together (:func:`_first_nonneg`): the same points and
+    result as one at a time.
     """
     k = np.empty((NV, M))
     s = np.empty(NS)
