@@ -260,56 +260,56 @@ def _npv_h(k, s, dem):
     return acc + (s[CB] if nh > 0 else 0.0), nh > 0
 
 
-#: demands per block of :func:`npv_grid` (its state: 10 vectors of BLOCK in L1 cache)
+#: demands per block of :func:`npv_grid` (its state: 7 vectors of BLOCK in L1 cache)
 BLOCK = 64
 # ---- npv_grid's state vectors (offsets in units of BLOCK): the running maxima (fleet,
-# hybrid fleet, storage peak) twice, read from one copy and written to the other each
-# month, then the sums (buy, owned, rent, hybrid)
-RUN_A, RUN_B, SUMS = 0, 3, 6
+# hybrid fleet, storage peak), then the sums (buy, owned, rent, hybrid)
+RUN, SUMS = 0, 3
 
 
-@_jit(inline="always")
-def _grid_month(st, dems, nb, src, dst, k, t, ssdtb):
-    """One month ``t`` of :func:`npv_grid` for the ``nb`` demands ``dems`` of a block:
+@_jit
+def _grid_months(st, dems, nb, k, T, ssdtb):
+    """The ``T`` months of :func:`npv_grid` for the ``nb`` demands ``dems`` of a block:
     :func:`_npv_fleet`, :func:`_npv_rent` and :func:`_npv_h`'s steps, the demands in the
     inner loop.
 
     Written for LLVM's loop vectorizer (4 demands per AVX2 instruction): the month's
-    factors are scalars, the state lives in one buffer at offsets known at compile time
-    (``src``, ``dst`` are constants once inlined), and the running maxima are read from
-    one copy and written to another (a maximum stored back where it was read becomes a
-    masked store, slow on x86). The operations and their order per demand are those of
-    these functions, so the sums are the same to the bit.
+    factors are scalars and the state lives in one buffer at offsets known at compile
+    time. A running maximum is stored as ``max + 0.0`` (the same number: the maxima are
+    never -0): stored back plainly where it was read, LLVM turns it into a conditional
+    store, a masked store in vector form, slow on x86. The operations and their order per
+    demand are those of these functions, so the sums are the same to the bit.
     """
-    q = k[Q, t]
-    qh = k[QH, t]
-    gd = k[GD, t]
-    phi = k[PHI, t]
-    caph = k[CAPH, t]
-    vb = k[VB, t]
-    vo = k[VO, t]
-    vr = k[VR, t]
-    dp = k[DP, t]
-    dd = k[DD, t]
-    for j in range(nb):
-        dem = dems[j]
-        c = np.ceil(dem * q * (1.0 - EPS))
-        n = st[src + j]
-        n = c if c > n else n
-        st[dst + j] = n
-        st[(SUMS + 0) * BLOCK + j] += n * vb
-        st[(SUMS + 1) * BLOCK + j] += n * vo
-        st[(SUMS + 2) * BLOCK + j] += c * vr
-        f = np.floor(dem * qh * (1.0 + EPS))
-        nh = st[src + BLOCK + j]
-        nh = f if f > nh else nh
-        st[dst + BLOCK + j] = nh
-        base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
-        served = phi * min(dem * gd, base)
-        top = st[src + 2 * BLOCK + j]
-        top = served if served > top else top
-        st[dst + 2 * BLOCK + j] = top
-        st[(SUMS + 3) * BLOCK + j] += dp * served - ssdtb * top * dd - nh * vb
+    for t in range(T):
+        q = k[Q, t]
+        qh = k[QH, t]
+        gd = k[GD, t]
+        phi = k[PHI, t]
+        caph = k[CAPH, t]
+        vb = k[VB, t]
+        vo = k[VO, t]
+        vr = k[VR, t]
+        dp = k[DP, t]
+        dd = k[DD, t]
+        for j in range(nb):
+            dem = dems[j]
+            c = np.ceil(dem * q * (1.0 - EPS))
+            n = st[RUN * BLOCK + j]
+            n = c if c > n else n
+            st[RUN * BLOCK + j] = n + 0.0
+            st[SUMS * BLOCK + j] += n * vb
+            st[(SUMS + 1) * BLOCK + j] += n * vo
+            st[(SUMS + 2) * BLOCK + j] += c * vr
+            f = np.floor(dem * qh * (1.0 + EPS))
+            nh = st[(RUN + 1) * BLOCK + j]
+            nh = f if f > nh else nh
+            st[(RUN + 1) * BLOCK + j] = nh + 0.0
+            base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+            served = phi * min(dem * gd, base)
+            top = st[(RUN + 2) * BLOCK + j]
+            top = served if served > top else top
+            st[(RUN + 2) * BLOCK + j] = top + 0.0
+            st[(SUMS + 3) * BLOCK + j] += dp * served - ssdtb * top * dd - nh * vb
 
 
 @_jit
@@ -318,15 +318,13 @@ def npv_grid(X, M, demands, level, out):
     ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``.
 
     The same numbers, to the bit, as :func:`_npv_one` demand by demand, computed by
-    months in blocks of :data:`BLOCK` demands (:func:`_grid_month`, two months per pass
-    so that the running maxima alternate between their two copies).
+    months in blocks of :data:`BLOCK` demands (:func:`_grid_months`).
     """
     nd = demands.shape[0]
     k = np.empty((NV, M))
     s = np.empty(NS)
     st = np.empty((SUMS + 4) * BLOCK)
     dems = np.empty(BLOCK)
-    a, b = RUN_A * BLOCK, RUN_B * BLOCK
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         T = int(s[T_])
@@ -337,16 +335,10 @@ def npv_grid(X, M, demands, level, out):
             st[:] = 0.0
             for j in range(nb):
                 dems[j] = demands[j0 + j]
-            for t in range(0, T - 1, 2):
-                _grid_month(st, dems, nb, a, b, k, t, ssdtb)
-                _grid_month(st, dems, nb, b, a, k, t + 1, ssdtb)
-            last = a
-            if T % 2 == 1:
-                _grid_month(st, dems, nb, a, b, k, T - 1, ssdtb)
-                last = b
+            _grid_months(st, dems, nb, k, T, ssdtb)
             for j in range(nb):
                 base = dems[j] * s[LB] + s[CB]
-                nh = st[last + BLOCK + j]
+                nh = st[(RUN + 1) * BLOCK + j]
                 out[i, j0 + j, 0] = 0.0
                 out[i, j0 + j, 1] = (base - st[SUMS * BLOCK + j]) * scale
                 out[i, j0 + j, 2] = (base - st[(SUMS + 2) * BLOCK + j]) * scale
@@ -426,55 +418,48 @@ def _bounds(k, s):
 HB = 16
 
 
-@_jit(inline="always")
-def _h_month(st, dems, nb, src, dst, k, t, ssdtb):
-    """One month ``t`` of :func:`_npv_h` for the ``nb`` demands ``dems``, the demands in
-    the inner loop (vectorized as :func:`_grid_month`; state vectors of HB: the hybrid's
-    fleet and storage peak at ``src``, written to ``dst``, the sum at 4 HB)."""
-    qh = k[QH, t]
-    gd = k[GD, t]
-    phi = k[PHI, t]
-    caph = k[CAPH, t]
-    vb = k[VB, t]
-    dp = k[DP, t]
-    dd = k[DD, t]
-    for j in range(nb):
-        dem = dems[j]
-        f = np.floor(dem * qh * (1.0 + EPS))
-        nh = st[src + j]
-        nh = f if f > nh else nh
-        st[dst + j] = nh
-        base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
-        served = phi * min(dem * gd, base)
-        top = st[src + HB + j]
-        top = served if served > top else top
-        st[dst + HB + j] = top
-        st[4 * HB + j] += dp * served - ssdtb * top * dd - nh * vb
+@_jit
+def _h_months(st, dems, nb, k, T, ssdtb):
+    """:func:`_npv_h`'s months for the ``nb`` demands ``dems``, the demands in the inner
+    loop (vectorized as :func:`_grid_months`; state vectors of HB: the hybrid's fleet,
+    storage peak and sum)."""
+    for t in range(T):
+        qh = k[QH, t]
+        gd = k[GD, t]
+        phi = k[PHI, t]
+        caph = k[CAPH, t]
+        vb = k[VB, t]
+        dp = k[DP, t]
+        dd = k[DD, t]
+        for j in range(nb):
+            dem = dems[j]
+            f = np.floor(dem * qh * (1.0 + EPS))
+            nh = st[j]
+            nh = f if f > nh else nh
+            st[j] = nh + 0.0
+            base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+            served = phi * min(dem * gd, base)
+            top = st[HB + j]
+            top = served if served > top else top
+            st[HB + j] = top + 0.0
+            st[2 * HB + j] += dp * served - ssdtb * top * dd - nh * vb
 
 
 @_jit
 def _first_nonneg(k, s, w, dems, nb, st, vals):
     """The index of the first of the ``nb`` (<= HB) demands ``dems`` where the npv of
     strategy ``w`` is >= 0 (:func:`_npv_one`), or -1. The hybrid's npv at all of them at
-    once (:func:`_h_month`, the same numbers to the bit; ``st`` (5 HB,) and ``vals`` (HB,)
+    once (:func:`_h_months`, the same numbers to the bit; ``st`` (3 HB,) and ``vals`` (HB,)
     are scratch), the others' one by one up to the first."""
     if w != 3:
         for j in range(nb):
             if _npv_one(k, s, dems[j], w) >= 0.0:
                 return j
         return -1
-    T = int(s[T_])
-    ssdtb = s[SSDTB]
     st[:] = 0.0
-    for t in range(0, T - 1, 2):
-        _h_month(st, dems, nb, 0, 2 * HB, k, t, ssdtb)
-        _h_month(st, dems, nb, 2 * HB, 0, k, t + 1, ssdtb)
-    last = 0
-    if T % 2 == 1:
-        _h_month(st, dems, nb, 0, 2 * HB, k, T - 1, ssdtb)
-        last = 2 * HB
+    _h_months(st, dems, nb, k, int(s[T_]), s[SSDTB])
     for j in range(nb):
-        vals[j] = st[4 * HB + j] + s[CB] if st[last + j] > 0 else -1.0
+        vals[j] = st[2 * HB + j] + s[CB] if st[j] > 0 else -1.0
     for j in range(nb):
         if vals[j] >= 0.0:
             return j
@@ -624,7 +609,7 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
     s = np.empty(NS)
     pts = np.empty(HB)
     vals = np.empty(HB)
-    st = np.empty(5 * HB)
+    st = np.empty(3 * HB)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         a, b, lo_a, lo_b, q = _bounds(k, s)
@@ -881,23 +866,31 @@ def _irr(flows, n, resale, guess):
 #: demands per block of :func:`paths`
 PB = 32
 # ---- paths' state vectors (offsets in units of PB): payback month and lowest cumulative
-# flow of the 4 strategies, read from one copy (0) and written to the other (8) each month
-# (as npv_grid's running maxima), then the fleets and sums
+# flow of the 4 strategies, then the fleets and sums
 PAY_, LOW_ = 0, 4
 (N_, TOP_, NH_, TOPH_, PAID_, PAIDH_, RESB_, RESH_, CAPN_, CAPS_, INIT_, CHW_, CPW_, CUP_,
- CST_, CAPI_, FIXH_, CUM_) = range(16, 34)  # CUM_: 4 strategies, to 37
+ CST_, CAPI_, FIXH_, CUM_) = range(8, 26)  # CUM_: 4 strategies, to 29
 NPB = CUM_ + 4
 # ---- paths' month buffer (month, 6, PB): buy's and the hybrid's flows, the cumulative flows
 FB_, FH_, CASH_ = 0, 1, 2
 
 
 @_jit(inline="always")
-def _path_month(st, dems, nb, src, dst, k, sc, t, T, fl, want_cash):
-    """One month ``t`` of :func:`paths` for the ``nb`` demands ``dems`` of a block, the
-    demands in the inner loop (vectorized as :func:`_grid_month`): state vectors of PB in
-    ``st`` (payback and lowest flow read at ``src``, written at ``dst``), the month's
-    flows of buy and hybrid (and with ``want_cash`` the cumulative flows) into ``fl``.
-    ``sc``: the row's scalars (:data:`NS`)."""
+def _path_months(st, dems, nb, k, sc, T, fl, want_cash):
+    """The ``T`` months of :func:`paths` for the ``nb`` demands ``dems`` of a block, the
+    demands in the inner loop (vectorized as :func:`_grid_months`): state vectors of PB in
+    ``st``, the month's flows of buy and hybrid (and with ``want_cash`` the cumulative
+    flows) into ``fl``. ``sc``: the row's scalars (:data:`NS`). Payback month and lowest
+    flow are stored ``+ 0.0`` (the same numbers: they are never -0), as the running
+    maxima of :func:`_grid_months`. Inlined into :func:`paths`, where LLVM sees that its
+    buffers are distinct: called, it would not vectorize."""
+    for t in range(T):
+        _path_month(st, dems, nb, k, sc, t, T, fl, want_cash)
+
+
+@_jit(inline="always")
+def _path_month(st, dems, nb, k, sc, t, T, fl, want_cash):
+    """One month ``t`` of :func:`_path_months`."""
     d = k[D, t]
     gd = k[GD, t]
     p = k[P, t]
@@ -985,10 +978,10 @@ def _path_month(st, dems, nb, src, dst, k, sc, t, T, fl, want_cash):
         st[(CUM_ + 2) * PB + j] = cum2
         st[(CUM_ + 3) * PB + j] = cum3
         for w, cum in ((0, cum0), (1, cum1), (2, cum2), (3, cum3)):
-            pay = st[src + (PAY_ + w) * PB + j]
-            low = st[src + (LOW_ + w) * PB + j]
-            st[dst + (PAY_ + w) * PB + j] = t1 if cum >= 0.0 and pay == np.inf else pay
-            st[dst + (LOW_ + w) * PB + j] = cum if cum < low else low
+            pay = st[(PAY_ + w) * PB + j]
+            low = st[(LOW_ + w) * PB + j]
+            st[(PAY_ + w) * PB + j] = (t1 if cum >= 0.0 and pay == np.inf else pay) + 0.0
+            st[(LOW_ + w) * PB + j] = (cum if cum < low else low) + 0.0
         if want_cash:
             fl[t, CASH_, j] = cum0
             fl[t, CASH_ + 1, j] = cum1
@@ -1006,9 +999,8 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     demands, months, 4), the cumulative discounted flow, when ``want_cash`` (months past a
     row's horizon repeat its final value).
 
-    By months in blocks of :data:`PB` demands (:func:`_path_month`, two months per pass:
-    the payback months and lowest flows alternate between their two copies); per demand,
-    the operations of MODEL.md's month-by-month loop in its order. The hybrid owns a node
+    By months in blocks of :data:`PB` demands (:func:`_path_months`); per demand, the
+    operations of MODEL.md's month-by-month loop in its order. The hybrid owns a node
     at the horizon where ``floor(dem max_t QH[t] (1 + EPS)) > 0`` (MAX_QH: the running
     maximum of the monotone node count). The irr starts from the root at the previous
     demand (:func:`_irr`).
@@ -1020,7 +1012,6 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     st = np.empty(NPB * PB)
     fl = np.empty((M, 6, PB))
     dems = np.empty(PB)
-    a, b = 0, 8 * PB
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         T = int(s[T_])
@@ -1035,18 +1026,12 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
                     st[(PAY_ + w) * PB + j] = np.inf
                 nh_end = np.floor(dems[j] * s[MAX_QH] * (1.0 + EPS))
                 st[FIXH_ * PB + j] = (s[SOV] - s[STAFF]) if nh_end > 0 else 0.0
-            for t in range(0, T - 1, 2):
-                _path_month(st, dems, nb, a, b, k, s, t, T, fl, want_cash)
-                _path_month(st, dems, nb, b, a, k, s, t + 1, T, fl, want_cash)
-            last = a
-            if T % 2 == 1:
-                _path_month(st, dems, nb, a, b, k, s, T - 1, T, fl, want_cash)
-                last = b
+            _path_months(st, dems, nb, k, s, T, fl, want_cash)
             for jj in range(nb):
                 j = j0 + jj
                 for w in range(4):
-                    res[i, j, PAY + w] = st[last + (PAY_ + w) * PB + jj]
-                    res[i, j, PEAK + w] = -st[last + (LOW_ + w) * PB + jj]
+                    res[i, j, PAY + w] = st[(PAY_ + w) * PB + jj]
+                    res[i, j, PEAK + w] = -st[(LOW_ + w) * PB + jj]
                     res[i, j, NPV + w] = st[(CUM_ + w) * PB + jj]
                 if not np.floor(dems[jj] * s[MAX_QH] * (1.0 + EPS)) > 0:
                     res[i, j, PAY + 3] = 0.0  # a hybrid without a node is the API: it
