@@ -11,7 +11,9 @@ kernels and numpy are single-threaded here):
   expensive output group alone;
 * a fused numba reference kernel over buy's and hybrid's month recursion, the
   demand-independent factors hoisted (the kernel the issue quotes at ~167M
-  cell-months/s/core on this machine), and the model's ratio to it;
+  cell-months/s/core; ~375M on this machine, idle, December 2026), and the model's ratio
+  to it (then: target path ~510M cell-months/s, ratio 1.37; all outputs ~15M; before the
+  demand-vectorized kernels: ~170M, 0.44 and ~7M);
 * version 1 (``tco_v1_reference.py``, its book ``tco_v1_book.toml``): cells per second.
 
 And, in a fresh subprocess with an empty numba cache, the cold-start cost: import plus

@@ -350,6 +350,35 @@ def test_irr_against_brentq():
         assert out.irr.sel(strategy=s).isnull().all()
 
 
+def test_irr_one_root_claim_and_any_guess():
+    """Flows with several sign changes: where ``_one_root`` (Descartes' rule on the running
+    sums) says so, the present value changes sign once over the bracket (on a grid of
+    4001 rates), and ``_irr`` finds that root (brentq's) from any first guess."""
+    kern = tco.kern
+    rng = np.random.default_rng(3)
+    v = np.exp(-np.linspace(kern.IRR_LO, kern.IRR_HI, 4001) / 12)
+    claimed = 0
+    for _ in range(1500):
+        n = 48
+        flows = rng.uniform(-1, 3, size=n) * rng.choice([1.0, 10.0], size=n)
+        flows[:rng.integers(1, 6)] -= rng.uniform(0, 100)
+        resale = rng.normal() * 20
+        pv = np.polynomial.polynomial.polyval(v, np.append(flows, resale))
+        if pv[0] * pv[-1] >= 0 or not kern._one_root(flows, n, resale):
+            continue
+        claimed += 1
+        assert np.count_nonzero(np.diff(np.sign(pv))) == 1
+        if claimed <= 40:
+            def f(y, flows=flows, resale=resale):
+                return np.polynomial.polynomial.polyval(math.exp(-y / 12), [*flows, resale])
+
+            want = brentq(f, kern.IRR_LO, kern.IRR_HI, xtol=1e-14, rtol=1e-14)
+            for guess in (kern.IRR_GUESS, kern.IRR_LO + 0.01, kern.IRR_HI - 0.01, np.nan):
+                got = math.log1p(kern._irr(flows, n, resale, guess))
+                assert got == pytest.approx(want, abs=1e-10), guess
+    assert claimed > 500
+
+
 # ---------------------------------------------------------------- the hybrid's limits
 
 def test_hybrid_below_one_base_load_node_is_the_api():

@@ -46,10 +46,11 @@ Choices where MODEL.md leaves room, and why:
   20,000 evaluations (a node of a few tokens a month) fall back to the 5.3% step. The
   hybrid breaks even only where it owns a node
   (with none it *is* the API, npv 0).
-* ``irr`` is sought in yearly rates from -99% to +999,900% by safeguarded Newton; NaN
-  where the flows (with the resale) never change sign or the present value does not
-  change sign over that range. With several sign changes (later node purchases) it is
-  one root of several.
+* ``irr`` is sought in yearly rates from -99% to +999,900% (Halley's method from the root
+  at the previous demand where the flows provably have one root there, else safeguarded
+  Newton from 10%); NaN where the flows (with the resale) never change sign or the
+  present value does not change sign over that range. With several sign changes (later
+  node purchases) it may be one root of several.
 * ``horizon_years`` may vary by sample; arrays run to the longest horizon and months past
   a row's horizon carry no flow (``cash_path`` repeats its final value there). It is
   limited to 30 years to bound memory.
@@ -215,7 +216,8 @@ def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) 
     M = kern.months(X)
     n, n_dem = X.shape[0], demand.shape[0]
     S = np.empty((n, kern.NS))
-    kern.scalars(X, M, S)
+    if want & (PER_SAMPLE | {"cost"}) or {"npv", "saving"} <= want:  # (not the hot path)
+        kern.scalars(X, M, S)
     ann = S[:, kern.ANN]
     if want & FAST:
         first = "npv" if "npv" in want else "saving"

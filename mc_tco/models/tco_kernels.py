@@ -1,10 +1,14 @@
-"""Month-by-month kernels of the TCO model, version 2 (numba, one row and demand at a time).
+"""Month-by-month kernels of the TCO model, version 2 (numba, one row at a time).
 
 Each kernel takes the inputs as a matrix ``X`` (rows, :data:`COLUMNS`) and works one row
 at a time: :func:`_row` computes the row's demand-independent factors (demand per unit of
 run-rate, price paths, capacity, discount factors and the node weights built from them)
-into a small buffer of (vector, month), then the demand loop runs over months with what
-depends on the demand (node counts, served tokens, storage) in registers. Kernels are
+into a small buffer of (vector, month). :func:`npv_grid` and :func:`paths` then run the
+months in the outer loop and a block of demands in the inner one, their state in a small
+buffer of (state, demand): LLVM vectorizes the inner loop (4 demands per AVX2
+instruction), each demand's operations keep their order, so the numbers are those of the
+plain month loop per demand (:func:`_npv_one`), to the bit. The break-even walks evaluate
+one demand at a time, the hybrid's in batches (:func:`_first_nonneg`). Kernels are
 compiled once (``cache=True``) and release the GIL, so the engine's thread workers run
 them in parallel.
 
@@ -55,6 +59,9 @@ NPV = 19  # 4 strategies
 NRES = 23
 IRR_LO, IRR_HI = math.log(0.01), math.log(1e4)  # yearly rate from -99% to +999,900%
 IRR_GUESS = math.log(1.1)
+#: :func:`_irr` stops when Newton's step in the log rate is below IRR_TOL (relative, at
+#: least 1): the root is then about IRR_TOL**2 away (Newton) or closer (Halley)
+IRR_TOL = 1e-7
 #: the break-even walk: smallest relative step, and the evaluations after which it falls
 #: back to its coarse relative step (extreme inputs: a node of a few tokens a month)
 MIN_STEP = 1e-9
@@ -63,20 +70,23 @@ BUDGET = 20000
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
-def _jit(func):
-    """``numba.njit`` with the on-disk cache where there is one.
+def _jit(func=None, **extra):
+    """``numba.njit`` with the on-disk cache where there is one (``extra``: more options,
+    e.g. ``inline="always"``).
 
     numba caches next to this file (``__pycache__``), or, where that is read-only (an
     installed package), in ``NUMBA_CACHE_DIR`` or the user's cache folder; with none of
     them writable it refuses ``cache=True`` at import ("no locator available"): the
     kernels are then compiled in every process (10-15 s) instead of failing.
     """
+    if func is None:
+        return lambda f: _jit(f, **extra)
     try:
-        return njit(**_JIT)(func)
+        return njit(**_JIT, **extra)(func)
     except RuntimeError as exc:
         if "no locator available" not in str(exc):
             raise
-        return njit(**{**_JIT, "cache": False})(func)
+        return njit(**{**_JIT, "cache": False}, **extra)(func)
 
 
 @_jit
@@ -210,21 +220,26 @@ def scalars(X, M, out):
 
 
 @_jit
-def _npv_bor(k, s, dem):
-    """npv of buy, rent and owned of one row at demand ``dem`` [USD]."""
+def _npv_fleet(k, s, dem, vec):
+    """npv of buy (``vec`` VB) or owned (VO) of one row at demand ``dem`` [USD]: the fleet
+    ``ceil(dem Q[t] (1 - EPS))`` at its running maximum, by the node weights."""
     n = 0.0
-    ab = 0.0
-    ao = 0.0
-    ar = 0.0
+    a = 0.0
     for t in range(int(s[T_])):
-        c = math.ceil(dem * k[Q, t] * (1.0 - EPS))
+        c = np.ceil(dem * k[Q, t] * (1.0 - EPS))
         if c > n:
             n = c
-        ab += n * k[VB, t]
-        ao += n * k[VO, t]
-        ar += c * k[VR, t]
-    base = dem * s[LB] + s[CB]
-    return base - ab, base - ar, base - ao
+        a += n * k[vec, t]
+    return dem * s[LB] + s[CB] - a
+
+
+@_jit
+def _npv_rent(k, s, dem):
+    """npv of rent of one row at demand ``dem`` [USD]: the month's fleet by VR."""
+    a = 0.0
+    for t in range(int(s[T_])):
+        a += np.ceil(dem * k[Q, t] * (1.0 - EPS)) * k[VR, t]
+    return dem * s[LB] + s[CB] - a
 
 
 @_jit
@@ -234,7 +249,7 @@ def _npv_h(k, s, dem):
     top = 0.0
     acc = 0.0
     for t in range(int(s[T_])):
-        f = math.floor(dem * k[QH, t] * (1.0 + EPS))
+        f = np.floor(dem * k[QH, t] * (1.0 + EPS))
         if f > nh:
             nh = f
         base = nh * k[CAPH, t] if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
@@ -245,31 +260,103 @@ def _npv_h(k, s, dem):
     return acc + (s[CB] if nh > 0 else 0.0), nh > 0
 
 
+#: demands per block of :func:`npv_grid` (its state: 7 vectors of BLOCK in L1 cache)
+BLOCK = 64
+# ---- npv_grid's state vectors (offsets in units of BLOCK): the running maxima (fleet,
+# hybrid fleet, storage peak), then the sums (buy, owned, rent, hybrid)
+RUN, SUMS = 0, 3
+
+
+@_jit
+def _grid_months(st, dems, nb, k, T, ssdtb):
+    """The ``T`` months of :func:`npv_grid` for the ``nb`` demands ``dems`` of a block:
+    :func:`_npv_fleet`, :func:`_npv_rent` and :func:`_npv_h`'s steps, the demands in the
+    inner loop.
+
+    Written for LLVM's loop vectorizer (4 demands per AVX2 instruction): the month's
+    factors are scalars and the state lives in one buffer at offsets known at compile
+    time. A running maximum is stored as ``max + 0.0`` (the same number: the maxima are
+    never -0): stored back plainly where it was read, LLVM turns it into a conditional
+    store, a masked store in vector form, slow on x86. The operations and their order per
+    demand are those of these functions, so the sums are the same to the bit.
+    """
+    for t in range(T):
+        q = k[Q, t]
+        qh = k[QH, t]
+        gd = k[GD, t]
+        phi = k[PHI, t]
+        caph = k[CAPH, t]
+        vb = k[VB, t]
+        vo = k[VO, t]
+        vr = k[VR, t]
+        dp = k[DP, t]
+        dd = k[DD, t]
+        for j in range(nb):
+            dem = dems[j]
+            c = np.ceil(dem * q * (1.0 - EPS))
+            n = st[RUN * BLOCK + j]
+            n = c if c > n else n
+            st[RUN * BLOCK + j] = n + 0.0
+            st[SUMS * BLOCK + j] += n * vb
+            st[(SUMS + 1) * BLOCK + j] += n * vo
+            st[(SUMS + 2) * BLOCK + j] += c * vr
+            f = np.floor(dem * qh * (1.0 + EPS))
+            nh = st[(RUN + 1) * BLOCK + j]
+            nh = f if f > nh else nh
+            st[(RUN + 1) * BLOCK + j] = nh + 0.0
+            base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+            served = phi * min(dem * gd, base)
+            top = st[(RUN + 2) * BLOCK + j]
+            top = served if served > top else top
+            st[(RUN + 2) * BLOCK + j] = top + 0.0
+            st[(SUMS + 3) * BLOCK + j] += dp * served - ssdtb * top * dd - nh * vb
+
+
 @_jit
 def npv_grid(X, M, demands, level, out):
     """``out[i, j, :]`` = npv of api (0), buy, rent, owned, hybrid of row ``i`` at
-    ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``."""
+    ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``.
+
+    The same numbers, to the bit, as :func:`_npv_one` demand by demand, computed by
+    months in blocks of :data:`BLOCK` demands (:func:`_grid_months`).
+    """
+    nd = demands.shape[0]
     k = np.empty((NV, M))
     s = np.empty(NS)
+    st = np.empty((SUMS + 4) * BLOCK)
+    dems = np.empty(BLOCK)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
+        T = int(s[T_])
+        ssdtb = s[SSDTB]
         scale = 1.0 / s[ANN] if level else 1.0
-        for j in range(demands.shape[0]):
-            b, r, o = _npv_bor(k, s, demands[j])
-            out[i, j, 0] = 0.0
-            out[i, j, 1] = b * scale
-            out[i, j, 2] = r * scale
-            out[i, j, 3] = o * scale
-            out[i, j, 4] = _npv_h(k, s, demands[j])[0] * scale
+        for j0 in range(0, nd, BLOCK):
+            nb = min(BLOCK, nd - j0)
+            st[:] = 0.0
+            for j in range(nb):
+                dems[j] = demands[j0 + j]
+            _grid_months(st, dems, nb, k, T, ssdtb)
+            for j in range(nb):
+                base = dems[j] * s[LB] + s[CB]
+                nh = st[(RUN + 1) * BLOCK + j]
+                out[i, j0 + j, 0] = 0.0
+                out[i, j0 + j, 1] = (base - st[SUMS * BLOCK + j]) * scale
+                out[i, j0 + j, 2] = (base - st[(SUMS + 2) * BLOCK + j]) * scale
+                out[i, j0 + j, 3] = (base - st[(SUMS + 1) * BLOCK + j]) * scale
+                out[i, j0 + j, 4] = (st[(SUMS + 3) * BLOCK + j]
+                                     + (s[CB] if nh > 0 else 0.0)) * scale
 
 
 @_jit
 def _npv_one(k, s, dem, which):
-    if which == 3:  # the hybrid breaks even only with a node (without, it is the API)
+    """npv of buy (0), rent (1), owned (2) or hybrid (3) of one row at ``dem`` [USD]; the
+    hybrid's is -1 without a node (it breaks even only with one: without, it is the API)."""
+    if which == 3:
         h, owns = _npv_h(k, s, dem)
         return h if owns else -1.0
-    b, r, o = _npv_bor(k, s, dem)
-    return b if which == 0 else (r if which == 1 else o)
+    if which == 1:
+        return _npv_rent(k, s, dem)
+    return _npv_fleet(k, s, dem, VB if which == 0 else VO)
 
 
 @_jit
@@ -327,25 +414,82 @@ def _bounds(k, s):
     return a, b, lo_a, lo_b, q
 
 
+#: demands per batch of the break-even walks (:func:`_first_nonneg`)
+HB = 16
+
+
 @_jit
-def _first_crossing(k, s, w, lo, hi, levels):
+def _h_months(st, dems, nb, k, T, ssdtb):
+    """:func:`_npv_h`'s months for the ``nb`` demands ``dems``, the demands in the inner
+    loop (vectorized as :func:`_grid_months`; state vectors of HB: the hybrid's fleet,
+    storage peak and sum)."""
+    for t in range(T):
+        qh = k[QH, t]
+        gd = k[GD, t]
+        phi = k[PHI, t]
+        caph = k[CAPH, t]
+        vb = k[VB, t]
+        dp = k[DP, t]
+        dd = k[DD, t]
+        for j in range(nb):
+            dem = dems[j]
+            f = np.floor(dem * qh * (1.0 + EPS))
+            nh = st[j]
+            nh = f if f > nh else nh
+            st[j] = nh + 0.0
+            base = nh * caph if nh > 0.0 else 0.0  # (0 nodes x an infinite capacity)
+            served = phi * min(dem * gd, base)
+            top = st[HB + j]
+            top = served if served > top else top
+            st[HB + j] = top + 0.0
+            st[2 * HB + j] += dp * served - ssdtb * top * dd - nh * vb
+
+
+@_jit
+def _first_nonneg(k, s, w, dems, nb, st, vals):
+    """The index of the first of the ``nb`` (<= HB) demands ``dems`` where the npv of
+    strategy ``w`` is >= 0 (:func:`_npv_one`), or -1. The hybrid's npv at all of them at
+    once (:func:`_h_months`, the same numbers to the bit; ``st`` (3 HB,) and ``vals`` (HB,)
+    are scratch), the others' one by one up to the first."""
+    if w != 3:
+        for j in range(nb):
+            if _npv_one(k, s, dems[j], w) >= 0.0:
+                return j
+        return -1
+    st[:] = 0.0
+    _h_months(st, dems, nb, k, int(s[T_]), s[SSDTB])
+    for j in range(nb):
+        vals[j] = st[2 * HB + j] + s[CB] if st[j] > 0 else -1.0
+    for j in range(nb):
+        if vals[j] >= 0.0:
+            return j
+    return -1
+
+
+@_jit
+def _first_crossing(k, s, w, lo, hi, levels, pts, st, vals):
     """The first demand in (lo, hi] with npv >= 0, given npv(lo) < 0 <= npv(hi): each
     level scans the bracket at 7 interior points (geometric) and keeps the first
     sub-bracket that turns >= 0, so the result is the smallest crossing up to a window
-    narrower than an eighth of the bracket at some level."""
+    narrower than an eighth of the bracket at some level. (The 7 points of a level are
+    evaluated together by :func:`_first_nonneg`; ``pts``, ``st``, ``vals``: its scratch.)"""
     for _ in range(levels):
         if hi / lo - 1.0 < 1e-13:
             break
         ratio = (hi / lo) ** 0.125
         x = lo
+        nb = 0
         for _ in range(7):
             y = x * ratio
             if y >= hi:
                 break
-            if _npv_one(k, s, y, w) >= 0.0:
-                hi = y
-                break
+            pts[nb] = y
+            nb += 1
             x = y
+        j = _first_nonneg(k, s, w, pts, nb, st, vals)
+        if j >= 0:
+            hi = pts[j]
+            x = pts[j - 1] if j > 0 else lo
         lo = x
     return hi
 
@@ -457,10 +601,15 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
     demand with npv >= 0 and the one before bracket a crossing, which
     :func:`_first_crossing` narrows in up to ``steps`` levels (the result is the upper
     end, where npv >= 0). 0 where npv >= 0 already at 1 token/month; ``inf`` where never
-    up to ``highest``.
+    up to ``highest``. The walk's points do not depend on the npv, so it lays out the next
+    HB of them and evaluates them together (:func:`_first_nonneg`): the same points and
+    result as one at a time.
     """
     k = np.empty((NV, M))
     s = np.empty(NS)
+    pts = np.empty(HB)
+    vals = np.empty(HB)
+    st = np.empty(3 * HB)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         a, b, lo_a, lo_b, q = _bounds(k, s)
@@ -484,22 +633,34 @@ def breakeven(X, M, lowest, highest, step, fine, steps, out):
                     last = sure
             used = 0
             while True:
-                dem = min(dem, last)
-                if _npv_one(k, s, dem, w) >= 0.0:
-                    out[i, w] = _first_crossing(k, s, w, prev, dem, steps)
+                # the walk's next HB points (fewer where it ends), evaluated together
+                nb = 0
+                end = False
+                while nb < HB:
+                    dem = min(dem, last)
+                    pts[nb] = dem
+                    nb += 1
+                    if not dem < last:  # (NaN too)
+                        end = True
+                        break
+                    bound = a[w] * dem + b[w]
+                    slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
+                    used += 1
+                    nxt = dem * (1.0 + _rel_step(dem, q[w], step, fine, used))
+                    if bound < -slack:
+                        if a[w] <= 0.0:
+                            end = True  # the bound only falls: never
+                            break
+                        nxt = max(nxt, -b[w] / a[w] * (1.0 - 1e-12))
+                    dem = nxt
+                j = _first_nonneg(k, s, w, pts, nb, st, vals)
+                if j >= 0:
+                    lo = pts[j - 1] if j > 0 else prev
+                    out[i, w] = _first_crossing(k, s, w, lo, pts[j], steps, pts, st, vals)
                     break
-                if not dem < last:  # (NaN too)
+                if end:
                     break
-                bound = a[w] * dem + b[w]
-                slack = 1e-9 * (abs(a[w] * dem) + abs(b[w]))
-                used += 1
-                nxt = dem * (1.0 + _rel_step(dem, q[w], step, fine, used))
-                if bound < -slack:
-                    if a[w] <= 0.0:
-                        break  # the bound only falls: never
-                    nxt = max(nxt, -b[w] / a[w] * (1.0 - 1e-12))
-                prev = dem
-                dem = nxt
+                prev = pts[nb - 1]
 
 
 @_jit
@@ -517,36 +678,104 @@ def _pv(flows, n, resale, y):
 
 
 @_jit
-def _irr(flows, n, resale):
-    """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
+def _pv2(flows, n, resale, y):
+    """:func:`_pv` and the second derivative in ``y``, (1/144) sum_t t^2 f_t v^t: Horner
+    in v^2 over the even and the odd months apart (six independent chains, half as long:
+    the loop is bound by the latency of its multiply-adds)."""
+    v = math.exp(-y / 12.0)
+    w = v * v
+    m = n // 2  # the top pair of months: 2m (<= n) and 2m + 1 (<= n, or past it)
+    te = 2.0 * m
+    ce = flows[2 * m] if 2 * m < n else resale
+    co = resale if 2 * m + 1 == n else 0.0
+    ge = ce
+    go = co
+    de = te * ce
+    do = (te + 1.0) * co
+    d2e = te * de
+    d2o = (te + 1.0) * do
+    for k in range(m - 1, -1, -1):
+        te = 2.0 * k
+        ce = flows[2 * k]
+        co = flows[2 * k + 1]
+        ge = ge * w + ce
+        go = go * w + co
+        de = de * w + te * ce
+        do = do * w + (te + 1.0) * co
+        d2e = d2e * w + te * (te * ce)
+        d2o = d2o * w + (te + 1.0) * ((te + 1.0) * co)
+    return ge + v * go, -(de + v * do) / 12.0, (d2e + v * d2o) / 144.0
 
-    Safeguarded Newton (bisection when a step leaves the bracket) on y = log(1+x) within
-    [IRR_LO, IRR_HI]; NaN when the flows never change sign or the present value has the
-    same sign at both ends of the bracket.
+
+@_jit
+def _pv_ends(flows, n, resale):
+    """Present value of ``flows`` and ``resale`` at IRR_LO and IRR_HI (one pass, two
+    independent Horner chains)."""
+    v_lo = math.exp(-IRR_LO / 12.0)
+    v_hi = math.exp(-IRR_HI / 12.0)
+    g_lo = resale
+    g_hi = resale
+    for t in range(n - 1, -1, -1):
+        g_lo = g_lo * v_lo + flows[t]
+        g_hi = g_hi * v_hi + flows[t]
+    return g_lo, g_hi
+
+
+@_jit
+def _changes(acc, prev):
+    """Sign of ``acc`` (0 when 0) and whether it differs from the nonzero sign ``prev``."""
+    sv = 1.0 if acc > 0.0 else (-1.0 if acc < 0.0 else 0.0)
+    return sv, prev != 0.0 and sv != 0.0 and sv != prev
+
+
+@_jit
+def _one_root(flows, n, resale):
+    """Whether the present value of ``flows`` and ``resale`` has at most one root in the
+    monthly factor v = exp(-y / 12) on each side of v = 1, and none at 1: then the
+    bracket [IRR_LO, IRR_HI], when its ends differ in sign, holds exactly one root.
+
+    Descartes' rule of signs on P(v) / (1 - v) = sum_t S_t v^t (``S_t``, the running sums
+    of the flows from month 0: roots in 0 < v < 1) and on the reversed polynomial (running
+    sums from the horizon: roots v > 1). A running sum within rounding of 0 answers False.
     """
-    sign = 0.0
-    changes = 0
+    tiny = 0.0
+    for t in range(n):
+        tiny += abs(flows[t])
+    tiny = 1e-12 * (tiny + abs(resale))
+    acc = 0.0
+    prev = 0.0
+    cs = 0
     for t in range(n + 1):
-        v = flows[t] if t < n else resale
-        if v != 0.0:
-            sv = 1.0 if v > 0.0 else -1.0
-            if sign != 0.0 and sv != sign:
-                changes += 1
-            sign = sv
-    if changes == 0:
-        return np.nan
-    lo = IRR_LO
-    hi = IRR_HI
-    flo = _pv(flows, n, resale, lo)[0]
-    fhi = _pv(flows, n, resale, hi)[0]
-    if not (flo * fhi <= 0.0):
-        return np.nan
-    if flo == 0.0:
-        return math.expm1(lo)
-    if fhi == 0.0:
-        return math.expm1(hi)
-    if flo > 0.0:  # orient so that g(lo) < 0 < g(hi)
-        lo, hi = hi, lo
+        acc += flows[t] if t < n else resale
+        if abs(acc) <= tiny:
+            if t == n:
+                return False  # (a root at v = 1, or too close to tell)
+            if acc != 0.0:
+                return False
+        sv, changed = _changes(acc, prev)
+        cs += changed
+        if sv != 0.0:
+            prev = sv
+    acc = 0.0
+    prev = 0.0
+    cr = 0
+    for t in range(n, -1, -1):
+        acc += flows[t] if t < n else resale
+        if abs(acc) <= tiny and acc != 0.0:
+            return False
+        sv, changed = _changes(acc, prev)
+        cr += changed
+        if sv != 0.0:
+            prev = sv
+    return cs <= 1 and cr <= 1
+
+
+@_jit
+def _irr_newton(flows, n, resale, lo, hi):
+    """The log rate of :func:`_irr` by safeguarded Newton (bisection when a step leaves the
+    bracket ``lo, hi``, oriented so that the present value is < 0 at ``lo``) from
+    IRR_GUESS: for flows with more than one sign change, which may have several roots
+    (Descartes), this picks the same one whatever the demand before."""
     y = IRR_GUESS  # most returns lie near it: Newton starts there, not mid-bracket
     dx_old = abs(hi - lo)
     dx = dx_old
@@ -569,7 +798,197 @@ def _irr(flows, n, resale):
             y -= dx
         if abs(dx) < 1e-14 * max(1.0, abs(y)):
             break
+    return y
+
+
+@_jit
+def _irr(flows, n, resale, guess):
+    """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
+
+    NaN when the flows never change sign or the present value has the same sign at both
+    ends of the bracket [IRR_LO, IRR_HI] of y = log(1+x). Flows that change sign once have
+    one root (Descartes' rule of signs, in ``exp(-y / 12)``): Halley's method on y from the
+    log rate ``guess`` (the root at the previous demand; IRR_GUESS where that is NaN or
+    outside the bracket), safeguarded by the bracket (a step that leaves it falls back to
+    Newton's, then to bisection), converges in 2-3 evaluations. Flows that change sign
+    more often go to :func:`_irr_newton`, whose root does not depend on the guess.
+    """
+    sign = 0.0
+    changes = 0
+    for t in range(n + 1):
+        v = flows[t] if t < n else resale
+        if v != 0.0:
+            sv = 1.0 if v > 0.0 else -1.0
+            if sign != 0.0 and sv != sign:
+                changes += 1
+            sign = sv
+    if changes == 0:
+        return np.nan
+    lo = IRR_LO
+    hi = IRR_HI
+    flo, fhi = _pv_ends(flows, n, resale)
+    if not (flo * fhi <= 0.0):
+        return np.nan
+    if flo == 0.0:
+        return math.expm1(lo)
+    if fhi == 0.0:
+        return math.expm1(hi)
+    if flo > 0.0:  # orient so that g(lo) < 0 < g(hi)
+        lo, hi = hi, lo
+    if changes > 1 and not _one_root(flows, n, resale):  # maybe several roots: the
+        # one found from IRR_GUESS, as ever
+        return math.expm1(_irr_newton(flows, n, resale, lo, hi))
+    y = guess if IRR_LO < guess < IRR_HI else IRR_GUESS  # (False for NaN)
+    for _ in range(200):
+        g, dg, d2g = _pv2(flows, n, resale, y)
+        if g == 0.0:
+            break
+        if g < 0.0:
+            lo = y
+        else:
+            hi = y
+        newton = g / dg
+        dx = 2.0 * g * dg / (2.0 * dg * dg - g * d2g)  # Halley
+        if abs(newton) < IRR_TOL * max(1.0, abs(y)):  # converged: one last step
+            y -= dx if abs(dx) <= 2.0 * abs(newton) else newton
+            break
+        nxt = y - dx
+        if not min(lo, hi) < nxt < max(lo, hi):  # (NaN too)
+            nxt = y - newton
+            if not min(lo, hi) < nxt < max(lo, hi):
+                nxt = 0.5 * (lo + hi)
+        y = nxt
+        if abs(hi - lo) < 1e-15 * max(1.0, abs(y)):
+            break
     return math.expm1(y)
+
+
+#: demands per block of :func:`paths`
+PB = 32
+# ---- paths' state vectors (offsets in units of PB): payback month and lowest cumulative
+# flow of the 4 strategies, then the fleets and sums
+PAY_, LOW_ = 0, 4
+(N_, TOP_, NH_, TOPH_, PAID_, PAIDH_, RESB_, RESH_, CAPN_, CAPS_, INIT_, CHW_, CPW_, CUP_,
+ CST_, CAPI_, FIXH_, CUM_) = range(8, 26)  # CUM_: 4 strategies, to 29
+NPB = CUM_ + 4
+# ---- paths' month buffer (month, 6, PB): buy's and the hybrid's flows, the cumulative flows
+FB_, FH_, CASH_ = 0, 1, 2
+
+
+@_jit(inline="always")
+def _path_months(st, dems, nb, k, sc, T, fl, want_cash):
+    """The ``T`` months of :func:`paths` for the ``nb`` demands ``dems`` of a block, the
+    demands in the inner loop (vectorized as :func:`_grid_months`): state vectors of PB in
+    ``st``, the month's flows of buy and hybrid (and with ``want_cash`` the cumulative
+    flows) into ``fl``. ``sc``: the row's scalars (:data:`NS`). Payback month and lowest
+    flow are stored ``+ 0.0`` (the same numbers: they are never -0), as the running
+    maxima of :func:`_grid_months`. Inlined into :func:`paths`, where LLVM sees that its
+    buffers are distinct: called, it would not vectorize."""
+    for t in range(T):
+        _path_month(st, dems, nb, k, sc, t, T, fl, want_cash)
+
+
+@_jit(inline="always")
+def _path_month(st, dems, nb, k, sc, t, T, fl, want_cash):
+    """One month ``t`` of :func:`_path_months`."""
+    d = k[D, t]
+    gd = k[GD, t]
+    p = k[P, t]
+    phi = k[PHI, t]
+    q = k[Q, t]
+    qh = k[QH, t]
+    pp = k[PP, t]
+    rs = k[RS, t]
+    grh = k[GRH, t]
+    caph = k[CAPH, t]
+    sov = sc[SOV]
+    staff = sc[STAFF]
+    power = sc[POWER]
+    mf12 = sc[MF12]
+    own_run = power + mf12 * sc[NODE0]
+    tbpt = sc[TBPT]
+    ssd = sc[SSD]
+    dt = sc[DT]
+    t1 = t + 1.0
+    first = t == 0
+    final = t == T - 1
+    for j in range(nb):
+        dem = dems[j]
+        demand_t = dem * gd
+        api = p * demand_t
+        # buy, owned, rent: a fleet for all demand
+        c = np.ceil(dem * q * (1.0 - EPS))
+        n = st[N_ * PB + j]
+        new = max(c, n) - n
+        n += new
+        st[N_ * PB + j] = n
+        capex_n = new * pp
+        paid = st[PAID_ * PB + j] + capex_n
+        st[PAID_ * PB + j] = paid
+        res_b = st[RESB_ * PB + j] + capex_n * rs
+        st[RESB_ * PB + j] = res_b
+        tb = tbpt * phi * demand_t
+        top = st[TOP_ * PB + j]
+        new_tb = max(tb, top) - top
+        st[TOP_ * PB + j] = top + new_tb
+        capex_s = new_tb * ssd
+        common = phi * api + sov - staff - capex_s
+        upkeep = mf12 * paid
+        flow0 = common - n * power - upkeep - capex_n
+        flow1 = common - c * phi * grh
+        flow2 = common - n * own_run
+        # hybrid: a base-load fleet, the rest to the API
+        f = np.floor(dem * qh * (1.0 + EPS))
+        nh = st[NH_ * PB + j]
+        new_h = max(f, nh) - nh
+        nh += new_h
+        st[NH_ * PB + j] = nh
+        capex_nh = new_h * pp
+        paid_h = st[PAIDH_ * PB + j] + capex_nh
+        st[PAIDH_ * PB + j] = paid_h
+        res_h = st[RESH_ * PB + j] + capex_nh * rs
+        st[RESH_ * PB + j] = res_h
+        served = phi * min(demand_t, nh * caph if nh > 0.0 else 0.0)
+        tb_h = tbpt * served
+        top_h = st[TOPH_ * PB + j]
+        new_tbh = max(tb_h, top_h) - top_h
+        st[TOPH_ * PB + j] = top_h + new_tbh
+        flow3 = (p * served + st[FIXH_ * PB + j] - nh * power - mf12 * paid_h
+                 - capex_nh - new_tbh * ssd)
+        fl[t, FB_, j] = flow0
+        fl[t, FH_, j] = flow3
+        st[CAPN_ * PB + j] += capex_n
+        st[CAPS_ * PB + j] += capex_s
+        if first:
+            st[INIT_ * PB + j] = capex_n + capex_s
+        st[CHW_ * PB + j] += d * capex_n
+        st[CPW_ * PB + j] += d * n * power
+        st[CUP_ * PB + j] += d * upkeep
+        st[CST_ * PB + j] += d * capex_s
+        st[CAPI_ * PB + j] += d * (1.0 - phi) * api
+        cum0 = st[CUM_ * PB + j] + d * flow0
+        cum1 = st[(CUM_ + 1) * PB + j] + d * flow1
+        cum2 = st[(CUM_ + 2) * PB + j] + d * flow2
+        cum3 = st[(CUM_ + 3) * PB + j] + d * flow3
+        if final:
+            cum0 += dt * res_b
+            cum3 += dt * res_h
+        st[CUM_ * PB + j] = cum0
+        st[(CUM_ + 1) * PB + j] = cum1
+        st[(CUM_ + 2) * PB + j] = cum2
+        st[(CUM_ + 3) * PB + j] = cum3
+        for w, cum in ((0, cum0), (1, cum1), (2, cum2), (3, cum3)):
+            pay = st[(PAY_ + w) * PB + j]
+            low = st[(LOW_ + w) * PB + j]
+            st[(PAY_ + w) * PB + j] = (t1 if cum >= 0.0 and pay == np.inf else pay) + 0.0
+            st[(LOW_ + w) * PB + j] = (cum if cum < low else low) + 0.0
+        if want_cash:
+            fl[t, CASH_, j] = cum0
+            fl[t, CASH_ + 1, j] = cum1
+            fl[t, CASH_ + 2, j] = cum2
+            fl[t, CASH_ + 3, j] = cum3
+
+
 @_jit
 def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     """Month-by-month flows of buy, rent, owned, hybrid of every row at every demand.
@@ -579,121 +998,66 @@ def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
     ``irr`` (rows, demands, 2) of buy and hybrid when ``want_irr``; ``cash`` (rows,
     demands, months, 4), the cumulative discounted flow, when ``want_cash`` (months past a
     row's horizon repeat its final value).
+
+    By months in blocks of :data:`PB` demands (:func:`_path_months`); per demand, the
+    operations of MODEL.md's month-by-month loop in its order. The hybrid owns a node
+    at the horizon where ``floor(dem max_t QH[t] (1 + EPS)) > 0`` (MAX_QH: the running
+    maximum of the monotone node count). The irr starts from the root at the previous
+    demand (:func:`_irr`).
     """
     k = np.empty((NV, M))
     s = np.empty(NS)
     fb = np.empty(M)
     fh = np.empty(M)
-    cum = np.empty(4)
-    low = np.empty(4)
-    flow = np.empty(4)
+    st = np.empty(NPB * PB)
+    fl = np.empty((M, 6, PB))
+    dems = np.empty(PB)
     for i in range(X.shape[0]):
         _row(X[i], k, s)
         T = int(s[T_])
-        for j in range(demands.shape[0]):
-            dem = demands[j]
-            nh_end = 0.0
-            for t in range(T):
-                nh_end = max(nh_end, math.floor(dem * k[QH, t] * (1.0 + EPS)))
-            fixed_h = (s[SOV] - s[STAFF]) if nh_end > 0 else 0.0
-            n = 0.0
-            paid = 0.0
-            top = 0.0
-            nh = 0.0
-            paid_h = 0.0
-            top_h = 0.0
-            res_b = 0.0
-            res_h = 0.0
-            capn = 0.0
-            caps = 0.0
-            init = 0.0
-            c_hw = 0.0
-            c_pw = 0.0
-            c_up = 0.0
-            c_st = 0.0
-            c_api = 0.0
-            for w in range(4):
-                cum[w] = 0.0
-                low[w] = 0.0
-                res[i, j, PAY + w] = np.inf
-            for t in range(T):
-                d = k[D, t]
-                demand_t = dem * k[GD, t]
-                api = k[P, t] * demand_t
-                phi = k[PHI, t]
-                # buy, owned, rent: a fleet for all demand
-                c = math.ceil(dem * k[Q, t] * (1.0 - EPS))
-                new = max(c, n) - n
-                n += new
-                capex_n = new * k[PP, t]
-                paid += capex_n
-                res_b += capex_n * k[RS, t]
-                tb = s[TBPT] * phi * demand_t
-                new_tb = max(tb, top) - top
-                top += new_tb
-                capex_s = new_tb * s[SSD]
-                common = phi * api + s[SOV] - s[STAFF] - capex_s
-                upkeep = s[MF12] * paid
-                flow[0] = common - n * s[POWER] - upkeep - capex_n
-                flow[1] = common - c * phi * k[GRH, t]
-                flow[2] = common - n * (s[POWER] + s[MF12] * s[NODE0])
-                # hybrid: a base-load fleet, the rest to the API
-                f = math.floor(dem * k[QH, t] * (1.0 + EPS))
-                new_h = max(f, nh) - nh
-                nh += new_h
-                capex_nh = new_h * k[PP, t]
-                paid_h += capex_nh
-                res_h += capex_nh * k[RS, t]
-                served = phi * min(demand_t, nh * k[CAPH, t] if nh > 0.0 else 0.0)
-                tb_h = s[TBPT] * served
-                new_tbh = max(tb_h, top_h) - top_h
-                top_h += new_tbh
-                flow[3] = (k[P, t] * served + fixed_h - nh * s[POWER] - s[MF12] * paid_h
-                           - capex_nh - new_tbh * s[SSD])
-                fb[t] = flow[0]
-                fh[t] = flow[3]
-                capn += capex_n
-                caps += capex_s
-                if t == 0:
-                    init = capex_n + capex_s
-                c_hw += d * capex_n
-                c_pw += d * n * s[POWER]
-                c_up += d * upkeep
-                c_st += d * capex_s
-                c_api += d * (1.0 - phi) * api
+        y_b = IRR_GUESS  # the log rates found at the previous demand: the next guesses
+        y_h = IRR_GUESS
+        for j0 in range(0, demands.shape[0], PB):
+            nb = min(PB, demands.shape[0] - j0)
+            st[:] = 0.0
+            for j in range(nb):
+                dems[j] = demands[j0 + j]
                 for w in range(4):
-                    cum[w] += d * flow[w]
-                if t == T - 1:
-                    cum[0] += s[DT] * res_b
-                    cum[3] += s[DT] * res_h
+                    st[(PAY_ + w) * PB + j] = np.inf
+                nh_end = np.floor(dems[j] * s[MAX_QH] * (1.0 + EPS))
+                st[FIXH_ * PB + j] = (s[SOV] - s[STAFF]) if nh_end > 0 else 0.0
+            _path_months(st, dems, nb, k, s, T, fl, want_cash)
+            for jj in range(nb):
+                j = j0 + jj
                 for w in range(4):
-                    if cum[w] >= 0.0 and res[i, j, PAY + w] == np.inf:
-                        res[i, j, PAY + w] = t + 1.0
-                    if cum[w] < low[w]:
-                        low[w] = cum[w]
-                    if want_cash:
-                        cash[i, j, t, w] = cum[w]
-            if want_cash:
-                for t in range(T, M):
-                    for w in range(4):
-                        cash[i, j, t, w] = cum[w]
-            if nh_end == 0:  # a hybrid without a node is the API: it never spends ahead
-                res[i, j, PAY + 3] = 0.0
-            for w in range(4):
-                res[i, j, PEAK + w] = -low[w]
-                res[i, j, NPV + w] = cum[w]
-            res[i, j, NODES] = n
-            res[i, j, TB] = top
-            res[i, j, INIT] = init
-            res[i, j, CAPN] = capn
-            res[i, j, CAPS] = caps
-            a = s[ANN]
-            res[i, j, COMP + 0] = (c_hw - s[DT] * res_b) / a
-            res[i, j, COMP + 1] = c_pw / a
-            res[i, j, COMP + 2] = c_up / a
-            res[i, j, COMP + 3] = c_st / a
-            res[i, j, COMP + 4] = s[STAFF]
-            res[i, j, COMP + 5] = c_api / a
-            if want_irr:
-                irr[i, j, 0] = _irr(fb, T, res_b)
-                irr[i, j, 1] = _irr(fh, T, res_h)
+                    res[i, j, PAY + w] = st[(PAY_ + w) * PB + jj]
+                    res[i, j, PEAK + w] = -st[(LOW_ + w) * PB + jj]
+                    res[i, j, NPV + w] = st[(CUM_ + w) * PB + jj]
+                if not np.floor(dems[jj] * s[MAX_QH] * (1.0 + EPS)) > 0:
+                    res[i, j, PAY + 3] = 0.0  # a hybrid without a node is the API: it
+                    # never spends ahead
+                res_b = st[RESB_ * PB + jj]
+                res[i, j, NODES] = st[N_ * PB + jj]
+                res[i, j, TB] = st[TOP_ * PB + jj]
+                res[i, j, INIT] = st[INIT_ * PB + jj]
+                res[i, j, CAPN] = st[CAPN_ * PB + jj]
+                res[i, j, CAPS] = st[CAPS_ * PB + jj]
+                ann = s[ANN]
+                res[i, j, COMP + 0] = (st[CHW_ * PB + jj] - s[DT] * res_b) / ann
+                res[i, j, COMP + 1] = st[CPW_ * PB + jj] / ann
+                res[i, j, COMP + 2] = st[CUP_ * PB + jj] / ann
+                res[i, j, COMP + 3] = st[CST_ * PB + jj] / ann
+                res[i, j, COMP + 4] = s[STAFF]
+                res[i, j, COMP + 5] = st[CAPI_ * PB + jj] / ann
+                if want_cash:
+                    for t in range(M):
+                        for w in range(4):
+                            cash[i, j, t, w] = fl[min(t, T - 1), CASH_ + w, jj]
+                if want_irr:
+                    for t in range(T):
+                        fb[t] = fl[t, FB_, jj]
+                        fh[t] = fl[t, FH_, jj]
+                    irr[i, j, 0] = _irr(fb, T, res_b, y_b)
+                    irr[i, j, 1] = _irr(fh, T, st[RESH_ * PB + jj], y_h)
+                    y_b = math.log1p(irr[i, j, 0]) if irr[i, j, 0] == irr[i, j, 0] else y_b
+                    y_h = math.log1p(irr[i, j, 1]) if irr[i, j, 1] == irr[i, j, 1] else y_h
