@@ -183,9 +183,10 @@ class BaseStore:
             self._file = None
 
     def open(self) -> xr.Dataset:
-        """The base rows, lazily, in blocks aligned with the stored chunks."""
-        chunks = {d: (-1 if d == "sample" else n) for d, n in self.chunks.items()}
-        return xr.open_dataset(self.path, engine="h5netcdf", chunks=chunks)
+        """The base rows, lazily (xarray's own lazy indexing, no dask): a reader's
+        ``isel(...).load()`` reads that block only, through h5py. With dask chunks the
+        default run's summaries spent 0.6 s in dask's graph and threads to read 15 MB."""
+        return xr.open_dataset(self.path, engine="h5netcdf")
 
     @staticmethod
     def reading():

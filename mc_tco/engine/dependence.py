@@ -24,7 +24,8 @@ from .evaluate import evaluate_base
 from .family import _method, _replicate, _with_bounds, paired_change
 from .plan import Plan
 
-__all__ = ["INDEPENDENCE_SAMPLES", "correlation_dataset", "independence_check"]
+__all__ = ["INDEPENDENCE_SAMPLES", "correlation_dataset", "independence_check",
+           "independent_rows"]
 
 #: base samples of the independence check (all of them for a run this size or smaller)
 INDEPENDENCE_SAMPLES = 2**13
@@ -68,11 +69,26 @@ def correlation_dataset(plan: Plan) -> xr.Dataset:
     return ds
 
 
-def independence_check(plan: Plan, base: xr.Dataset | None = None) -> xr.Dataset:
+def _free_plan(plan: Plan) -> Plan:
+    free = dataclasses.replace(plan.book, correlation=None, correlations=[])
+    return dataclasses.replace(plan, book=free, shapley=False, family_check=False)
+
+
+def independent_rows(plan: Plan) -> xr.Dataset:
+    """The targets on the run's first ``INDEPENDENCE_SAMPLES`` base rows with the inputs
+    independent (the same Sobol' points without the copula): the independence check's
+    second sample, which a run computes beside its sampling."""
+    p = _free_plan(plan)
+    return evaluate_base(p, 0, min(plan.samples, INDEPENDENCE_SAMPLES), outputs=set(p.targets))
+
+
+def independence_check(plan: Plan, base: xr.Dataset | None = None,
+                       independent: xr.Dataset | None = None) -> xr.Dataset:
     """P(target > 0) with the inputs independent, and the change the correlations make.
 
     ``base``, the run's own base rows (at least the first ``INDEPENDENCE_SAMPLES``, with
     the targets), saves evaluating them again: they are the rows with the correlations.
+    ``independent``, :func:`independent_rows` computed already, saves the other half.
 
     Returns
     -------
@@ -86,15 +102,13 @@ def independence_check(plan: Plan, base: xr.Dataset | None = None) -> xr.Dataset
         Wilson's / Newcombe's). Attr ``independence_check_samples``.
     """
     n = min(plan.samples, INDEPENDENCE_SAMPLES)
-    free = dataclasses.replace(plan.book, correlation=None, correlations=[])
-    plans = (plan, dataclasses.replace(plan, book=free, shapley=False, family_check=False))
     wins = []
-    for i, p in enumerate(plans):
-        if i == 0 and base is not None:
-            rows = base[p.targets].isel(sample=slice(0, n)).load()
-        else:
-            rows = evaluate_base(p, 0, n, outputs=set(p.targets))  # the targets only
-        wins.append((stack_targets(rows, p.targets) > 0).transpose("target", "sample", ...))
+    for rows in (
+        base[plan.targets].isel(sample=slice(0, n)).load() if base is not None
+        else evaluate_base(plan, 0, n, outputs=set(plan.targets)),  # the targets only
+        independent if independent is not None else independent_rows(plan),
+    ):
+        wins.append((stack_targets(rows, plan.targets) > 0).transpose("target", "sample", ...))
     with_corr, without = wins
     conf = plan.conf_level
     reps = plan.n_replicates
