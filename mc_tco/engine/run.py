@@ -164,17 +164,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
     first, _, shift = evaluate_chunk(plan, *plan.first)
     # the independence check reads the run's base rows once they are written (below)
     extra = _dependence(plan, first, extra, shapley_progress, progress, False, scheduler)
-    independence = None
-    if independence_check and plan.book.correlation is not None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        from .dependence import independent_rows
-
-        # beside the sampling (its model kernels release the GIL): the check's other
-        # sample, the same points without the copula
-        pool = ThreadPoolExecutor(1, thread_name_prefix="mc_tco-independence")
-        independence = pool.submit(independent_rows, plan)
-        pool.shutdown(wait=False)  # the thread ends with its task; .result() waits for it
+    independence = independence_check and plan.book.correlation is not None
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
@@ -207,8 +197,8 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                 bases, dim="sample", data_vars="all", coords="minimal", compat="override"
             )
             summary = with_path(summarize(plan, base, total, scheduler), path, target_halfwidth)
-            if independence is not None:
-                extra = _independence(plan, base, extra, independence)
+            if independence:
+                extra = _independence(plan, base, extra)
             summary = with_extra(summary, extra)
             check()
             return base.merge(summary, join="exact", compat="override").assign_attrs(
@@ -217,20 +207,21 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         store.close()
         with store.open() as lazy, store.reading():
             summary = with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
-            if independence is not None:
-                extra = _independence(plan, lazy, extra, independence)
+            if independence:
+                extra = _independence(plan, lazy, extra)
         store.add(with_extra(summary, extra))
         check()  # a signal swallowed on the way is raised here, before the rename
     return xr.open_dataset(out, engine="h5netcdf")
 
 
-def _independence(plan, base, extra, independent):
-    """The independence check on the run's base rows (``base``) and the rows without the
-    correlations (``independent``, a future of :func:`~.dependence.independent_rows`),
-    added to ``extra``."""
+def _independence(plan, base, extra):
+    """The independence check on the run's base rows (``base``), added to ``extra``.
+
+    (Evaluating its rows without the correlations on a thread beside the sampling gained
+    nothing measurable: the sampling keeps both cores busy.)"""
     from .dependence import independence_check
 
-    part = independence_check(plan, base, independent.result())
+    part = independence_check(plan, base)
     return part if extra is None else with_extra(part, extra)
 
 
