@@ -268,4 +268,48 @@ def _remember_read_only_sizes() -> None:
     Dimension.size = property(size)
 
 
+def _lazy_dask_check() -> None:
+    """Let xarray ask "is this a dask array?" without importing dask first.
+
+    Building any xarray Variable checks ``isinstance(data, array_type("dask"))``, and
+    xarray imports dask to get that type: 0.6-0.7 s of a cold ``mc-tco run`` (dask.array,
+    psutil, ...) that never makes a dask array. Until ``dask.array`` is imported no object
+    can be one, so the answer is ``()`` then, and dask's own type after; the module's other
+    fields (``available``, ``version``, ``module``) import it as before. Installed once,
+    when this module is imported (xarray's ``namedarray.pycompat`` cache; skipped if a
+    newer xarray moved it).
+    """
+    import sys
+
+    try:
+        from xarray.namedarray import pycompat
+    except ImportError:  # pragma: no cover - another xarray layout
+        return
+    cache = getattr(pycompat, "_cached_duck_array_modules", None)
+    real = getattr(pycompat, "DuckArrayModule", None)
+    if not isinstance(cache, dict) or real is None or "dask" in cache:
+        return
+
+    class LazyDask:
+        _loaded = None
+
+        def _real(self):
+            if self._loaded is None:
+                self._loaded = real("dask")
+                cache["dask"] = self._loaded
+            return self._loaded
+
+        @property
+        def type(self):
+            if "dask.array" not in sys.modules:
+                return ()
+            return self._real().type
+
+        def __getattr__(self, name):  # module, version, available
+            return getattr(self._real(), name)
+
+    cache["dask"] = LazyDask()
+
+
 _remember_read_only_sizes()
+_lazy_dask_check()

@@ -138,3 +138,25 @@ def test_uneven_chunks(tmp_path):
     with xr.open_dataset(tmp_path / "u.nc", engine="h5netcdf") as back:
         for name in whole.variables:
             assert back[name].identical(whole[name]), name
+
+
+def test_xarray_checks_for_dask_arrays_without_importing_dask_array():
+    """mc_tco.store makes xarray's "is this a dask array?" lazy: building Variables does not
+    import dask.array (0.6 s of a cold run), and dask arrays are still dask arrays after it
+    is imported (a fresh interpreter: this session may have imported dask already)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, xarray as xr, mc_tco.store\n"
+        "v = xr.Variable('x', np.zeros(3)); xr.Dataset({'a': v}).to_dataarray()\n"
+        "assert 'dask.array' not in sys.modules, 'dask.array imported'\n"
+        "import dask.array as da\n"
+        "v = xr.Variable('x', da.zeros(4, chunks=2))\n"
+        "assert v.chunks == ((2, 2),), v.chunks\n"
+        "assert xr.Dataset({'a': v}).chunk({'x': 1}).a.chunks == ((1, 1, 1, 1),)\n"
+        "from xarray.namedarray.pycompat import array_type\n"
+        "assert array_type('dask') == (da.Array,)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from .. import store  # noqa: F401  (installs xarray's lazy dask check before any Variable)
 from ..errors import McTcoError, ModelError, OptionError
 from ..models import check_analysis
 from ..sensitivity.sobol import poisson_weights
