@@ -159,9 +159,16 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     keep = set(plan.targets) | set(plan.distributions)
     inputs = _input_dataset(plan, rows[:, 0], None if plan.keep_samples == "all" else keep)
     out = _call_model(plan, inputs)
-    stacked, cells = _targets_array(plan, out)
-    y = np.empty((n, per, stacked[0].size))
-    y[:, 0] = stacked.values.reshape(n, -1)
+    dims = out.variables[plan.targets[0]].dims
+    if dims[:1] == ("sample",) and all(out.variables[t].dims == dims for t in plan.targets):
+        cells = dims[1:]  # the usual case: every target on the same cells
+        size = int(np.prod([out.sizes[c] for c in cells], dtype=np.int64))
+        y = np.empty((n, per, 2 * len(plan.targets) * size))
+        _targets_into(plan, out, cells, y.reshape(n, per, 2 * len(plan.targets), -1)[:, :1])
+    else:
+        stacked, cells = _targets_array(plan, out)
+        y = np.empty((n, per, stacked[0].size))
+        y[:, 0] = stacked.values.reshape(n, -1)
     if per > 1:
         mixed = _input_dataset(plan, rows[:, 1:].reshape(n * (per - 1), d), plan.targets)
         _targets_into(plan, _call_model(plan, mixed, check=False), cells,
@@ -177,12 +184,10 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
         else:  # sample g belongs to scramble g % R
             for i, rep in enumerate(sums.reps):
                 rep.add(y[i::r])
-    base_vars = {
-        k: v for k, v in out.data_vars.items()
-        if "sample" in v.dims and (plan.keep_samples == "all" or k in keep)
-    }
-    base = xr.Dataset(base_vars).copy(deep=True)  # a copy, not a view holding the chunk
-    values = np.stack([inputs[f].values for f in plan.factors], axis=1)
+    names = [k for k in out.data_vars
+             if "sample" in out.variables[k].dims and (plan.keep_samples == "all" or k in keep)]
+    base = out[names].copy(deep=True)  # a copy, not a view holding the chunk
+    values = np.stack([inputs.variables[f].values for f in plan.factors], axis=1)
     base["input_value"] = (
         ("sample", "input"), values,
         {"long_name": "sampled value of each uncertain input (base rows)"},

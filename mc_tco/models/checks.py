@@ -246,11 +246,13 @@ def check_outputs(
     ModelError
     """
     nan_allowed = nan_allowed or {}
-    for name, da in out.data_vars.items():
-        if da.dtype.kind not in "fc":
+    for name in out.data_vars:
+        var = out.variables[name]  # a Variable: no DataArray built for the common case
+        if var.dtype.kind not in "fc":
             continue
-        if da.size == 0 or not np.isnan(np.max(np.ravel(da.values, order="K"))):
+        if var.size == 0 or not np.isnan(np.max(np.ravel(var.values, order="K"))):
             continue  # the fast test: a NaN anywhere makes the max NaN
+        da = out[name]
         bad = np.isnan(da.values)
         for dim, label in nan_allowed.get(name, {}).items():
             shape = [1] * da.ndim

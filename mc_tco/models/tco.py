@@ -350,13 +350,11 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
         "cash_demand": ("cash_demand", cash_demand, {"units": "tokens/month"}),
         "month": ("month", np.arange(months), {"units": "month"}),
     }
-    data = {name: xr.Variable(("sample", *DIMS.get(name, ())), arr)
+    data = {name: xr.Variable(("sample", *DIMS.get(name, ())), arr,
+                              dict(zip(("units", "long_name"), OUTPUT_ATTRS[name], strict=True)))
             for name, arr in arrays.items()}
     used = {d for v in data.values() for d in v.dims}
     out = xr.Dataset(data, coords={k: v for k, v in coords.items() if k in used})
-    for name in out.data_vars:
-        unit, long_name = OUTPUT_ATTRS[name]
-        out[name].attrs.update(units=unit, long_name=long_name)
     checked = out.drop_vars([n for n in ("irr",) if n in out])
     check_outputs(checked, inputs, NAME, nan_allowed={"breakeven_demand": {"strategy": "api"}})
     return out
