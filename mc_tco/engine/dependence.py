@@ -77,18 +77,16 @@ def _free_plan(plan: Plan) -> Plan:
 def independent_rows(plan: Plan) -> xr.Dataset:
     """The targets on the run's first ``INDEPENDENCE_SAMPLES`` base rows with the inputs
     independent (the same Sobol' points without the copula): the independence check's
-    second sample, which a run computes beside its sampling."""
+    second sample."""
     p = _free_plan(plan)
     return evaluate_base(p, 0, min(plan.samples, INDEPENDENCE_SAMPLES), outputs=set(p.targets))
 
 
-def independence_check(plan: Plan, base: xr.Dataset | None = None,
-                       independent: xr.Dataset | None = None) -> xr.Dataset:
+def independence_check(plan: Plan, base: xr.Dataset | None = None) -> xr.Dataset:
     """P(target > 0) with the inputs independent, and the change the correlations make.
 
     ``base``, the run's own base rows (at least the first ``INDEPENDENCE_SAMPLES``, with
     the targets), saves evaluating them again: they are the rows with the correlations.
-    ``independent``, :func:`independent_rows` computed already, saves the other half.
 
     Returns
     -------
@@ -106,7 +104,7 @@ def independence_check(plan: Plan, base: xr.Dataset | None = None,
     for rows in (
         base[plan.targets].isel(sample=slice(0, n)).load() if base is not None
         else evaluate_base(plan, 0, n, outputs=set(plan.targets)),  # the targets only
-        independent if independent is not None else independent_rows(plan),
+        independent_rows(plan),
     ):
         wins.append((stack_targets(rows, plan.targets) > 0).transpose("target", "sample", ...))
     with_corr, without = wins

@@ -163,7 +163,8 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         extra = family if extra is None else with_extra(family, extra)
     first, _, shift = evaluate_chunk(plan, *plan.first)
     # the independence check reads the run's base rows once they are written (below)
-    extra = _dependence(plan, first, extra, shapley_progress, progress, False, scheduler)
+    extra = _dependence(plan, first, extra, shapley_progress, progress, scheduler)
+    # (skipped by previews that do not show it: the browser app)
     independence = independence_check and plan.book.correlation is not None
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
@@ -225,9 +226,9 @@ def _independence(plan, base, extra):
     return part if extra is None else with_extra(part, extra)
 
 
-def _dependence(plan, first, extra, progress, sampling_progress=None, independence=True,
-                scheduler=None):
-    """The book's correlation matrices, the independence check and the Shapley effects.
+def _dependence(plan, first, extra, progress, sampling_progress=None, scheduler=None):
+    """The book's correlation matrices and the Shapley effects (the independence check
+    follows the sampling: :func:`_independence`).
 
     Without a Shapley progress callback, the run's own ``progress`` is called with 0 base
     samples done at each block of Shapley rows, so a caller that cancels by raising from
@@ -237,15 +238,13 @@ def _dependence(plan, first, extra, progress, sampling_progress=None, independen
         def progress(done, total):
             sampling_progress(0, plan.samples)
 
-    from .dependence import correlation_dataset, independence_check
+    from .dependence import correlation_dataset
     from .evaluate import _targets_array
     from .shapley import shapley_dataset
 
     parts = []
     if plan.book.correlation is not None:
         parts.append(correlation_dataset(plan))
-        if independence:  # skipped by previews that do not show it (the browser app)
-            parts.append(independence_check(plan))
     if plan.shapley:
         _, cells = _targets_array(plan, first)
         # the Shapley rows run on the driver's threads (one with --scheduler synchronous)
