@@ -188,20 +188,6 @@ class BaseStore:
         default run's summaries spent 0.6 s in dask's graph and threads to read 15 MB."""
         return xr.open_dataset(self.path, engine="h5netcdf")
 
-    @staticmethod
-    def reading():
-        """A context in which dask reads the file on this process's threads.
-
-        The results file is local to this process (a dask.distributed cluster's workers
-        may not see it), and a named scheduler makes dask import dask.distributed (~1 s
-        of a cold process) to look for a default client; so the summaries read it with
-        dask's threaded scheduler, given as a function.
-        """
-        import dask
-        import dask.threaded
-
-        return dask.config.set(scheduler=dask.threaded.get)
-
     def add(self, summary: xr.Dataset) -> None:
         """Append the summary variables (and the file's attrs) to the file."""
         with h5netcdf.File(self.path, "r") as existing:  # the names only

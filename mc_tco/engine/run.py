@@ -206,7 +206,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                 summary.attrs
             )
         store.close()
-        with store.open() as lazy, store.reading():
+        with store.open() as lazy:
             summary = with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
             if independence:
                 extra = _independence(plan, lazy, extra)

@@ -38,7 +38,7 @@ import xarray as xr
 
 from ..interrupt import check
 from ..sensitivity.shapley import evaluation_count, shapley_effects
-from .evaluate import _call_model, _input_dataset, _targets_array
+from .evaluate import _call_model, _input_dataset, _targets_array, _targets_into
 from .plan import Plan
 
 __all__ = ["SHAPLEY_SIZES", "shapley_dataset", "shapley_grid", "shapley_rows"]
@@ -126,14 +126,9 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
         nonlocal done
         check()  # Ctrl-C between blocks
         out = _call_model(plan, _input_dataset(plan, x, plan.targets, sub), check=False)
-        dims = ("sample", *cells)
-        if coords and all(out[t].dims == dims for t in plan.targets):
-            # the usual case, in one copy: what _targets_array gives, without xarray's
-            # concat, transpose and reshape (three copies of 60 MB a block)
-            y = np.empty((x.shape[0], 2 * len(plan.targets), *coords["shape"][1:]))
-            for i, t in enumerate(plan.targets):
-                y[:, 2 * i] = out[t].values
-                np.greater(y[:, 2 * i], 0, out=y[:, 2 * i + 1])
+        if coords:  # in one copy where it can (the engine's own _targets_into)
+            y = np.empty((x.shape[0], *coords["shape"]))
+            _targets_into(plan, out, cells, y.reshape(x.shape[0], 1, 2 * len(plan.targets), -1))
         else:
             stacked, _ = _targets_array(plan, out, cells)
             y = stacked.values
