@@ -72,9 +72,8 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     words += (f"**{top[0]}** comes first, clearly." if len(top) == 1 else
               f"{', '.join(top)} could each be first: their intervals overlap.")
     if missing:
-        where = "; ".join(f"{d} = " + ", ".join(f"{v:.4g}" for v in vals)
-                          for d, vals in ctx.ds.mc_tco.shapley_points().items())
-        words += (f" The run estimated its Shapley effects at {where} only, not at this "
+        words += (f" The run estimated its Shapley effects at {ctx.ds.mc_tco.shapley_where()}"
+                  " only, not at this "
                   "point: rerun with --shapley-at grid to rank by them here.")
     if not show_ind:
         words += (f" The indices of '{ctx.label()}' are not shown: {min(k, y.size - k):,} "

@@ -190,6 +190,11 @@ class ResultsAccessor:
                 out[dim] = self._ds[dim].values[has]
         return out
 
+    def shapley_where(self) -> str:
+        """:meth:`shapley_points` in words, e.g. ``"demand = 1e+11, 5e+11"`` (for messages)."""
+        return "; ".join(f"{d} = " + ", ".join(f"{v:.4g}" for v in vals)
+                         for d, vals in self.shapley_points().items())
+
     def shapley_point(self, **at) -> dict[str, Any]:
         """``point(**at)`` moved, along each dim where the Shapley effects were estimated at
         some points only, to the nearest such point (by ratio for positive grids, such as
@@ -228,12 +233,10 @@ class ResultsAccessor:
         sub = self._sel_ds(sub, at)
         if index == "shapley" and "input" in sub[index].dims and not np.isfinite(
                 sub[index].values).any() and self.shapley_points():
-            where = "; ".join(f"{d} = " + ", ".join(f"{v:.4g}" for v in vals)
-                              for d, vals in self.shapley_points().items())
             raise OptionError(
-                f"the run estimated its Shapley effects at {where} only (--shapley-at "
-                "report); rank at one of these, rerun with --shapley-at grid, or pass "
-                "index='ST'")
+                f"the run estimated its Shapley effects at {self.shapley_where()} only "
+                "(--shapley-at report); rank at one of these, rerun with --shapley-at grid, "
+                "or pass index='ST'")
         extra = [d for d in sub[index].dims if d != "input"]
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "
