@@ -129,16 +129,21 @@ class CorrelationError(ValueError):
     field : str or None
         The field of that table: ``"between"``, ``"spearman"``, ``"kendall"``, or None.
     pair : tuple of str or None
-        The two input names concerned (for a matrix problem: the pair that moved most in
-        the nearest valid matrix).
+        The two input names concerned (for a matrix problem: the first, in book order, of
+        the pairs that moved most in the nearest valid matrix).
+    pairs : tuple of tuple of str
+        For a matrix problem, every pair whose move is within :data:`TIE_RTOL` of the
+        largest, in book order (then pairs the book does not write, in input order);
+        otherwise ``(pair,)``.
     reason : str
         What is wrong and how to fix it (the message).
     """
 
-    def __init__(self, reason: str, *, index=None, field=None, pair=None):
+    def __init__(self, reason: str, *, index=None, field=None, pair=None, pairs=None):
         self.index = index
         self.field = field
         self.pair = pair
+        self.pairs = tuple(pairs) if pairs is not None else ((pair,) if pair else ())
         self.reason = reason
         super().__init__(reason)
 
@@ -262,6 +267,7 @@ def check_correlation_matrix(names, pairs, uncertain=None, *, repair: str | None
     kinds = np.full((d, d), "", dtype=object)
     seen: dict[frozenset, int] = {}
     sources = []
+    book_order: list[tuple[int, int]] = []
     for index, pair in enumerate(pairs):
         a, b, value, kind, source = _parse_pair(pair, index)
         for n in (a, b):
@@ -286,6 +292,7 @@ def check_correlation_matrix(names, pairs, uncertain=None, *, repair: str | None
                 "for inputs that move as one, use one input", index=index, field=kind,
                 pair=(a, b))
         i, j = column[a], column[b]
+        book_order.append((min(i, j), max(i, j)))
         requested[i, j] = requested[j, i] = value
         kinds[i, j] = kinds[j, i] = kind
         sources.append(source)
@@ -297,21 +304,48 @@ def check_correlation_matrix(names, pairs, uncertain=None, *, repair: str | None
     used, repaired = normal, False
     if min_eig < MIN_EIGENVALUE:
         nearest = nearest_correlation(normal)
-        moved = np.abs(nearest - normal)
-        i, j = np.unravel_index(np.argmax(moved), moved.shape)
-        kind = kinds[i, j] or "spearman"
+        worst = _most_moved(normal, nearest, book_order)
         if repair != "nearest":
+            moves = [f"{uncertain[i]!r}-{uncertain[j]!r} ({kinds[i, j] or 'spearman'} "
+                     f"{rank_correlation(normal[i, j], kinds[i, j] or 'spearman'):.3g} -> "
+                     f"{rank_correlation(nearest[i, j], kinds[i, j] or 'spearman'):.3g})"
+                     for i, j in worst]
+            which = (f"moves {moves[0]} most" if len(moves) == 1 else
+                     f"moves {', '.join(moves[:-1])} and {moves[-1]} about equally, "
+                     "more than any other pair")
             raise CorrelationError(
                 f"the correlations are not jointly possible: the normal correlation matrix "
                 f"is not positive definite (smallest eigenvalue {min_eig:.3g}); the nearest "
-                f"valid matrix moves {uncertain[i]!r}-{uncertain[j]!r} most ({kind} "
-                f"{rank_correlation(normal[i, j], kind):.3g} -> "
-                f"{rank_correlation(nearest[i, j], kind):.3g}); loosen the correlations "
+                f"valid matrix {which}; loosen the correlations "
                 'or set [analysis] repair_correlations = "nearest"',
-                pair=(uncertain[i], uncertain[j]))
+                pair=(uncertain[worst[0][0]], uncertain[worst[0][1]]),
+                pairs=tuple((uncertain[i], uncertain[j]) for i, j in worst))
         used, repaired = nearest, True
     return CorrelationMatrix(tuple(uncertain), requested, kinds, normal, used, repaired,
                              min_eig, tuple(sources))
+
+
+#: Pairs whose move to the nearest valid matrix is within this share of the largest move
+#: are named together: they are equally responsible at the precision the message prints
+#: (3 significant digits), and an ``argmax`` over such a tie picks one by rounding noise.
+TIE_RTOL = 1e-3
+
+
+def _most_moved(normal, nearest, book_order) -> list[tuple[int, int]]:
+    """Index pairs ``(i, j)``, ``i < j``, that the nearest matrix moves (about) most.
+
+    Every pair within :data:`TIE_RTOL` of the largest move, ordered as the book writes them
+    (``book_order``: the first ``[[correlation]]`` first), then pairs the book leaves at 0
+    in input order, so the message and the line it points at do not depend on
+    floating-point noise.
+    """
+    moved = np.abs(nearest - normal)
+    iu, ju = np.triu_indices(len(normal), 1)
+    largest = float(moved[iu, ju].max())
+    tied = [(int(i), int(j)) for i, j in zip(iu, ju, strict=True)
+            if moved[i, j] >= largest * (1 - TIE_RTOL)]
+    rank = {ij: k for k, ij in enumerate(book_order)}
+    return sorted(tied, key=lambda ij: (rank.get(ij, len(book_order)), ij))
 
 
 def nearest_correlation(a, *, tol: float = 1e-12, max_iter: int = 10_000,

@@ -198,3 +198,50 @@ def test_nearest_correlation_is_optimal(seed):
     pd = nearest_correlation(a)
     assert np.linalg.eigvalsh(pd)[0] > 0
     assert np.linalg.norm(pd - x) < 1e-6
+
+
+def _three_way_tie(order):
+    """x~y and y~z at 0.9 and x~z at -0.9: the nearest matrix moves all three alike."""
+    pairs = {"xy": {"between": ["x", "y"], "spearman": 0.9},
+             "yz": {"between": ["y", "z"], "spearman": 0.9},
+             "xz": {"between": ["x", "z"], "spearman": -0.9}}
+    return [pairs[k] for k in order]
+
+
+@pytest.mark.parametrize("order", [("xy", "yz", "xz"), ("xz", "xy", "yz"), ("yz", "xz", "xy")])
+def test_a_tie_names_every_pair_in_book_order(order):
+    """A symmetric three-way tie (moves equal up to ~1e-8 of rounding) names all three pairs,
+    in the order the book writes them, and blames the first written: never a pair chosen
+    by an argmax over floating-point noise (issue 21)."""
+    names = ["x", "y", "z"]
+    with pytest.raises(CorrelationError) as err:
+        check_correlation_matrix(names, _three_way_tie(order), names)
+    written = [tuple(p["between"]) for p in _three_way_tie(order)]
+    assert [tuple(sorted(p)) for p in err.value.pairs] == [tuple(sorted(p)) for p in written]
+    assert set(err.value.pair) == set(written[0])
+    assert "about equally" in str(err.value)
+    # the moves really are equal to well within the tolerance (the premise of the tie)
+    cm = check_correlation_matrix(names, _three_way_tie(order), names, repair="nearest")
+    moved = np.abs(cm.used - cm.normal)[np.triu_indices(3, 1)]
+    assert moved.max() - moved.min() < 1e-6 * moved.max()
+
+
+def test_a_clear_largest_move_is_named_alone():
+    """Without a tie exactly one pair is named (the one that moved most); a symmetric
+    two-way tie (x~y and y~z equal) names both."""
+    names = ["x", "y", "z"]
+    pairs = [{"between": ["x", "y"], "spearman": 0.9},
+             {"between": ["y", "z"], "spearman": 0.6},
+             {"between": ["x", "z"], "spearman": -0.5}]
+    with pytest.raises(CorrelationError) as err:
+        check_correlation_matrix(names, pairs, names)
+    cm = check_correlation_matrix(names, pairs, names, repair="nearest")
+    moved = np.abs(cm.used - cm.normal)
+    assert len(err.value.pairs) == 1
+    i, j = (names.index(n) for n in err.value.pair)
+    assert moved[i, j] == pytest.approx(moved.max())
+    assert "about equally" not in str(err.value)
+    pairs[1]["spearman"] = 0.9
+    with pytest.raises(CorrelationError) as err:
+        check_correlation_matrix(names, pairs, names)
+    assert err.value.pairs == (("x", "y"), ("y", "z"))
