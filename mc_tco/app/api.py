@@ -40,22 +40,20 @@ class Cancelled(Exception):
 
 
 def check_model(book, started_model: str) -> None:
-    """Refuse a book whose model is neither the app's own nor one shipped in mc_tco.models.
+    """Refuse a book whose model is neither the TCO model nor the app's own.
 
-    A book opened in the browser names Python code to run; only code the user chose when
-    starting the app (or shipped with mc_tco) may run.
+    A book opened in the browser names Python code to run; only the model the user chose
+    when starting the app (``started_model``, the model of its book) or the TCO model
+    shipped with mc_tco may run: not any other function importable from mc_tco.
     """
     model = book.model or bridge.DEFAULT_MODEL
-    module = model.partition(":")[0]
-    if model == started_model or module == "mc_tco.models" or module.startswith(
-        "mc_tco.models."
-    ):
+    if model in (bridge.DEFAULT_MODEL, started_model):
         return
     raise bridge.BookError(
         book.path, "book.model",
         f"'{model}' is not allowed in the app: a book opened in the browser may only name "
-        f"the app's model ({started_model}) or one in mc_tco.models; run it with "
-        "'mc-tco run' if you trust its code",
+        f"the app's model ({started_model}) or the TCO model ({bridge.DEFAULT_MODEL}); "
+        "run it with 'mc-tco run' if you trust its code",
     )
 
 
