@@ -125,6 +125,9 @@ class App:
     def __init__(self, book_path: str, samples: int = 1024, seed: int = 0):
         book = bridge.load_book(book_path)
         self.model = book.model or bridge.DEFAULT_MODEL
+        #: the file defining the app's own model: a book may name it only from there
+        self.model_file = (None if self.model == bridge.DEFAULT_MODEL
+                           else bridge.model_file(book))
         self.book_path = str(book_path)
         self.book_text = book.text
         bridge.check_book(book)
@@ -153,24 +156,25 @@ class App:
 
     # ------------------------------------------------------------------ endpoints
     def initial(self, _q) -> dict:
-        state = api.book_state(self.book_text, self.book_path, self.model)
+        state = api.book_state(self.book_text, self.book_path, self.model,
+                               self.model_file)
         return {**state, "samples": self.samples, "seed": self.seed, "model": self.model,
                 "default_samples": bridge.default_samples()}
 
     def load(self, q) -> dict:
         name = Path(str(q.get("name") or "pasted.toml")).name
-        return api.book_state(str(q["text"]), name, self.model)
+        return api.book_state(str(q["text"]), name, self.model, self.model_file)
 
     def check(self, q) -> dict:
         return api.check_edits(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
-                               self.model)
+                               self.model, self.model_file)
 
     def _run(self, q):
         samples = int(q.get("samples") or self.samples)
         seed = int(q.get("seed") if q.get("seed") is not None else self.seed)
         t = time.monotonic()
         ds = self.cache.get(str(q["text"]), str(q["path"]), samples, seed,
-                            str(q.get("session") or ""), self.model)
+                            str(q.get("session") or ""), self.model, self.model_file)
         return ds, time.monotonic() - t
 
     def run(self, q) -> dict:
@@ -188,14 +192,15 @@ class App:
                             str(q["dest"]), bool(q.get("overwrite")))
         if "saved" in out:  # the page continues from the saved file
             self.saved.add(Path(out["saved"]).expanduser().resolve())
-            out["state"] = api.book_state(out["text"], out["saved"], self.model)
+            out["state"] = api.book_state(out["text"], out["saved"], self.model,
+                                          self.model_file)
         return out
 
     def full(self, q) -> dict:
         path = str(q["path"])
         self.own_book(path)
         book = bridge.load_book(path)
-        api.check_model(book, self.model)
+        api.check_model(book, self.model, self.model_file)
         bridge.check_book(book)
         with self.lock:
             if any(j.status == "running" for j in self.jobs.values()):

@@ -229,3 +229,25 @@ def test_only_the_tco_model_and_the_apps_own_may_run(app_server, monkeypatch):
     api.check_model(loads_book(TEXT, "x.toml"), "my_model:run")  # the TCO model
     own = TEXT.replace(MODEL_LINE, 'model = "my_model:run"')
     api.check_model(loads_book(own, "x.toml"), "my_model:run")  # the app's own
+
+
+def test_the_apps_own_model_name_found_in_another_file_is_refused(tmp_path):
+    from mc_tco.book import loads_book
+
+    own, other = tmp_path / "own", tmp_path / "other"
+    for folder in (own, other):
+        folder.mkdir()
+        (folder / "my_model.py").write_text(
+            f"open({str(folder / 'ran')!r}, 'w').close()\ndef run(inputs):\n    pass\n")
+    text = TEXT.replace(MODEL_LINE, 'model = "my_model:run"')
+    started = (own / "my_model.py").resolve()
+    api.check_model(loads_book(text, str(own / "b.toml")), "my_model:run", started)
+    with pytest.raises(api.bridge.BookError, match="not the app's"):
+        api.check_model(loads_book(text, str(other / "b.toml")), "my_model:run", started)
+    res = api.check_edits(text, str(other / "b.toml"), {}, "my_model:run", started)
+    assert not res["ok"] and "is the app's model name, but for this book it is" in \
+        res["error"]["message"]
+    with pytest.raises(api.bridge.BookError, match="not the app's"):
+        api.RunCache().get(text, str(other / "b.toml"), 256, 0, started_model="my_model:run",
+                           started_file=started)
+    assert not (other / "ran").exists() and not (own / "ran").exists()
