@@ -286,6 +286,16 @@ def _handler(app: App, hosts: set[str]):
             self.close_connection = True
             self._json(status, {"error": error})
 
+        def send_error(self, code, message=None, explain=None):
+            """http.server's own refusals (a malformed request, a method other than GET
+            and POST: 405) as one line of JSON, and the connection closed."""
+            if code == 501:
+                code, message = 405, f"method {self.command} not allowed: GET or POST"
+            self.close_connection = True
+            self.request_version = self.protocol_version  # a status line, even then
+            with contextlib.suppress(OSError):
+                self._json(code, {"error": message or self.responses.get(code, ("",))[0]})
+
         def _host_ok(self) -> bool:
             return _host_name(self.headers.get("Host") or "") in hosts
 
@@ -322,6 +332,9 @@ def _handler(app: App, hosts: set[str]):
                 return self._refuse(
                     403, f"Host {self.headers.get('Host', '')[:80]!r} is not this app's; "
                     "open it by a name it was started for (mc-tco app --allow-host NAME)")
+            if method == "GET" and (self.headers.get("Content-Length", "0").strip() != "0"
+                                    or self.headers.get("Transfer-Encoding")):
+                return self._refuse(400, "a GET request has no body")
             if method == "GET" and url.path in STATIC:
                 name, ctype = STATIC[url.path]
                 body = resources.files(__package__).joinpath("static", name).read_bytes()

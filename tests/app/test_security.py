@@ -251,3 +251,20 @@ def test_the_apps_own_model_name_found_in_another_file_is_refused(tmp_path):
         api.RunCache().get(text, str(other / "b.toml"), 256, 0, started_model="my_model:run",
                            started_file=started)
     assert not (other / "ran").exists() and not (own / "ran").exists()
+
+
+@pytest.mark.parametrize("request_, code", [
+    (b"OPTIONS /api/save HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\n"
+     b"Access-Control-Request-Method: POST\r\n\r\n", 405),
+    (b"PUT /api/save HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}", 405),
+    (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nGET /", 400),
+    (b"GARBAGE\r\n\r\n", 400),
+])
+def test_other_requests_get_one_line_and_a_closed_connection(app_server, request_, code):
+    app, url, _ = app_server
+    status, data, closed = _raw(_port(url), request_)
+    headers, _, body = data.partition(b"\r\n\r\n")
+    assert status == code and closed, data
+    assert len(body.splitlines()) == 1 and json.loads(body)["error"]
+    assert b"access-control-allow" not in headers.lower()  # no CORS, ever
+    assert b"X-Frame-Options: DENY" in headers and app.token.encode() not in data
