@@ -345,9 +345,9 @@ def _handler(app: App, hosts: set[str]):
                 return self._send(204, b"", "image/x-icon")
             route = App.ROUTES.get((method, url.path))
             if route is None:
-                return self._json(404, {"error": f"no such page: {url.path}"})
+                return self._refuse(404, f"no such page: {url.path[:200]}")
             if not secrets.compare_digest(self.headers.get("X-Mc-Tco-Token", ""), app.token):
-                return self._json(403, {"error": "missing or wrong token; reload the page"})
+                return self._refuse(403, "missing or wrong token; reload the page")
             query = {k: v[-1] for k, v in parse_qs(url.query).items()}
             if method == "POST":
                 body = self._body()

@@ -94,7 +94,7 @@ def app(book, port, host, allow_hosts, no_browser, samples, seed):
         where = (f"listening on {host or 'all addresses'}: anyone who can reach this machine "
                  f"on port {port} can open the page, save books over any .toml you can "
                  f"write and start runs; it answers as {names} and loopback, other names "
-                 "get 403 (--allow-host NAME adds one)")
+                 "get 403 unless given with --allow-host")
     click.echo(f"mc-tco app: {book} at {url} ({where}); Ctrl-C stops it")
     threading.Thread(target=bridge.warm_up, daemon=True).start()
     if not no_browser:

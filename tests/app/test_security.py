@@ -268,3 +268,14 @@ def test_other_requests_get_one_line_and_a_closed_connection(app_server, request
     assert len(body.splitlines()) == 1 and json.loads(body)["error"]
     assert b"access-control-allow" not in headers.lower()  # no CORS, ever
     assert b"X-Frame-Options: DENY" in headers and app.token.encode() not in data
+
+
+@pytest.mark.parametrize("path, token, code", [("/api/nothing", True, 404),
+                                               ("/api/check", False, 403)])
+def test_a_refusal_before_the_body_closes_the_connection(app_server, path, token, code):
+    app, url, _ = app_server
+    head = f"X-Mc-Tco-Token: {app.token}\r\n" if token else ""
+    req = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{head}Content-Length: -1\r\n\r\n"
+           "{}").encode()
+    status, data, closed = _raw(_port(url), req)
+    assert status == code and closed, data
