@@ -3,5 +3,5 @@
 :mod:`.server` (standard-library HTTP server) serves ``static/`` (one page, plain
 JavaScript, figures drawn as inline SVG) and routes the JSON API of :mod:`.api`;
 :mod:`.edit` edits the book's TOML in place; :mod:`.bridge` is the only module that calls
-the engine. :mod:`.command` is the click command.
+the engine. The click command is :mod:`mc_tco.cli.app`.
 """

@@ -39,23 +39,32 @@ class Cancelled(Exception):
     """A run stopped because the user asked, or a newer request replaced it."""
 
 
-def check_model(book, started_model: str) -> None:
-    """Refuse a book whose model is neither the app's own nor one shipped in mc_tco.models.
+def check_model(book, started_model: str, started_file: Path | None = None) -> None:
+    """Refuse a book whose model is neither the TCO model nor the app's own.
 
-    A book opened in the browser names Python code to run; only code the user chose when
-    starting the app (or shipped with mc_tco) may run.
+    A book opened in the browser names Python code to run; only the model the user chose
+    when starting the app (``started_model``, the model of its book, defined in
+    ``started_file`` when given: the same name found in another file is refused) or the
+    TCO model shipped with mc_tco may run: not any other function importable from mc_tco.
     """
     model = book.model or bridge.DEFAULT_MODEL
-    module = model.partition(":")[0]
-    if model == started_model or module == "mc_tco.models" or module.startswith(
-        "mc_tco.models."
-    ):
+    if model == bridge.DEFAULT_MODEL:
         return
+    if model == started_model:
+        found = bridge.model_file(book) if started_file is not None else None
+        if started_file is None or found == started_file:
+            return
+        raise bridge.BookError(
+            book.path, "book.model",
+            f"'{model}' is the app's model name, but for this book it is "
+            f"{found or 'not found'}, not the app's {started_file}; open the book from "
+            "the folder of the app's model, or run it with 'mc-tco run' if you trust it",
+        )
     raise bridge.BookError(
         book.path, "book.model",
         f"'{model}' is not allowed in the app: a book opened in the browser may only name "
-        f"the app's model ({started_model}) or one in mc_tco.models; run it with "
-        "'mc-tco run' if you trust its code",
+        f"the app's model ({started_model}) or the TCO model ({bridge.DEFAULT_MODEL}); "
+        "run it with 'mc-tco run' if you trust its code",
     )
 
 
@@ -100,7 +109,8 @@ def _input_json(inp) -> dict:
             "description": inp.description, "describe": inp.describe(), "pdf": pdf(inp)}
 
 
-def book_state(text: str, path: str, started_model: str) -> dict:
+def book_state(text: str, path: str, started_model: str,
+               started_file: Path | None = None) -> dict:
     """Load a book's text for the editor: its inputs by group, the families, the model.
 
     Raises
@@ -109,7 +119,7 @@ def book_state(text: str, path: str, started_model: str) -> dict:
         The CLI's one-line message when the book cannot be used.
     """
     book = bridge.loads_book(text, path)
-    check_model(book, started_model)
+    check_model(book, started_model, started_file)
     bridge.check_book(book)
     groups: dict[str, list] = {}
     for inp in book.inputs.values():
@@ -145,7 +155,8 @@ def edited_text(text: str, path: str, edits: dict) -> str:
     return apply_edits(text, changed, path, prompts)
 
 
-def check_edits(text: str, path: str, edits: dict, started_model: str) -> dict:
+def check_edits(text: str, path: str, edits: dict, started_model: str,
+                started_file: Path | None = None) -> dict:
     """Apply ``edits`` to the book and check it as the CLI would; nothing is run.
 
     Returns
@@ -157,7 +168,7 @@ def check_edits(text: str, path: str, edits: dict, started_model: str) -> dict:
     try:
         new = edited_text(text, path, edits)
         book = bridge.loads_book(new, path)
-        check_model(book, started_model)
+        check_model(book, started_model, started_file)
         bridge.check_book(book)
     except bridge.McTcoError as exc:
         return {"ok": False, "error": _error_json(exc, edits)}
@@ -184,7 +195,8 @@ class RunCache:
         return hashlib.sha256(f"{samples}:{seed}:{text}".encode()).hexdigest()
 
     def get(self, text: str, path: str, samples: int, seed: int, session: str = "",
-            started_model: str = bridge.DEFAULT_MODEL) -> xr.Dataset:
+            started_model: str = bridge.DEFAULT_MODEL,
+            started_file: Path | None = None) -> xr.Dataset:
         key = self.key(text, samples, seed)
         with self.lock:
             if key in self.runs:
@@ -194,7 +206,7 @@ class RunCache:
             if session:
                 self.latest[session] = token
         book = bridge.loads_book(text, path)
-        check_model(book, started_model)
+        check_model(book, started_model, started_file)
 
         def progress(done, total):
             if session and self.latest.get(session) is not token:

@@ -30,6 +30,7 @@ __all__ = [
     "loads_book",
     "memo_answer",
     "min_events",
+    "model_file",
     "quick_run",
 ]
 
@@ -51,6 +52,13 @@ def loads_book(text: str, path: str):
     from ..book import loads_book as _loads
 
     return _loads(text, path)
+
+
+def model_file(book) -> Path | None:
+    """The absolute path of the file defining ``book``'s model (None: not found)."""
+    from ..models.loading import model_file as _model_file
+
+    return _model_file(book)
 
 
 def families() -> dict[str, dict[str, Any]]:

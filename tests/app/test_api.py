@@ -88,7 +88,7 @@ def test_a_book_naming_other_code_is_refused():
     assert not res["ok"] and "not allowed" in res["error"]["message"]
     with pytest.raises(api.bridge.BookError, match="not allowed"):
         api.RunCache().get(text, "mail.toml", 256, 0, started_model=MODEL)
-    api.check_model(loads_book(TEXT, PATH), "my_model:run")  # mc_tco.models.*: allowed
+    api.check_model(loads_book(TEXT, PATH), "my_model:run")  # the TCO model: allowed
 
 
 def test_quick_run_equals_the_engine_and_answers(default_book):

@@ -166,3 +166,59 @@ def test_two_tabs_keep_separate_state(page_of):
     assert p_buy_1t(a) > base + 0.3
     assert p_buy_1t(b) < base + 0.1  # b did not get a's cheap nodes
     assert b.input_value(".input[data-input='node_price'] input[data-field='low']") == "400000"
+
+
+@pytest.mark.slow
+def test_the_page_works_under_its_csp_and_no_other_page_can_frame_it(browser, app_server):
+    """Without bypass_csp: the page runs and draws its answer under its own policy (no
+    violation reported), and a page of another origin (another port) that frames it, to
+    steer clicks onto "run full" or "save", gets an error page instead of the app."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    app, url, _ = app_server
+    framing = f'<!doctype html><iframe id="f" src="{url}/" width="900" height="600"></iframe>'
+
+    class Framer(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = framing.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    evil = ThreadingHTTPServer(("127.0.0.1", 0), Framer)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    try:
+        console, failed = [], []
+        page = ctx.new_page()
+        page.on("console", lambda m: console.append(m.text))
+        page.goto(url + "/")
+        page.wait_for_selector(AT_1T + "[data-p]", timeout=60_000)
+        assert 0 < p_buy_1t(page) < 1
+        assert "beats the API in" in page.inner_text("#sentence")
+        assert page.locator("#chart-p path.series").count() >= 3
+        before = page.get_attribute(AT_1T, "data-p")
+        set_field(page, "node_price", "low", "10000")  # the editor works too
+        set_field(page, "node_price", "high", "20000")
+        page.wait_for_selector(f"{AT_1T}:not([data-p='{before}'])", timeout=60_000)
+        assert p_buy_1t(page) > float(before) + 0.3
+        assert not [m for m in console if "Content Security Policy" in m], console
+        framer = ctx.new_page()
+        framer.on("requestfailed", lambda r: failed.append((r.url, r.failure)))
+        framer.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+        frame = framer.wait_for_selector("#f").content_frame()
+        frame.wait_for_load_state("load")  # #save is in the page's HTML itself
+        assert frame.query_selector("#save") is None and frame.query_selector("#results") is None
+        assert frame.url.startswith("chrome-error:"), frame.url  # refused, not drawn
+        assert app.token not in frame.content()
+        assert [f for u, f in failed if u == url + "/"] == ["net::ERR_BLOCKED_BY_RESPONSE"], failed
+    finally:
+        ctx.close()
+        evil.shutdown()
+        evil.server_close()
