@@ -122,6 +122,7 @@ class Plan:
     def __getstate__(self):
         # the model is re-imported where the plan is unpickled (a dask worker), from the
         # book's folder too, so a user's own model module need not be importable by name
+        # (the process that made the plan has said which model file it runs)
         state = self.__dict__.copy()
         state["model"] = None
         return state
@@ -129,7 +130,7 @@ class Plan:
     def __setstate__(self, state):
         self.__dict__.update(state)
         if self.model is None:
-            self.model = resolve_model(self.book)
+            self.model = resolve_model(self.book, announce=False)
 
     def __post_init__(self):
         members = tuple(self.group_members.values()) if self.by_group else ()
