@@ -44,10 +44,10 @@ from types import ModuleType
 from typing import Any
 
 from ..book import Book
-from ..errors import one_line
+from ..errors import McTcoError, ModelError, one_line
 
-__all__ = ["DEFAULT_MODEL", "model_facts", "model_file", "model_source_hash", "own_model_file",
-           "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "loaded_sha256", "model_facts", "model_file", "model_source_hash",
+           "own_model_file", "resolve_model"]
 
 DEFAULT_MODEL = "mc_tco.models.tco:model"
 
@@ -107,11 +107,17 @@ def _announce(path: Path, digest: str) -> None:
     sys.stderr.flush()
 
 
-def _load_file(path: Path, module_name: str, announce: bool) -> ModuleType:
+def _load_file(path: Path, module_name: str, announce: bool,
+               expect_sha256: str | None = None) -> ModuleType:
     """Execute ``path`` as a module keyed by its absolute path (reused while unchanged)."""
     key = str(path)
     source = path.read_bytes()
     digest = hashlib.sha256(source).hexdigest()
+    if expect_sha256 is not None and digest != expect_sha256:
+        raise ModelError(
+            f"{path}: the model file changed during the run (SHA-256 {digest}; the run "
+            f"started with {expect_sha256}); run again once it is no longer being edited"
+        )
     cached = _LOADED.get(key)
     if cached is not None and cached[0] == digest:
         return cached[1]
@@ -138,30 +144,36 @@ def _load_file(path: Path, module_name: str, announce: bool) -> ModuleType:
     return module
 
 
-def _import(book: Book, module_name: str, announce: bool) -> ModuleType:
+def _import(book: Book, module_name: str, announce: bool,
+            expect_sha256: str | None = None) -> ModuleType:
     own = own_model_file(book)
     if own is not None:
-        return _load_file(own, module_name, announce)
+        return _load_file(own, module_name, announce, expect_sha256)
     return importlib.import_module(module_name)  # installed: sys.path as it is
 
 
-def resolve_model(book: Book, *, announce: bool = True) -> Callable:
+def resolve_model(book: Book, *, announce: bool = True,
+                  expect_sha256: str | None = None) -> Callable:
     """Import the book's model function (``module:function``), or the TCO model.
 
     A model file (see the module docstring) is executed by path; unless ``announce`` is
     False, one line on stderr gives its path and SHA-256 first (once per file version and
     process: a file reused unchanged is not announced again). An installed module is
-    imported by name, ``sys.path`` untouched.
+    imported by name, ``sys.path`` untouched. With ``expect_sha256`` (a worker process
+    re-importing the model of a run, :class:`mc_tco.engine.Plan`), a model file whose
+    bytes have another SHA-256 is refused rather than executed.
 
     Raises
     ------
     BookError
         When the module cannot be found or imported, or names no function.
+    ModelError
+        When the model file's SHA-256 is not ``expect_sha256``.
     """
     path = book.model or DEFAULT_MODEL
     module_name, _, func_name = path.partition(":")
     try:
-        module = _import(book, module_name, announce)
+        module = _import(book, module_name, announce, expect_sha256)
     except ModuleNotFoundError as exc:
         fix = (f"put {module_name}.py next to the book or in the working directory, or "
                "install it" if "." not in module_name else
@@ -170,6 +182,8 @@ def resolve_model(book: Book, *, announce: bool = True) -> Callable:
         raise book.error(
             "book.model", f"cannot import module '{module_name}' ({exc}); {fix}", "model",
         ) from None
+    except McTcoError:
+        raise
     except Exception as exc:
         raise book.error(
             "book.model",
@@ -195,6 +209,14 @@ def resolve_model(book: Book, *, announce: bool = True) -> Callable:
 
 def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def loaded_sha256(book: Book) -> str | None:
+    """SHA-256 of the book's model file as this process last executed it (None for an
+    installed module, or a file not executed here)."""
+    own = own_model_file(book)
+    loaded = _LOADED.get(str(own)) if own is not None else None
+    return loaded[0] if loaded else None
 
 
 def model_source_hash(book: Book) -> str | None:
@@ -225,8 +247,8 @@ def model_facts(book: Book) -> dict[str, Any]:
     own = own_model_file(book) is not None
     digest = ""
     if path is not None:
-        loaded = _LOADED.get(str(path)) if own else None
-        digest = loaded[0] if loaded else hashlib.sha256(path.read_bytes()).hexdigest()
+        digest = (loaded_sha256(book) if own else None) or hashlib.sha256(
+            path.read_bytes()).hexdigest()
     return {
         "model": book.model or DEFAULT_MODEL,
         "book_folder": str(folder) if folder is not None else "",
