@@ -262,3 +262,51 @@ def test_rerun_of_an_unchanged_model_file_matches(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(main, ["rerun", "r.nc"])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.slow
+def test_report_says_which_model_file_it_executes(tmp_path):
+    book = _user_book(tmp_path / "b", module="reported")
+    res = _cli(["report", str(book), "--samples", "64", "-q", "--results-dir", "out"],
+               tmp_path)
+    assert res.returncode == 0, res.stderr
+    model = (book.parent / "reported.py").resolve()
+    assert _announced(res.stderr) == [
+        f"mc-tco: running the model file {model} (SHA-256 {_sha(model)}), the book's own "
+        "code, not part of an installed package"]
+
+
+def test_python_m_mc_tco_does_not_import_from_the_working_directory(tmp_path):
+    """``python -m`` puts the working directory first on sys.path; __main__ takes it off."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    _plant(cwd, markers)
+    book = _tco_book(tmp_path)
+    res = subprocess.run([sys.executable, "-m", "mc_tco", "inputs", str(book)], cwd=cwd,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert _ran(markers) == []
+
+
+def test_a_worker_refuses_a_model_file_edited_during_the_run(tmp_path, monkeypatch):
+    """A plan sent to a worker process re-imports the model file; if the file's bytes are
+    not those the run started with (and announced), the worker refuses to execute it."""
+    import pickle
+
+    from mc_tco.engine import plan_run
+    from mc_tco.errors import ModelError
+
+    monkeypatch.chdir(tmp_path)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    book = _user_book(tmp_path / "b", module="edited")
+    plan = plan_run(load_book(book), samples=64, resamples=0)
+    sent = pickle.dumps(plan)
+    assert pickle.loads(sent).model is plan.model  # unchanged: the same module
+    model = book.parent / "edited.py"
+    model.write_text(model.read_text() + f"open({str(markers / 'RAN_edited')!r}, 'w')\n")
+    with pytest.raises(ModelError, match="the model file changed during the run"):
+        pickle.loads(sent)
+    assert _ran(markers) == []
