@@ -121,6 +121,29 @@ def test_planted_library_files_never_run(where, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["book", "cwd"])
+def test_the_app_does_not_run_planted_library_files(where, tmp_path):
+    """``mc-tco app BOOK`` loads the book's model as run does: planted files never run."""
+    import time
+
+    books, cwd, markers = tmp_path / "books", tmp_path / "cwd", tmp_path / "markers"
+    for d in (books, cwd, markers):
+        d.mkdir()
+    _plant(books if where == "book" else cwd, markers)
+    book = _tco_book(books)
+    proc = subprocess.Popen([MC_TCO, "app", str(book), "--port", "0", "--no-browser"],
+                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()  # printed once the book is loaded and checked
+        assert line.startswith("mc-tco app: "), line + proc.stderr.read()
+        time.sleep(2)  # the warm-up thread imports the memo's modules
+    finally:
+        proc.terminate()  # the app this test started, by its own handle
+        proc.communicate(timeout=30)
+    assert _ran(markers) == []
+
+
 def test_a_model_file_imports_the_installed_libraries_not_its_neighbours(tmp_path):
     """A user's model file that imports numba and yaml for the first time gets the installed
     ones, though files of those names lie next to it; its own helper module still imports."""
