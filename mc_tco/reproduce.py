@@ -4,7 +4,12 @@ A results file carries the book's text (``book_text``), where it came from
 (``book_path``), and the keyword arguments of :func:`mc_tco.engine.run` (``run_options``,
 JSON): enough to redo the run. :func:`rerun` does it; :func:`compare_results` says
 whether every variable matches bit for bit and, if not, where the largest difference is.
-The ``created`` attr is the only one two runs of the same book and options differ in.
+The ``created`` attr is the only one two runs of the same book and options differ in
+(and ``model_file`` when the rerun finds the same model at another path).
+
+The file also records the SHA-256 of the model file the run executed (``model_sha256``):
+:func:`rerun` refuses to execute a model file whose bytes changed since, unless told to
+(:func:`check_model_unchanged`).
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ import xarray as xr
 from .book import loads_book
 from .engine import plan_run, run
 from .engine.plan import shapley_permutations_for
-from .errors import OptionError
+from .errors import ModelError, OptionError
+from .models import model_source_hash
 
-__all__ = ["Comparison", "compare_results", "rerun", "stored_options"]
+__all__ = ["Comparison", "check_model_unchanged", "compare_results", "rerun", "stored_options"]
 
 #: attrs that describe the computation's environment, shown when they differ
 VERSION_ATTRS = ("mc_tco_version", "numpy_version", "scipy_version", "SALib_version",
@@ -80,7 +86,36 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
     return options
 
 
-def rerun(ds: xr.Dataset, source: str = "the results file", progress=None) -> xr.Dataset:
+def check_model_unchanged(ds: xr.Dataset, book, source: str = "the results file") -> None:
+    """Refuse when the model file ``book`` names now differs from the one the run executed.
+
+    Compares the SHA-256 of the file found now (next to the book's stored path, in the
+    working directory, or the installed module's; nothing is executed) with the file's
+    ``model_sha256`` attr. A file written before that attr existed is not checked.
+
+    Raises
+    ------
+    ModelError
+        When the SHA-256 differs; the message says how to run it anyway.
+    """
+    recorded = str(ds.attrs.get("model_sha256", "") or "")
+    if not recorded:
+        return
+    now = model_source_hash(book)
+    if now == recorded:
+        return
+    model = book.model or "mc_tco.models.tco:model"
+    found = (f"the model file found now has SHA-256 {now}" if now is not None
+             else "no model file is found now")
+    raise ModelError(
+        f"{source}: model {model}: the run executed {ds.attrs.get('model_file', '?')} with "
+        f"SHA-256 {recorded}, {found}; the model changed since the run, so rerun refuses "
+        "to run it; pass --accept-model-change to run the model as it is now"
+    )
+
+
+def rerun(ds: xr.Dataset, source: str = "the results file", progress=None,
+          accept_model_change: bool = False) -> xr.Dataset:
     """Run the book stored in results ``ds`` again, with the stored options.
 
     Parameters
@@ -91,6 +126,9 @@ def rerun(ds: xr.Dataset, source: str = "the results file", progress=None) -> xr
         The results file's name, for messages.
     progress : callable, optional
         Passed to :func:`mc_tco.engine.run`.
+    accept_model_change : bool
+        Run the model even when its file's SHA-256 differs from the recorded one
+        (:func:`check_model_unchanged`); by default that is refused before the model runs.
 
     Returns
     -------
@@ -101,12 +139,15 @@ def rerun(ds: xr.Dataset, source: str = "the results file", progress=None) -> xr
     ------
     McTcoError
         When the file lacks the book, or the stored book or options no longer load (the
-        message names the book's stored path).
+        message names the book's stored path), or the model file changed since the run.
     """
     if "book_text" not in ds.attrs:
         raise OptionError(f"{source}: no book_text attr; the file cannot be rerun")
     book = loads_book(str(ds.attrs["book_text"]), str(ds.attrs.get("book_path", source)))
-    return run(book, **stored_options(ds, source), progress=progress)
+    options = stored_options(ds, source)
+    if not accept_model_change:
+        check_model_unchanged(ds, book, source)
+    return run(book, **options, progress=progress)
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 Registered on :data:`mc_tco.cli.main`. Exit codes: 0 when every variable of the rerun
 equals the file's exactly, 1 when something differs, 2 on an error (a file that is not a
-results file, a stored book that no longer loads, ...).
+results file, a stored book that no longer loads, a model file whose SHA-256 differs from
+the recorded one without ``--accept-model-change``, ...).
 """
 
 from __future__ import annotations
@@ -22,15 +23,19 @@ from ._common import Progress, friendly
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Also keep the rerun's results in this file (an existing file is kept "
                    "as FILE.bak). Without it nothing is written.")
+@click.option("--accept-model-change", is_flag=True,
+              help="Run the model even though its file's SHA-256 differs from the one the "
+                   "results file records (by default rerun refuses, exit code 2).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code says it.")
 @friendly
-def rerun(results, out, quiet):
+def rerun(results, out, accept_model_change, quiet):
     """Rerun RESULTS (a file of 'mc-tco run') from the book and options stored in it.
 
     Rebuilds the book from the file's book_text, runs it with the stored seed and
     options (run_options), and compares every variable with the file's, bit for bit.
     Exit code 0: every variable matches; 1: some differ (the largest difference is
-    printed, and any package versions that changed); 2: an error.
+    printed, and any package versions that changed); 2: an error, or a model file whose
+    SHA-256 differs from the recorded one (--accept-model-change runs it anyway).
 
     \b
     Example:
@@ -53,7 +58,8 @@ def rerun(results, out, quiet):
     ):
         click.echo("note: the stored book_text does not match its book_sha256: the file's "
                    "book was edited after the run", err=True)
-    new = rerun_results(original, str(results), progress=Progress("rerun", enabled=not quiet))
+    new = rerun_results(original, str(results), progress=Progress("rerun", enabled=not quiet),
+                        accept_model_change=accept_model_change)
     # compare file with file: both through the same netCDF round trip
     if out is not None:
         comparison = compare_results(original, open_results(write_results(new, out)))

@@ -20,6 +20,7 @@ from ..copula import to_correlated_unit
 from ..design import SaltelliDesign
 from ..errors import BookError, OptionError
 from ..models import ModelSpec, check_book, resolve_model, spec_of
+from ..models.loading import loaded_sha256
 from ..options import check_adaptive, check_power_of_two
 from ..sensitivity.sobol import (
     BLOCK,
@@ -122,14 +123,19 @@ class Plan:
     def __getstate__(self):
         # the model is re-imported where the plan is unpickled (a dask worker), from the
         # book's folder too, so a user's own model module need not be importable by name
+        # (the process that made the plan has said which model file it runs, and with
+        # which SHA-256: a worker refuses the file if its bytes changed since)
         state = self.__dict__.copy()
         state["model"] = None
+        state["_model_sha256"] = loaded_sha256(self.book)
         return state
 
     def __setstate__(self, state):
+        state = dict(state)
+        expect = state.pop("_model_sha256", None)
         self.__dict__.update(state)
         if self.model is None:
-            self.model = resolve_model(self.book)
+            self.model = resolve_model(self.book, announce=False, expect_sha256=expect)
 
     def __post_init__(self):
         members = tuple(self.group_members.values()) if self.by_group else ()

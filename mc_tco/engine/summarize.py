@@ -166,8 +166,10 @@ def provenance(plan: Plan) -> dict[str, Any]:
     import scipy
 
     from .. import __version__
+    from ..models import model_facts
 
     book = plan.book
+    facts = model_facts(book)  # the file the run executed, and its SHA-256
     return {
         "schema_version": SCHEMA_VERSION,
         "title": f"mc_tco run of {book.name}",
@@ -176,6 +178,8 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "book_sha256": book.sha256,
         "book_text": book.text,
         "model": book.model or "mc_tco.models.tco:model",
+        "model_file": facts["model_file"],
+        "model_sha256": facts["model_sha256"],
         "seed": plan.seed,
         "samples": plan.samples,
         "rows_per_sample": plan.design.rows_per_sample,

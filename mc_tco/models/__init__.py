@@ -20,7 +20,14 @@ from .checks import (
     check_samples,
     check_targets,
 )
-from .loading import DEFAULT_MODEL, model_facts, model_file, model_source_hash, resolve_model
+from .loading import (
+    DEFAULT_MODEL,
+    model_facts,
+    model_file,
+    model_source_hash,
+    own_model_file,
+    resolve_model,
+)
 from .spec import InputRule, ModelSpec, spec_of
 
 __all__ = [
@@ -36,6 +43,7 @@ __all__ = [
     "model_facts",
     "model_file",
     "model_source_hash",
+    "own_model_file",
     "resolve_model",
     "spec_of",
 ]

@@ -169,6 +169,10 @@ ATTRS = (
     Attr("book_sha256", "str", "SHA-256 of book_text"),
     Attr("book_text", "str", "the book itself, as read: enough to rerun"),
     Attr("model", "str", "module:function of the model"),
+    Attr("model_file", "str", "absolute path of the model's source file as the run found it "
+         "(a file next to the book or in the working directory, or an installed module's)"),
+    Attr("model_sha256", "str", "SHA-256 of model_file as the run executed it: mc-tco rerun "
+         "refuses a model whose file changed (--accept-model-change runs it anyway)"),
     Attr("seed", "int", "seed of the scrambles"),
     Attr("samples", "int", "base sample size N of the file"),
     Attr("rows_per_sample", "int", "design rows per base sample"),
