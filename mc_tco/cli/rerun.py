@@ -7,6 +7,7 @@ results file, a stored book that no longer loads, ...).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 import tempfile
@@ -14,7 +15,26 @@ from pathlib import Path
 
 import click
 
-from ._common import Progress, friendly
+from ..errors import McTcoError
+from ._common import Progress, friendly, note
+
+
+def _failure_is_an_error(func):
+    """Any failure of the rerun, not only a :class:`McTcoError` (which :func:`friendly`
+    turns into one line), is an error: one line and exit code 2, never a traceback with
+    exit code 1, which says that the numbers differ."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            error = McTcoError(f"{kwargs.get('results')}: the rerun failed: "
+                               f"{type(exc).__name__}: {exc}")
+            click.echo(f"mc-tco: error: {error}", err=True)
+            sys.exit(error.exit_code)
+
+    return wrapper
 
 
 @click.command()
@@ -23,6 +43,7 @@ from ._common import Progress, friendly
               help="Also keep the rerun's results in this file (an existing file is kept "
                    "as FILE.bak). Without it nothing is written.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code says it.")
+@_failure_is_an_error
 @friendly
 def rerun(results, out, quiet):
     """Rerun RESULTS (a file of 'mc-tco run') from the book and options stored in it.
@@ -40,7 +61,7 @@ def rerun(results, out, quiet):
     from ..reproduce import compare_results
     from ..reproduce import rerun as rerun_results
 
-    original = open_results(results)
+    original = open_results(results, note=None if quiet else note)
     if out is not None:
         check_writable(out)
     a = original.attrs
