@@ -214,9 +214,11 @@ class DamagedFileError(McTcoError):
 
 
 def _damaged(path, name: str, exc: BaseException) -> DamagedFileError:
+    bak = Path(f"{path}.bak")
+    copy = f" ({bak} is the previous run's)" if bak.is_file() else ""
     return DamagedFileError(
         f"{path}: variable {name}: damaged data (a stored block fails its checksum or cannot "
-        f"be read: {exc}); make the file again with 'mc-tco run', or restore a copy"
+        f"be read: {exc}); make the file again with 'mc-tco run', or restore a copy{copy}"
     )
 
 
@@ -299,10 +301,9 @@ def open_results(path: str | Path, load: bool = False, note=None) -> xr.Dataset:
         ds.close()
         raise OptionError(f"{path}: not an mc_tco results file (no book_sha256 attribute)")
     if unchecked and note is not None:
-        note(f"{path}: written without checksums (mc_tco "
-             f"{ds.attrs.get('mc_tco_version', '?')}), so damage to its numbers cannot be "
-             f"detected ({len(unchecked)} variables: {', '.join(unchecked[:3])}, ...); a "
-             "new 'mc-tco run' writes them")
+        note(f"{path}: written without checksums (by an older mc_tco), so damage to its "
+             f"numbers cannot be detected; 'mc-tco rerun {path} --out NEW.nc' writes a "
+             "file with them, and checks that its numbers are the same")
     if "constant_output" in ds and ds["constant_output"].dtype == np.int8:
         # netCDF has no bool; the flag was written as int8
         ds["constant_output"] = ds["constant_output"].astype(bool)

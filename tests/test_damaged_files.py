@@ -192,3 +192,17 @@ def test_a_file_without_checksums_is_read_with_a_note(results, tmp_path):
     assert res.exit_code == 0, res.output
     assert res.stderr.startswith(f"mc-tco: note: {old}: written without checksums")
     assert len(res.stderr.splitlines()) == 1
+    # the note's way out: a rerun writes the same numbers with checksums
+    new = tmp_path / "new.nc"
+    res = CliRunner().invoke(main, ["rerun", str(old), "--out", str(new)])
+    assert res.exit_code == 0, res.output
+    assert f"rerun {old} --out NEW.nc" in res.stderr
+    with h5py.File(new, "r") as f:
+        assert f["saving"].fletcher32
+
+
+def test_a_damaged_file_names_its_backup(results, tmp_path):
+    bad = _damage(results, tmp_path / "bad.nc", "p_positive")
+    shutil.copy(results, tmp_path / "bad.nc.bak")
+    with pytest.raises(DamagedFileError, match=rf"restore a copy \({bad}.bak is the previous"):
+        open_results(bad)
