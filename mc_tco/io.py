@@ -201,7 +201,7 @@ def write_results(ds: xr.Dataset, path: str | Path, backup: bool = True) -> Path
 #: and every other block when a reader reads it (:func:`_name_damaged_reads`)
 VERIFY_BYTES = 2**30
 VERIFY_VARIABLE_BYTES = 2**24
-#: rows of a variable read at once by the check (bounded memory at any N)
+#: bytes of a variable read at once by the check (bounded memory at any N)
 _VERIFY_SLAB = 2**26
 #: the NAME of h5netcdf's datasets for dims without a coordinate (they hold no data)
 _PHONY_DIM = b"This is a netCDF dimension but not a netCDF variable"
@@ -257,6 +257,8 @@ def _verify(path: Path) -> list[str]:
                     d[()]
                     continue
                 step = max(1, _VERIFY_SLAB // max(d.nbytes // d.shape[0], 1))
+                if d.chunks:  # whole chunks: none read twice
+                    step = max(d.chunks[0], step // d.chunks[0] * d.chunks[0])
                 for start in range(0, d.shape[0], step):
                     d[start:start + step]
             except (OSError, ValueError, UnicodeDecodeError) as exc:

@@ -9,8 +9,8 @@ h5netcdf cost more than the bytes). HDF5 chunks hold a few grid points
 (:data:`GRID_BLOCK`) by as many samples as one write holds, up to :data:`CHUNK_BYTES`;
 gzip only for the variables that shrink a lot (:data:`COMPRESS_BELOW`). The summaries then
 read it back block by block (:func:`mc_tco.engine.summarize`), and the summary variables
-are appended to the same file. Every variable is stored with HDF5's Fletcher-32 checksum
-(:func:`checksummed`), so a damaged block fails to read instead of giving numbers.
+are appended to the same file. Every numeric variable is stored with HDF5's Fletcher-32
+checksum (:func:`checksummed`), so a damaged block fails to read instead of giving numbers.
 """
 
 from __future__ import annotations

@@ -201,6 +201,23 @@ def test_a_file_without_checksums_is_read_with_a_note(results, tmp_path):
         assert f["saving"].fletcher32
 
 
+def test_write_results_checksums_data_and_coordinates_but_not_a_bare_dim(tmp_path):
+    from mc_tco.io import write_results
+
+    ds = xr.Dataset({"a": (("x", "y"), np.arange(6.0).reshape(2, 3)),
+                     "n": ("y", np.array([1, 2, 3], np.int8))},
+                    coords={"y": [10.0, 20.0, 30.0], "label": ("x", ["p", "q"])},
+                    attrs={"book_sha256": "0"})
+    path = write_results(ds, tmp_path / "w.nc")
+    with h5py.File(path, "r") as f:
+        assert f["a"].fletcher32 and f["n"].fletcher32 and f["y"].fletcher32
+        assert not f["label"].fletcher32  # HDF5 takes no filter on variable-length strings
+    notes = []
+    back = open_results(path, note=notes.append)
+    assert notes == []  # "x", a dim without coordinate, holds no data
+    xr.testing.assert_identical(back.drop_attrs(), ds.drop_attrs())
+
+
 def test_a_damaged_file_names_its_backup(results, tmp_path):
     bad = _damage(results, tmp_path / "bad.nc", "p_positive")
     shutil.copy(results, tmp_path / "bad.nc.bak")
