@@ -47,12 +47,20 @@ def checksummed(ds: xr.Dataset, encoding: dict) -> dict:
     (data and coordinates; HDF5 chunks the ones given no chunks), so that reading a
     damaged block fails instead of giving numbers (:func:`mc_tco.io.open_results`).
 
-    HDF5 takes no filter on a 0-d variable (filters need chunked storage; results files
-    have none) nor on a variable-length string (the labels: strategy, input, ...)."""
+    Fletcher-32 (as HDF5 computes it) is 0 for a block of zeros: a block zeroed whole,
+    its checksum too, passes. The blocks of the variables without ``sample`` (the
+    summaries, the grid: a few KB, within one disk block) are also stored gzip'd (level
+    1; they are small, it costs nothing), whose stream a block of zeros is not: it fails
+    to read. HDF5 takes no filter on a 0-d variable (filters need chunked storage;
+    results files have none) nor on a variable-length string (the labels: strategy,
+    input, ...)."""
     out = {name: dict(enc) for name, enc in encoding.items()}
     for name, var in ds.variables.items():
         if var.ndim and var.dtype.kind not in "OSU":
-            out.setdefault(name, {})["fletcher32"] = True
+            enc = out.setdefault(name, {})
+            enc["fletcher32"] = True
+            if "sample" not in var.dims and not enc.get("compression"):
+                enc.update(compression="gzip", compression_opts=1)
     return out
 
 

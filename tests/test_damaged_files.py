@@ -34,9 +34,10 @@ def results(tmp_path_factory):
     return path
 
 
-def _damage(src, dst, name):
+def _damage(src, dst, name, whole=False):
     """Copy ``src`` to ``dst`` and flip 16 bytes in the middle of the stored data of
-    ``name``'s first block (HDF5 still opens the file: its metadata are intact)."""
+    ``name``'s first block (``whole``: zero the block, its checksum too); HDF5 still opens
+    the file: its metadata are intact."""
     shutil.copy(src, dst)
     with h5py.File(dst, "r") as f:
         d = f[name]
@@ -46,12 +47,12 @@ def _damage(src, dst, name):
             info = d.id.get_chunk_info(0)
             offset, size = info.byte_offset, info.size
     assert size >= 32, (name, size)
-    at = offset + size // 2 - 8
+    at = offset if whole else offset + size // 2 - 8
     with open(dst, "r+b") as fh:
         fh.seek(at)
-        raw = fh.read(16)
+        raw = fh.read(size if whole else 16)
         fh.seek(at)
-        fh.write(bytes(b ^ 0xFF for b in raw))
+        fh.write(bytes(len(raw)) if whole else bytes(b ^ 0xFF for b in raw))
     with h5py.File(dst, "r") as f:  # still a readable HDF5 file
         assert name in f
     return dst
@@ -102,6 +103,16 @@ def test_rerun_output_carries_checksums_and_the_same_numbers(results, tmp_path):
 @pytest.mark.parametrize("name", DAMAGED)
 def test_open_results_refuses_a_damaged_variable(results, tmp_path, name):
     bad = _damage(results, tmp_path / "bad.nc", name)
+    with pytest.raises(DamagedFileError, match=rf"^{bad}: variable {name}: damaged data"):
+        open_results(bad)
+
+
+@pytest.mark.parametrize("name", ["p_positive", "demand", "constant_output", "S1",
+                                  "correlation_used"])
+def test_a_block_zeroed_whole_is_refused(results, tmp_path, name):
+    """Zeros pass Fletcher-32 (their checksum is 0); the blocks of the variables without
+    samples, a few KB, are also gzip'd, and zeros are no gzip stream."""
+    bad = _damage(results, tmp_path / "bad.nc", name, whole=True)
     with pytest.raises(DamagedFileError, match=rf"^{bad}: variable {name}: damaged data"):
         open_results(bad)
 
