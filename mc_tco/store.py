@@ -9,7 +9,8 @@ h5netcdf cost more than the bytes). HDF5 chunks hold a few grid points
 (:data:`GRID_BLOCK`) by as many samples as one write holds, up to :data:`CHUNK_BYTES`;
 gzip only for the variables that shrink a lot (:data:`COMPRESS_BELOW`). The summaries then
 read it back block by block (:func:`mc_tco.engine.summarize`), and the summary variables
-are appended to the same file.
+are appended to the same file. Every numeric variable is stored with HDF5's Fletcher-32
+checksum (:func:`checksummed`), so a damaged block fails to read instead of giving numbers.
 """
 
 from __future__ import annotations
@@ -39,6 +40,28 @@ BUFFER_BYTES = 64 * 2**20
 #: the largest HDF5 chunk (bytes) when more samples than one evaluation chunk share one;
 #: a variable with wider rows keeps one evaluation chunk of samples per HDF5 chunk
 CHUNK_BYTES = 2**20
+
+
+def checksummed(ds: xr.Dataset, encoding: dict) -> dict:
+    """``encoding`` with HDF5's Fletcher-32 checksum on every numeric variable of ``ds``
+    (data and coordinates; HDF5 chunks the ones given no chunks), so that reading a
+    damaged block fails instead of giving numbers (:func:`mc_tco.io.open_results`).
+
+    Fletcher-32 (as HDF5 computes it) is 0 for a block of zeros: a block zeroed whole,
+    its checksum too, passes. The blocks of the variables without ``sample`` (the
+    summaries, the grid: a few KB, within one disk block) are also stored gzip'd (level
+    1; they are small, it costs nothing), whose stream a block of zeros is not: it fails
+    to read. HDF5 takes no filter on a 0-d variable (filters need chunked storage;
+    results files have none) nor on a variable-length string (the labels: strategy,
+    input, ...)."""
+    out = {name: dict(enc) for name, enc in encoding.items()}
+    for name, var in ds.variables.items():
+        if var.ndim and var.dtype.kind not in "OSU":
+            enc = out.setdefault(name, {})
+            enc["fletcher32"] = True
+            if "sample" not in var.dims and not enc.get("compression"):
+                enc.update(compression="gzip", compression_opts=1)
+    return out
 
 
 def _compressible(values: np.ndarray) -> bool:
@@ -115,7 +138,8 @@ class BaseStore:
             if var.dtype.kind == "f" and _compressible(var.values):
                 enc.update(compression="gzip", compression_opts=1, shuffle=True)
             encoding[name] = enc
-        _dump(path, "w", first.isel(sample=slice(0, 0)), encoding, unlimited_dims=["sample"])
+        skeleton = first.isel(sample=slice(0, 0))
+        _dump(path, "w", skeleton, checksummed(skeleton, encoding), unlimited_dims=["sample"])
         store = cls(path, chunks, 0, rows)
         store._file = h5py.File(path, "r+")
         for name, var in based.items():
@@ -198,7 +222,7 @@ class BaseStore:
             for name, var in extra.data_vars.items()
             if var.dtype.kind == "f" and var.size >= 1024
         }
-        _dump(self.path, "a", extra, encoding)
+        _dump(self.path, "a", extra, checksummed(extra, encoding))
 
 
 def _dump(path, mode: str, ds: xr.Dataset, encoding: dict, unlimited_dims=None) -> None:

@@ -42,6 +42,11 @@ def friendly(func):
     return wrapper
 
 
+def note(text: str) -> None:
+    """One ``mc-tco: note:`` line on stderr (e.g. a results file without checksums)."""
+    click.echo(f"mc-tco: note: {text}", err=True)
+
+
 def unit_notes(book) -> None:
     """Say on stderr which inputs were converted to the model's units (issue 11 item 2)."""
     for inp in book.inputs.values():

@@ -14,7 +14,7 @@ import click
 
 from ..errors import OptionError
 from ..results.points import parse_amount
-from ._common import friendly
+from ._common import friendly, note
 
 DEFAULT_RESULTS = "results/deepseek-v4.1-flash.nc"
 def _names(text: str | None, flag: str) -> list[str] | None:
@@ -126,7 +126,7 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
         groups[name.strip()] = _names(members, f"--group {name.strip()}")
     if json_path:
         check_writable_as(json_path, "--json")
-    ds = open_results(results)
+    ds = open_results(results, note=None if quiet else note)
     inputs = _names(inputs_text, "--inputs")
     disc = voi = None
     if only != "voi":

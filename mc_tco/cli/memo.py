@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from ._common import Progress, friendly
+from ._common import Progress, friendly, note
 
 DEFAULT_DEMAND = 5e11  # == mc_tco.memo.DEFAULT_DEMAND (not imported: keeps startup light)
 
@@ -98,8 +98,9 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
     start = time.monotonic()
     target = out_dir or default_out_dir(results)
     check_out_dir(target)
-    ds = open_results(results)
-    other = open_results(compare) if compare is not None else None
+    said = None if quiet else note
+    ds = open_results(results, note=said)
+    other = open_results(compare, note=said) if compare is not None else None
     args = ["mc-tco", "memo", str(results)]
     if compare is not None:
         args += ["--compare", str(compare)]

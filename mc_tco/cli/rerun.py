@@ -8,6 +8,7 @@ the recorded one without ``--accept-model-change``, ...).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 import tempfile
@@ -15,7 +16,26 @@ from pathlib import Path
 
 import click
 
-from ._common import Progress, friendly
+from ..errors import McTcoError
+from ._common import Progress, friendly, note
+
+
+def _failure_is_an_error(func):
+    """Any failure of the rerun, not only a :class:`McTcoError` (which :func:`friendly`
+    turns into one line), is an error: one line and exit code 2, never a traceback with
+    exit code 1, which says that the numbers differ."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            error = McTcoError(f"{kwargs.get('results')}: the rerun failed: "
+                               f"{type(exc).__name__}: {exc}")
+            click.echo(f"mc-tco: error: {error}", err=True)
+            sys.exit(error.exit_code)
+
+    return wrapper
 
 
 @click.command()
@@ -27,6 +47,7 @@ from ._common import Progress, friendly
               help="Run the model even though its file's SHA-256 differs from the one the "
                    "results file records (by default rerun refuses, exit code 2).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code says it.")
+@_failure_is_an_error
 @friendly
 def rerun(results, out, accept_model_change, quiet):
     """Rerun RESULTS (a file of 'mc-tco run') from the book and options stored in it.
@@ -45,7 +66,7 @@ def rerun(results, out, accept_model_change, quiet):
     from ..reproduce import compare_results
     from ..reproduce import rerun as rerun_results
 
-    original = open_results(results)
+    original = open_results(results, note=None if quiet else note)
     if out is not None:
         check_writable(out)
     a = original.attrs
