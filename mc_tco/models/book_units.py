@@ -12,7 +12,7 @@ from ..book import Book, Input
 from ..distributions import FieldProblem
 from ..units import UnitProblem, conversion, factor_text, parse_unit
 
-__all__ = ["apply_units", "is_fraction", "percent_hint"]
+__all__ = ["apply_units", "bound_text", "is_fraction", "looks_like_percent", "percent_hint"]
 
 
 def apply_units(book: Book, rules: dict) -> list[str]:
@@ -69,13 +69,36 @@ def is_fraction(rule) -> bool:
     return dimensionless and parsed.factor == 1.0 and rule.low >= 0 and rule.high <= 1
 
 
+def looks_like_percent(rule, lo: float, hi: float) -> bool:
+    """Values from ``lo`` to ``hi`` on a fraction input that read as percent: above 1 up
+    to 100, at least 2 (a 1.2 on a fraction is a slip past the bound 1, not 1.2 %), and
+    none of them a fraction already (``lo`` is 0 or 1 and up)."""
+    return (is_fraction(rule) and math.isfinite(hi) and 2 <= hi <= 100
+            and (lo == 0 or lo >= 1))
+
+
 def percent_hint(inp: Input, rule, lo: float, hi: float) -> str:
     """``"; it looks like percent: write 0.03, not 3 (or unit = "%")"`` for a fraction
-    input given above 1, else ""."""
-    if not is_fraction(rule) or hi <= 1 or not math.isfinite(hi):
+    input whose values read as percent (:func:`looks_like_percent`), else ""."""
+    if not looks_like_percent(rule, lo, hi):
         return ""
     shown = lo if lo > 1 else hi
     return (
         f"; {inp.name} is a fraction and these look like percent: write {shown / 100:g}, "
         f"not {shown:g} (or keep the numbers and write unit = \"%\")"
     )
+
+
+def bound_text(rule, lo: float, hi: float, continuous: bool = True) -> str:
+    """`` and 1.2 is above its upper bound 1``: which end of ``lo``..``hi`` is outside the
+    rule's range, and the bound it crosses ("" when neither end is). A continuous
+    distribution may touch an open bound (no mass there); a constant may not."""
+    if hi > rule.high:
+        return f" and {hi:g} is above its upper bound {rule.high:g}"
+    if lo < rule.low:
+        return f" and {lo:g} is below its lower bound {rule.low:g}"
+    if not continuous and hi == rule.high and rule.high_open:
+        return f" and {hi:g} is its upper bound, which is excluded"
+    if not continuous and lo == rule.low and rule.low_open:
+        return f" and {lo:g} is its lower bound, which is excluded"
+    return ""

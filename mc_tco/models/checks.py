@@ -12,7 +12,7 @@ import xarray as xr
 
 from ..book import Book
 from ..errors import BookError, ModelError
-from .book_units import apply_units, percent_hint
+from .book_units import apply_units, bound_text, percent_hint
 from .spec import TAIL, ModelSpec
 
 __all__ = ["check_analysis", "check_book", "check_grid", "check_outputs", "check_samples",
@@ -90,7 +90,8 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
             raise book.error(
                 f"inputs.{name}",
                 f"{what} reaches outside what the model allows: {name} must be "
-                f"{rule.range_text()} ({rule.unit}); {fix}{percent_hint(inp, rule, lo, hi)}",
+                f"{rule.range_text()} ({rule.unit}){bound_text(rule, lo, hi, continuous)}; {fix}"
+                f"{percent_hint(inp, rule, lo, hi)}",
             )
     return notes
 
