@@ -26,10 +26,8 @@ def _message(fields: str) -> str:
 
 @pytest.mark.parametrize(("fields", "bound"), [
     ('dist = "uniform"\nlow = 0.5\nhigh = 1.2', "1.2 is above its upper bound 1"),
-    ('dist = "constant"\nvalue = 1.2', "1.2 is above its upper bound 1"),
     ('dist = "uniform"\nlow = 0.5\nhigh = 150', "150 is above its upper bound 1"),
     ('dist = "uniform"\nlow = -0.1\nhigh = 0.9', "-0.1 is below its lower bound 0"),
-    ('dist = "constant"\nvalue = 0', "0 is its lower bound, which is excluded"),
 ])
 def test_a_slip_past_a_bound_names_the_bound_not_percent(fields, bound):
     msg = _message(fields)
@@ -46,3 +44,10 @@ def test_a_slip_past_a_bound_names_the_bound_not_percent(fields, bound):
 def test_values_that_read_as_percent_get_the_percent_hint(fields, write):
     msg = _message(fields)
     assert "utilization is a fraction and these look like percent: " + write in msg, msg
+
+
+@pytest.mark.parametrize("value", ["1.2", "0"])
+def test_a_constant_past_a_bound_says_change_the_value_not_percent(value):
+    msg = _message(f'dist = "constant"\nvalue = {value}')
+    assert msg.endswith(f"inputs.utilization: the value {value} reaches outside what the model "
+                        "allows: utilization must be in (0, 1] (1); change the value"), msg

@@ -89,16 +89,14 @@ def percent_hint(inp: Input, rule, lo: float, hi: float) -> str:
     )
 
 
-def bound_text(rule, lo: float, hi: float, continuous: bool = True) -> str:
-    """`` and 1.2 is above its upper bound 1``: which end of ``lo``..``hi`` is outside the
-    rule's range, and the bound it crosses ("" when neither end is). A continuous
-    distribution may touch an open bound (no mass there); a constant may not."""
+def bound_text(rule, lo: float, hi: float) -> str:
+    """`` and 1.2 is above its upper bound 1``: the end of a distribution over ``lo``..``hi``
+    that crosses a bound of a two-sided range ("" for a one-sided range, whose text says
+    it, and when neither end crosses)."""
+    if not (math.isfinite(rule.low) and math.isfinite(rule.high)):
+        return ""
     if hi > rule.high:
         return f" and {hi:g} is above its upper bound {rule.high:g}"
     if lo < rule.low:
         return f" and {lo:g} is below its lower bound {rule.low:g}"
-    if not continuous and hi == rule.high and rule.high_open:
-        return f" and {hi:g} is its upper bound, which is excluded"
-    if not continuous and lo == rule.low and rule.low_open:
-        return f" and {lo:g} is its lower bound, which is excluded"
     return ""
