@@ -140,6 +140,9 @@ class Grid:
     unit: str = ""
     spacing: str = "log"
     description: str = ""
+    #: how the book's unit was converted to the model's, e.g. "given in Btok/month,
+    #: converted to tokens/month (x 1e+09)"; "" when the book used the model's unit
+    unit_note: str = ""
 
     def with_points(self, points) -> Grid:
         """The grid with ``points`` added (points within 1e-9 relative replace grid points)."""
@@ -151,7 +154,7 @@ class Grid:
                 values[close[0]] = p
             else:
                 values.append(p)
-        return Grid(self.dim, np.array(sorted(values)), self.unit, self.spacing, self.description)
+        return dataclasses.replace(self, values=np.array(sorted(values)))
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Grid):

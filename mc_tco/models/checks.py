@@ -12,7 +12,7 @@ import xarray as xr
 
 from ..book import Book
 from ..errors import BookError, ModelError
-from .book_units import apply_units, bound_text, percent_hint
+from .book_units import apply_grid_units, apply_units, bound_text, percent_hint
 from .spec import TAIL, ModelSpec
 
 __all__ = ["check_analysis", "check_book", "check_grid", "check_outputs", "check_samples",
@@ -36,7 +36,7 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
         Naming the missing or unknown input, or the input whose distribution reaches
         outside what the model accepts, with the fix.
     """
-    notes: list[str] = []
+    notes: list[str] = apply_grid_units(book, spec)
     check_grid(book, spec)
     if not spec.inputs:
         return notes
