@@ -145,13 +145,14 @@ class Grid:
     unit_note: str = ""
 
     def with_points(self, points) -> Grid:
-        """The grid with ``points`` added (points within 1e-9 relative replace grid points)."""
+        """The grid with ``points`` added (a point within 1e-9 relative of a grid point
+        replaces the nearest such point)."""
         values = list(self.values)
         for p in points:
             p = float(p)
-            close = [i for i, v in enumerate(values) if abs(v - p) <= 1e-9 * max(abs(p), 1e-300)]
-            if close:
-                values[close[0]] = p
+            close = [i for i, v in enumerate(values) if abs(v - p) <= 1e-9 * max(abs(p), abs(v))]
+            if close:  # the nearest: 0 is not "close" to 5e-324, nor two points to one
+                values[min(close, key=lambda i: abs(values[i] - p))] = p
             else:
                 values.append(p)
         return dataclasses.replace(self, values=np.array(sorted(values)))
