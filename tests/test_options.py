@@ -55,7 +55,7 @@ def test_options_refused_before_any_work(args, message, tmp_path, monkeypatch):
 def test_small_samples_with_fewer_scrambles_are_fine():
     check_run_options(samples=16, ci="rqmc", replicates=2)
     check_run_options(samples=16, ci="asymptotic", replicates=8)
-    with pytest.raises(OptionError, match="at least 8 per scramble"):
+    with pytest.raises(OptionError, match="needs 8 base samples for each of its 8 scrambles"):
         check_run_options(samples=32, ci="rqmc", replicates=8)
 
 
