@@ -121,3 +121,9 @@ def test_the_samples_rule_is_said_once_in_the_help_and_the_error():
     help_text = " ".join(res.stdout.split())
     assert "a power of two >= 64 with --ci rqmc" in help_text
     assert ">= 16 with --ci bootstrap or asymptotic" in help_text
+
+
+@pytest.mark.parametrize("command", ["report", "app"])
+def test_the_other_commands_help_states_the_same_minimum(command):
+    res = CliRunner().invoke(main, [command, "--help"])
+    assert "a power of two >= 64" in " ".join(res.stdout.split())
