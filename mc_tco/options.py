@@ -21,6 +21,7 @@ __all__ = [
     "check_power_of_two",
     "check_run_options",
     "check_writable_as",
+    "samples_minimum",
 ]
 
 #: fewest base samples per scramble of ``--ci rqmc``: with fewer, the spread of the R
@@ -32,16 +33,33 @@ BOOK_SUFFIXES = (".toml", ".md", ".txt", ".py", ".json", ".csv", ".html")
 MIN_SAMPLES = 16
 
 
-def check_power_of_two(value, flag: str) -> None:
-    """``value`` must be a whole power of two >= 16 (the Sobol' design's balance)."""
+def samples_minimum(ci: str = "rqmc", replicates=8) -> int:
+    """The smallest ``--samples``: :data:`MIN_SAMPLES` for the Sobol' design, and with
+    ``--ci rqmc`` :data:`MIN_PER_SCRAMBLE` base samples for each of its ``replicates``
+    scrambles (64 with the default 8)."""
+    if ci == "rqmc" and isinstance(replicates, int) and not isinstance(replicates, bool) and (
+        2 <= replicates <= 64 and not replicates & (replicates - 1)
+    ):
+        return max(MIN_SAMPLES, MIN_PER_SCRAMBLE * replicates)
+    return MIN_SAMPLES
+
+
+def check_power_of_two(value, flag: str, minimum: int = MIN_SAMPLES, why: str = "") -> None:
+    """``value`` must be a whole power of two >= ``minimum`` (16: the Sobol' design's
+    balance; ``why`` says what else sets the minimum); the message names the nearest
+    valid values."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise OptionError(f"{flag} must be a whole number, got {value!r}")
-    if value < MIN_SAMPLES or value & (value - 1):
-        lower = 1 << max(int(math.log2(max(value, 1))), 4)
-        suggestion = f"{lower} or {lower * 2}" if value > MIN_SAMPLES else str(MIN_SAMPLES)
+    if value < minimum or value & (value - 1):
+        if value <= minimum:
+            suggestion = str(minimum)
+        else:
+            lower = 1 << int(math.log2(value))
+            suggestion = f"{lower} or {lower * 2}" if lower >= minimum else str(minimum)
+        reason = "the Sobol' design keeps its balance only then" + (f"; {why}" if why else "")
         raise OptionError(
-            f"{flag} must be a power of two >= {MIN_SAMPLES} (the Sobol' design keeps its "
-            f"balance only then), got {value}; try {suggestion}"
+            f"{flag} must be a power of two >= {minimum} ({reason}), got {value}; "
+            f"try {suggestion}"
         )
 
 
@@ -70,20 +88,14 @@ def check_run_options(
     ------
     OptionError
     """
-    check_power_of_two(samples, "--samples")
+    minimum = samples_minimum(ci, replicates)
+    why = (f"--ci rqmc needs {MIN_PER_SCRAMBLE} base samples for each of its {replicates} "
+           "scrambles (--replicates)" if minimum > MIN_SAMPLES else "")
+    check_power_of_two(samples, "--samples", minimum, why)
     if ci == "bootstrap" and (isinstance(resamples, bool) or not 2 <= resamples <= 100_000):
         raise OptionError(
             f"--ci bootstrap needs --bootstrap of 2..100000 resamples, got {resamples}; "
             "100 is usual (or choose --ci rqmc)"
-        )
-    if ci == "rqmc" and isinstance(replicates, int) and 2 <= replicates <= 64 and (
-        samples < MIN_PER_SCRAMBLE * replicates
-    ):
-        raise OptionError(
-            f"--samples {samples} gives {samples // replicates} base samples to each of the "
-            f"{replicates} scrambles (--replicates); at least {MIN_PER_SCRAMBLE} per scramble "
-            "are needed for a usable interval: use --samples "
-            f"{MIN_PER_SCRAMBLE * replicates} or more, or fewer --replicates"
         )
     check_adaptive(samples, target_halfwidth, max_samples)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["UnitProblem", "conversion", "parse_unit", "same_dimension"]
+__all__ = ["UnitProblem", "conversion", "parse_unit", "same_dimension", "scales_of"]
 
 #: word -> (base, factor to the base); case matters (M = mega, m is not used)
 _WORDS: dict[str, tuple[str, float]] = {
@@ -50,8 +50,11 @@ class Parsed:
     factor: float
 
 
-def parse_unit(unit: str) -> Parsed | None:
-    """``"kUSD/month"`` -> USD/year with factor 12000; None for a word not known."""
+def parse_unit(unit: str, days_per_month: float | None = None) -> Parsed | None:
+    """``"kUSD/month"`` -> USD/year with factor 12000; None for a word not known.
+
+    With ``days_per_month`` (what a model counts a month as), a day is that fraction of a
+    month: ``"tokens/day"`` is tokens/year with factor 12 x days_per_month."""
     parts = [p.strip() for p in unit.strip().split("/")]
     if not parts or any(not p for p in parts):
         return None
@@ -61,6 +64,8 @@ def parse_unit(unit: str) -> Parsed | None:
         if word not in _WORDS:
             return None
         base, f = _WORDS[word]
+        if base == "day" and days_per_month:
+            base, f = "year", f / (12 * days_per_month)
         sign = 1 if i == 0 else -1
         factor *= f if sign > 0 else 1 / f
         if base:
@@ -74,8 +79,9 @@ def same_dimension(a: str, b: str) -> bool:
     return pa is not None and pb is not None and pa.powers == pb.powers
 
 
-def conversion(book_unit: str, model_unit: str) -> float:
-    """The factor that turns a value in ``book_unit`` into ``model_unit`` (1.0: same unit).
+def conversion(book_unit: str, model_unit: str, days_per_month: float | None = None) -> float:
+    """The factor that turns a value in ``book_unit`` into ``model_unit`` (1.0: same unit);
+    days convert to months only with the model's ``days_per_month``.
 
     Raises
     ------
@@ -85,7 +91,8 @@ def conversion(book_unit: str, model_unit: str) -> float:
     """
     if book_unit.strip() == model_unit.strip():
         return 1.0
-    pb, pm = parse_unit(book_unit), parse_unit(model_unit)
+    pb = parse_unit(book_unit, days_per_month)
+    pm = parse_unit(model_unit, days_per_month)
     if pb is None or pm is None:
         raise UnitProblem(
             f"unit '{book_unit}' is not the model's '{model_unit}' and mc-tco cannot convert "
@@ -98,6 +105,27 @@ def conversion(book_unit: str, model_unit: str) -> float:
         )
     factor = pb.factor / pm.factor
     return 1.0 if math.isclose(factor, 1.0, rel_tol=1e-12) else factor
+
+
+def scales_of(model_unit: str, days_per_month: float | None = None) -> list[str]:
+    """Units that are a pure scale of ``model_unit``: each of its words replaced by another
+    word of the same measure (``tokens/month`` -> ``ktok/month``, ..., ``tokens/year``, and
+    ``tokens/day`` with ``days_per_month``), one per factor, in :data:`_WORDS` order."""
+    parts = [p.strip() for p in model_unit.strip().split("/")]
+    if parse_unit(model_unit, days_per_month) is None:
+        return []
+    out = []
+    for i, part in enumerate(parts):
+        base, factor = _WORDS[part]
+        seen = {factor}
+        for word in _WORDS:
+            w_base, w_factor = _WORDS[word]
+            if w_base == "day" and days_per_month:
+                w_base, w_factor = "year", w_factor / (12 * days_per_month)
+            if w_base == base and base and w_factor not in seen:
+                seen.add(w_factor)
+                out.append("/".join([*parts[:i], word, *parts[i + 1:]]))
+    return out
 
 
 def factor_text(factor: float) -> str:

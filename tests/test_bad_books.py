@@ -164,10 +164,13 @@ def test_book_path_problems(make, fragment, tmp_path):
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["--samples", "1000"], "--samples must be a power of two >= 16"),
+        (["--samples", "1000"], "--samples must be a power of two >= 64"),
         (["--samples", "1000"], "try 512 or 1024"),
-        (["--samples", "8"], "--samples must be a power of two >= 16 (the Sobol' design"),
-        (["--samples", "0"], "got 0; try 16"),
+        (["--samples", "8"], "--samples must be a power of two >= 64 (the Sobol' design"),
+        (["--samples", "0"], "got 0; try 64"),
+        (["--samples", "16"], "got 16; try 64"),
+        (["--samples", "8", "--ci", "bootstrap"], "must be a power of two >= 16 (the Sobol' "
+         "design keeps its balance only then), got 8; try 16"),
         (["--samples", "-64"], "got -64"),
         (["--seed", "-1"], "--seed must be a whole number >= 0, got -1"),
         (["--bootstrap", "1"], "--bootstrap must be 0 (none) or 2..100000 resamples, got 1"),

@@ -14,11 +14,13 @@ times as many fresh (random) examples, for a longer hunt outside CI.
 
 from __future__ import annotations
 
+import collections
 import datetime
 import json
 import math
 import os
 import re
+import sys
 import tomllib
 
 import numpy as np
@@ -30,7 +32,7 @@ from hypothesis import strategies as st
 from mc_tco.book import Book, loads_book
 from mc_tco.distributions import FAMILIES
 from mc_tco.engine import execute, plan_run
-from mc_tco.errors import McTcoError
+from mc_tco.errors import BookError, McTcoError
 from mc_tco.text import inputs_table, run_summary
 
 from .conftest import ARTICLE_BOOK, DEFAULT_BOOK, ROOT
@@ -48,6 +50,14 @@ FUZZ = settings(
     phases=[Phase.explicit, Phase.generate, Phase.shrink],  # no slow "explain" phase
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+#: the least share of each running fuzz test's examples that must load and run, well
+#: below what the derandomized examples reach (random about 25 and 13 of 250, edited 15
+#: and 4 of 40, families 53-57 and 24-39 of 400: which examples a run reaches depends a
+#: little on what ran before in the process, e.g. warnings already shown)
+MINIMUM = {"random": {"loaded": 0.04, "ran": 0.02},
+           "edited": {"loaded": 0.20, "ran": 0.025},
+           "families": {"loaded": 0.08, "ran": 0.03}}
 
 # ------------------------------------------------------------------------ TOML writer
 
@@ -301,6 +311,12 @@ def family_inputs(draw):
 @st.composite
 def family_books(draw):
     """Books of the harmless model ``book_models:total`` with fuzzed inputs and grid."""
+    return to_toml(draw(family_book_data()))
+
+
+@st.composite
+def family_book_data(draw):
+    """The tables of a :func:`family_books` book."""
     data = {"book": {"name": draw(st.text(max_size=10)), "model": "book_models:total"}}
     if draw(st.integers(0, 2)) == 0:
         grid = {}
@@ -328,6 +344,21 @@ def family_books(draw):
             else {dim: draw(plausible)}
         )
     data["inputs"] = draw(st.dictionaries(idents, family_inputs(), min_size=1, max_size=3))
+    return data
+
+
+@st.composite
+def random_documents(draw):
+    """Random TOML structures; half of them a well-formed book, half of these with one of
+    its tables replaced by a random one (random structures alone never load: the test
+    would only ever see refusals)."""
+    rand = draw(random_books)
+    if draw(st.booleans()):
+        return to_toml(rand)
+    data = draw(family_book_data())
+    key = draw(st.sampled_from(["book", "grid", "analysis", "inputs", None, None, None, None]))
+    if key in rand:
+        data[key] = rand[key]
     return to_toml(data)
 
 
@@ -493,8 +524,14 @@ def check_error(exc: McTcoError, path: str = PATH) -> None:
     assert msg.startswith(path), msg
 
 
+#: what happened to the examples of the current fuzz test ("loaded", "planned", "ran",
+#: the kinds of error), counted across its examples (:func:`share_that_ran`)
+COUNTS: collections.Counter = collections.Counter()
+
+
 def event(text: str) -> None:
-    """Count ``text`` in hypothesis' statistics (when running under hypothesis)."""
+    """Count ``text`` in :data:`COUNTS` and in hypothesis' statistics."""
+    COUNTS[text] += 1
     if currently_in_test_context():
         _event(text)
 
@@ -534,12 +571,37 @@ def run_small(plan) -> None:
     event("ran")
 
 
-@settings(FUZZ, max_examples=250 * SCALE)
-@given(random_books.map(to_toml))
-def test_random_toml_loads_or_raises_our_error(text):
+def load_plan_run(text: str) -> None:
+    """One example of a fuzz test that runs: load, plan and run ``text`` (or our error)."""
+    event("example")
     plan = load_and_plan(text)
     if plan is not None:
         run_small(plan)
+
+
+def share_that_ran(fuzz, loaded: float, ran: float) -> dict:
+    """Run the hypothesis test ``fuzz`` (all its examples) and assert that at least the
+    share ``loaded`` of its examples loaded and ``ran`` ran: a loader or planner that
+    refused everything would pass every example's check, but not this."""
+    COUNTS.clear()
+    fuzz()
+    examples = COUNTS["example"]
+    assert examples > 0
+    for what, minimum in (("loaded", loaded), ("ran", ran)):
+        assert COUNTS[what] >= minimum * examples, (
+            f"only {COUNTS[what]} of {examples} examples {what} (want {minimum:.1%}); "
+            f"the rest: {COUNTS.most_common(6)}")
+    return dict(COUNTS)
+
+
+@settings(FUZZ, max_examples=250 * SCALE)
+@given(random_documents())
+def fuzz_random_toml(text):
+    load_plan_run(text)
+
+
+def test_random_toml_loads_or_raises_our_error():
+    share_that_ran(fuzz_random_toml, **MINIMUM["random"])
 
 
 @settings(FUZZ, max_examples=300 * SCALE)
@@ -550,18 +612,36 @@ def test_edited_shipped_books_load_or_raise_our_error(text):
 
 @settings(FUZZ, max_examples=40 * SCALE)
 @given(mutated_books())
-def test_edited_shipped_books_run_or_raise_our_error(text):
-    plan = load_and_plan(text)
-    if plan is not None:
-        run_small(plan)
+def fuzz_edited_shipped_books(text):
+    load_plan_run(text)
+
+
+def test_edited_shipped_books_run_or_raise_our_error():
+    share_that_ran(fuzz_edited_shipped_books, **MINIMUM["edited"])
 
 
 @settings(FUZZ, max_examples=400 * SCALE)
 @given(family_books())
-def test_fuzzed_distributions_and_grids_run_or_raise_our_error(text):
-    plan = load_and_plan(text)
-    if plan is not None:
-        run_small(plan)
+def fuzz_distributions_and_grids(text):
+    load_plan_run(text)
+
+
+def test_fuzzed_distributions_and_grids_run_or_raise_our_error():
+    share_that_ran(fuzz_distributions_and_grids, **MINIMUM["families"])
+
+
+@pytest.mark.parametrize("name", ["random", "edited", "families"])
+def test_a_loader_that_refuses_everything_fails_the_fuzz(name, monkeypatch):
+    """The shares above are what makes these tests able to fail: every example of a
+    loader that refuses every book passes the per-example check, the share does not."""
+    def refuse(text, path="<book>"):
+        raise BookError(path, None, "refused")
+
+    monkeypatch.setattr(sys.modules[__name__], "loads_book", refuse)
+    fuzz = {"random": fuzz_random_toml, "edited": fuzz_edited_shipped_books,
+            "families": fuzz_distributions_and_grids}[name]
+    with pytest.raises(AssertionError, match=r"only 0 of \d+ examples loaded"):
+        share_that_ran(fuzz, **MINIMUM[name])
 
 
 @settings(FUZZ, max_examples=15 * SCALE)
@@ -649,3 +729,15 @@ def test_regression_targets_whose_squares_overflow():
     plan = plan_run(loads_book(_x('dist = "uniform"\nlow = 0\nhigh = 1e154'), PATH), samples=16)
     with pytest.raises(McTcoError, match=r"magnitude below 1e\+140"):
         execute(plan)
+
+
+@pytest.mark.parametrize("grid", [
+    "values = [0, 5e-324]\ninclude = [5e-324]",  # 0 was "close" to 5e-324: [5e-324, 5e-324]
+    "values = [1, 1.0000000005, 2]\ninclude = [1.0000000005]",  # the nearest is replaced
+])
+def test_regression_an_included_point_replaces_only_the_nearest_close_point(grid):
+    book = loads_book(f"[grid.g]\n{grid}\n" + _x('dist = "uniform"\nlow = 0\nhigh = 1'), PATH)
+    check_loaded(book)
+    values = book.grid["g"].values
+    assert np.all(np.diff(values) > 0) and len(values) == len(set(values))
+    plan_run(book, samples=16, resamples=0)

@@ -29,9 +29,16 @@ def _run(args, tmp_path, book=ARTICLE_BOOK):
         (["--max-samples", "4096"],
          "--max-samples 4096 only limits a --target-halfwidth run; add --target-halfwidth H"),
         (["-n", "16"],
-         "--samples 16 gives 2 base samples to each of the 8 scrambles (--replicates); at "
-         "least 8 per scramble are needed for a usable interval: use --samples 64 or more"),
-        (["-n", "32", "--replicates", "8"], "use --samples 64 or more"),
+         "--samples must be a power of two >= 64 (the Sobol' design keeps its balance only "
+         "then; --ci rqmc needs 8 base samples for each of its 8 scrambles (--replicates)), "
+         "got 16; try 64"),
+        (["-n", "32", "--replicates", "8"], "got 32; try 64"),
+        (["-n", "1000"], ">= 64 (the Sobol' design keeps its balance only then; --ci rqmc "
+         "needs 8 base samples for each of its 8 scrambles (--replicates)), got 1000; try 512 "
+         "or 1024"),
+        (["-n", "16", "--replicates", "4"], "power of two >= 32 (the Sobol' design keeps its "
+         "balance only then; --ci rqmc needs 8 base samples for each of its 4 scrambles "
+         "(--replicates)), got 16; try 32"),
         (["-o", "/proc/x.nc"], "--out /proc/x.nc: cannot write there"),
     ],
 )
@@ -48,7 +55,7 @@ def test_options_refused_before_any_work(args, message, tmp_path, monkeypatch):
 def test_small_samples_with_fewer_scrambles_are_fine():
     check_run_options(samples=16, ci="rqmc", replicates=2)
     check_run_options(samples=16, ci="asymptotic", replicates=8)
-    with pytest.raises(OptionError, match="at least 8 per scramble"):
+    with pytest.raises(OptionError, match="needs 8 base samples for each of its 8 scrambles"):
         check_run_options(samples=32, ci="rqmc", replicates=8)
 
 
@@ -98,3 +105,25 @@ def test_explain_json_names_json(tmp_path):
     assert res.exit_code == 2
     assert res.stderr.startswith(f"mc-tco: error: --json {target}: cannot create folder")
     assert "--out" not in res.stderr
+
+
+def test_the_samples_rule_is_said_once_in_the_help_and_the_error():
+    """-n 1000 was refused with "a power of two >= 16; try 512 or 1024", and 16 then with
+    "use 64": the error and --help give the one real minimum (issue: hints, item 12)."""
+    from mc_tco.options import check_run_options, samples_minimum
+
+    assert samples_minimum() == 64 and samples_minimum("rqmc", 2) == 16
+    assert samples_minimum("bootstrap") == samples_minimum("asymptotic") == 16
+    for ci in ("bootstrap", "asymptotic"):
+        check_run_options(samples=16, ci=ci)  # the minimum of these is accepted
+    check_run_options(samples=64)
+    res = CliRunner().invoke(main, ["run", "--help"])
+    help_text = " ".join(res.stdout.split())
+    assert "a power of two >= 64 with --ci rqmc" in help_text
+    assert ">= 16 with --ci bootstrap or asymptotic" in help_text
+
+
+@pytest.mark.parametrize("command", ["report", "app"])
+def test_the_other_commands_help_states_the_same_minimum(command):
+    res = CliRunner().invoke(main, [command, "--help"])
+    assert "a power of two >= 64" in " ".join(res.stdout.split())

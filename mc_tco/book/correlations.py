@@ -37,6 +37,8 @@ def _correlations(raw, inputs: dict[str, Input], analysis: dict, text: str, path
             raise err(index, f"source must be a string in quotes, got {_show(source)}",
                       "source")
         pairs.append(dict(corr))
+    if not pairs:  # independent inputs: nothing to check (an identity over every input)
+        return [], None
     uncertain = [i.name for i in inputs.values() if not i.is_constant]
     try:
         matrix = check_correlation_matrix(list(inputs), pairs, uncertain,
@@ -49,8 +51,6 @@ def _correlations(raw, inputs: dict[str, Input], analysis: dict, text: str, path
                           if isinstance(c.get("between"), list) and set(c["between"]) == key),
                          None)
         raise err(index, exc.reason, exc.field if exc.index is not None else None) from None
-    if not pairs:
-        return [], None
     written = []
     for corr in pairs:
         kind = "kendall" if "kendall" in corr else "spearman"

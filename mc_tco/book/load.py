@@ -17,6 +17,7 @@ from .fields import (
     _string,
     _table,
 )
+from .limits import MAX_BOOK_BYTES, MAX_INPUTS, MAX_NESTING, nesting_too_deep, oversized
 from .types import (
     _BOOK_FIELDS,
     _TOP_LEVEL,
@@ -74,6 +75,12 @@ def load_book(path: str | Path) -> Book:
     if p.is_dir():
         raise BookError(str(path), None, "is a folder; give the path of a .toml book")
     try:
+        size = p.stat().st_size if p.is_file() else 0
+    except OSError:
+        size = 0
+    if size > MAX_BOOK_BYTES:  # not even read
+        raise _too_big(str(path), size)
+    try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         hint = ""
@@ -101,8 +108,16 @@ def loads_book(text: str, path: str = "<book>") -> Book:
     A UTF-8 byte order mark (Windows editors write one) is dropped.
     """
     text = text.removeprefix("\ufeff")
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_BOOK_BYTES:
+        raise _too_big(path, size)
+    deep = nesting_too_deep(text)
+    if deep is not None:
+        raise _too_deep(path, deep)
     try:
         data = tomllib.loads(text)
+    except RecursionError:  # the scan missed it (a nesting the parser reads otherwise)
+        raise _too_deep(path, None) from None
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -118,10 +133,26 @@ def loads_book(text: str, path: str = "<book>") -> Book:
     return _from_dict(data, text, path)
 
 
+def _too_big(path: str, size: int) -> BookError:
+    return BookError(path, None, f"the book is {size:,} bytes; a book is at most "
+                     f"{MAX_BOOK_BYTES:,} bytes (1 MB): keep long notes and data in files of "
+                     "their own and name them in source")
+
+
+def _too_deep(path: str, line: int | None) -> BookError:
+    return BookError(path, None, f"arrays or inline tables nested more than {MAX_NESTING} "
+                     "deep; a book needs two or three levels, e.g. "
+                     "report = { demand = [1e11, 5e11] }", line)
+
+
 def _from_dict(data: dict, text: str, path: str) -> Book:
     def err(where, message, field_name=None):
         return BookError(path, where, message, _locate(text, where, field_name))
 
+    big = oversized(data)
+    if big is not None:
+        where, field_name, message = big
+        raise err(where, message, field_name)
     unknown = sorted(set(data) - _TOP_LEVEL)
     if unknown:
         raise err(
@@ -154,6 +185,9 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
             None,
             "the book has no inputs; add at least one [inputs.<name>] table with a 'dist' field",
         )
+    if len(raw_inputs) > MAX_INPUTS:
+        raise err("inputs", f"the book has {len(raw_inputs):,} inputs; a book has at most "
+                  f"{MAX_INPUTS:,} (the model runs N x (inputs + 2) times)")
     inputs = {}
     for name, spec in raw_inputs.items():
         inputs[name] = _input(name, spec, text, err)

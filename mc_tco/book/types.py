@@ -140,18 +140,22 @@ class Grid:
     unit: str = ""
     spacing: str = "log"
     description: str = ""
+    #: how the book's unit was converted to the model's, e.g. "given in Btok/month,
+    #: converted to tokens/month (x 1e+09)"; "" when the book used the model's unit
+    unit_note: str = ""
 
     def with_points(self, points) -> Grid:
-        """The grid with ``points`` added (points within 1e-9 relative replace grid points)."""
+        """The grid with ``points`` added (a point within 1e-9 relative of a grid point
+        replaces the nearest such point)."""
         values = list(self.values)
         for p in points:
             p = float(p)
-            close = [i for i, v in enumerate(values) if abs(v - p) <= 1e-9 * max(abs(p), 1e-300)]
-            if close:
-                values[close[0]] = p
+            close = [i for i, v in enumerate(values) if abs(v - p) <= 1e-9 * max(abs(p), abs(v))]
+            if close:  # the nearest: 0 is not "close" to 5e-324, nor two points to one
+                values[min(close, key=lambda i: abs(values[i] - p))] = p
             else:
                 values.append(p)
-        return Grid(self.dim, np.array(sorted(values)), self.unit, self.spacing, self.description)
+        return dataclasses.replace(self, values=np.array(sorted(values)))
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Grid):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 
@@ -32,10 +33,14 @@ def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
     if not where or not text:
         return None
     parts = where.split(".")
-    lines = text.splitlines()
+    lines = _lines(text)
     header = None
     # [a.b] table header, or "b = {" inline table inside [a]
+    index = _headers(text)
     for depth in range(len(parts), 0, -1):
+        header = index.get(tuple(parts[:depth]))
+        if header is not None:
+            break
         name = r"\s*\.\s*".join(_key(p) for p in parts[:depth])
         pat = re.compile(rf"^\s*\[\s*{name}\s*\]")
         for i, line in enumerate(lines):
@@ -73,7 +78,34 @@ def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
     return field_line(lines, header, field_name)
 
 
-def field_line(lines: list[str], header: int, field_name: str | None) -> int:
+_HEADER = re.compile(r"^[ \t]*\[(?!\[)\s*((?:[A-Za-z0-9_-]+|\"[^\"\n]*\"|'[^'\n]*')"
+                     r"(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"\n]*\"|'[^'\n]*'))*)\s*\]",
+                     re.MULTILINE)
+_PART = re.compile(r"[A-Za-z0-9_-]+|\"[^\"\n]*\"|'[^'\n]*'")
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[str, ...]:
+    """The lines of ``text``, split once per text."""
+    return tuple(text.splitlines())
+
+
+@functools.lru_cache(maxsize=8)
+def _headers(text: str) -> dict[tuple[str, ...], int]:
+    """Every ``[a.b]`` table header of ``text`` -> its first line index, read once per
+    text (a book of 1,000 inputs looked each up by a scan of every line)."""
+    out: dict[tuple[str, ...], int] = {}
+    starts = [m.start() for m in re.finditer("\n", text)]
+    import bisect
+
+    for m in _HEADER.finditer(text):
+        parts = tuple(p.strip("\"'") if p[0] in "\"'" else p
+                      for p in _PART.findall(m.group(1)))
+        out.setdefault(parts, bisect.bisect_left(starts, m.start(1)))
+    return out
+
+
+def field_line(lines, header: int, field_name: str | None) -> int:
     """Line (1-based) of ``field_name = ...`` in the table whose header is line index
     ``header``, or the header's line when the field is absent or not asked for."""
     if field_name:

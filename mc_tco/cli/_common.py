@@ -48,7 +48,11 @@ def note(text: str) -> None:
 
 
 def unit_notes(book) -> None:
-    """Say on stderr which inputs were converted to the model's units (issue 11 item 2)."""
+    """Say on stderr which grid dims and inputs were converted to the model's units."""
+    for grid in book.grid.values():
+        if grid.unit_note:
+            click.echo(f"mc-tco: note: {book.path}: grid.{grid.dim}: {grid.unit_note}",
+                       err=True)
     for inp in book.inputs.values():
         if inp.unit_note:
             click.echo(f"mc-tco: note: {book.path}: inputs.{inp.name}: {inp.unit_note}",

@@ -40,7 +40,8 @@ def _is_loopback(address: str) -> bool:
                    "machine); repeatable. Any other name gets 403, never the page.")
 @click.option("--no-browser", is_flag=True, help="Print the URL; do not open a browser.")
 @click.option("-n", "--samples", type=int, default=1024, show_default=True,
-              help="Base sample size of the quick runs (a power of two; raise it on the page).")
+              help="Base sample size of the quick runs (a power of two >= 64; raise it "
+                   "on the page).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the quick runs: same book, samples and seed, same numbers as "
                    "mc-tco run.")

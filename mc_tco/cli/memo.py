@@ -120,7 +120,8 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
 @click.command()
 @click.argument("book", required=False, type=click.Path(path_type=Path), default=None)
 @click.option("-n", "--samples", type=int, default=8192, show_default=True,
-              help="Base sample size of each book's run (a power of two).")
+              help="Base sample size of each book's run (a power of two >= 64, as "
+                   "for mc-tco run).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of both runs.")
 @_demand_option
 @click.option("--results-dir", type=click.Path(path_type=Path),

@@ -13,7 +13,9 @@ from ._common import Progress, book_argument, friendly, unit_notes
 @click.command()
 @book_argument
 @click.option("-n", "--samples", type=int, default=None, show_default="8192",
-              help="Base sample size N, a power of two. The model runs N x (inputs + 2) times.")
+              help="Base sample size N, a power of two >= 64 with --ci rqmc (8 base samples "
+                   "for each of the 8 --replicates; 8 x R for R), >= 16 with --ci bootstrap or "
+                   "asymptotic. The model runs N x (inputs + 2) times.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers.")
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,

@@ -12,11 +12,15 @@ import xarray as xr
 
 from ..book import Book
 from ..errors import BookError, ModelError
-from .book_units import apply_units, percent_hint
+from .book_units import apply_grid_units, apply_units, bound_text, percent_hint
 from .spec import TAIL, ModelSpec
 
 __all__ = ["check_analysis", "check_book", "check_grid", "check_outputs", "check_samples",
            "check_targets"]
+
+
+#: unknown inputs named in the message (the rest are counted)
+_SHOWN = 5
 
 
 def check_book(book: Book, spec: ModelSpec) -> list[str]:
@@ -32,7 +36,7 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
         Naming the missing or unknown input, or the input whose distribution reaches
         outside what the model accepts, with the fix.
     """
-    notes: list[str] = []
+    notes: list[str] = apply_grid_units(book, spec)
     check_grid(book, spec)
     if not spec.inputs:
         return notes
@@ -59,17 +63,27 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
             f"book lacks it{more}; add [inputs.{missing[0]}] with a dist, e.g. "
             f'dist = "constant", value = ...',
         )
-    for name, inp in book.inputs.items():
-        if name not in spec.inputs:
-            import difflib
+    unused = [n for n in book.inputs if n not in spec.inputs]
+    if len(unused) == 1:
+        import difflib
 
-            close = difflib.get_close_matches(name, list(spec.inputs), n=1)
-            hint = f"did you mean '{close[0]}'? " if close else ""
-            raise book.error(
-                f"inputs.{name}",
-                f"the model does not use an input '{name}'; {hint}remove it or rename it "
-                f"(the model's inputs: {', '.join(spec.inputs)})",
-            )
+        name = unused[0]
+        close = difflib.get_close_matches(name, list(spec.inputs), n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise book.error(
+            f"inputs.{name}",
+            f"the model does not use an input '{name}'; {hint}remove it or rename it "
+            f"(the model's inputs: {', '.join(spec.inputs)})",
+        )
+    if unused:  # all of them at once, the first few by name
+        shown = ", ".join(f"'{n}'" for n in unused[:_SHOWN])
+        more = f" and {len(unused) - _SHOWN:,} more" if len(unused) > _SHOWN else ""
+        raise book.error(
+            f"inputs.{unused[0]}",
+            f"the model does not use {len(unused):,} of the book's inputs: {shown}{more}; "
+            f"remove them or rename them (the model's inputs: {', '.join(spec.inputs)})",
+        )
+    for name, inp in book.inputs.items():
         rule = spec.inputs[name]
         lo, hi = inp.support()
         continuous = not inp.is_constant and inp.family != "discrete"
@@ -87,10 +101,12 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
             else:
                 what = f"a {inp.family} distribution over [{lo:g}, {hi:g}]"
                 fix = "narrow the range"
+            crossed = "" if inp.is_constant else bound_text(rule, lo, hi)
             raise book.error(
                 f"inputs.{name}",
                 f"{what} reaches outside what the model allows: {name} must be "
-                f"{rule.range_text()} ({rule.unit}); {fix}{percent_hint(inp, rule, lo, hi)}",
+                f"{rule.range_text()} ({rule.unit}){crossed}; {fix}"
+                f"{percent_hint(inp, rule, lo, hi)}",
             )
     return notes
 

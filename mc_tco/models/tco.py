@@ -176,6 +176,7 @@ SPEC = ModelSpec(
     benefits=("saving", "npv"),
     alternatives="strategy",
     baseline="api",
+    days_per_month=DAYS_PER_MONTH,
 )
 
 FAST = {"npv", "saving", "cost"}

@@ -22,6 +22,9 @@ GRID_DIGITS = 3
 #: below this relative difference two values are the same point (floating-point noise)
 GRID_RTOL = 1e-9
 
+#: units not printed after a number (a pure number)
+_NO_UNIT = ("", "1", "fraction")
+
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _AMOUNT = re.compile(r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*")
 
@@ -57,14 +60,16 @@ def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
     v = parse_amount(value, flag)
     coord = np.asarray(coord, dtype=float)
     prefix = f"{where}: " if where else ""
-    unit = f" {unit}" if unit else ""
+    unit = f" {unit}" if unit.strip() not in _NO_UNIT else ""
+    shown = f"{flag}{v:g}" if flag.endswith("=") else f"{flag} {v:g}"
     lo, hi = float(coord.min()), float(coord.max())
-    low_printed, high_printed = _printed(lo), _printed(hi)
-    if not math.isfinite(v) or v < min(lo, low_printed) * (1 - GRID_RTOL) or v > max(
-        hi, high_printed
-    ) * (1 + GRID_RTOL):
+    # the bounds widened by the tolerance away from the grid (whatever their sign)
+    low = min(lo, _printed(lo))
+    high = max(hi, _printed(hi))
+    if (not math.isfinite(v) or v < low - GRID_RTOL * abs(low)
+            or v > high + GRID_RTOL * abs(high)):
         raise OptionError(
-            f"{prefix}{flag} {v:g} is outside the grid ({lo:g} to {hi:g}{unit}); choose a "
+            f"{prefix}{shown} is outside the grid ({lo:g} to {hi:g}{unit}); choose a "
             "value in it, or rerun with a book whose grid covers it"
         )
     rel = np.abs(coord - v) / np.maximum(np.abs(coord), 1e-300)
@@ -73,7 +78,7 @@ def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
         below = coord[coord < v].max()
         above = coord[coord > v].min()
         raise OptionError(
-            f"{prefix}{flag} {v:g} is not a grid point; the nearest are {below:.4g} and "
+            f"{prefix}{shown} is not a grid point; the nearest are {below:.4g} and "
             f"{above:.4g}{unit}; use one of those, or add include = [{v:g}] to the book's "
             f"[grid.{dim}] and rerun it"
         )
