@@ -134,3 +134,14 @@ def factor_text(factor: float) -> str:
     if factor < 1 and math.isclose(inverse, round(inverse), rel_tol=1e-9):
         return f"/ {round(inverse):g}"
     return f"x {factor:g}"
+
+
+#: units not printed after a number: a pure number
+PURE_NUMBER_UNITS = ("", "1", "fraction")
+
+
+def unit_suffix(unit: str | None) -> str:
+    """``" USD"`` to print after a number or a range, ``""`` for a pure number ("1")."""
+    unit = (unit or "").strip()
+    return "" if unit in PURE_NUMBER_UNITS else f" {unit}"
+

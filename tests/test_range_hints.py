@@ -32,7 +32,7 @@ def _message(fields: str) -> str:
 def test_a_slip_past_a_bound_names_the_bound_not_percent(fields, bound):
     msg = _message(fields)
     assert msg.startswith("b.toml:126: inputs.utilization: "), msg
-    assert f"utilization must be in (0, 1] (1) and {bound}; " in msg, msg
+    assert f"utilization must be in (0, 1] and {bound}; " in msg, msg
     assert "percent" not in msg and "write 0.012" not in msg
 
 
@@ -50,4 +50,11 @@ def test_values_that_read_as_percent_get_the_percent_hint(fields, write):
 def test_a_constant_past_a_bound_says_change_the_value_not_percent(value):
     msg = _message(f'dist = "constant"\nvalue = {value}')
     assert msg.endswith(f"inputs.utilization: the value {value} reaches outside what the model "
-                        "allows: utilization must be in (0, 1] (1); change the value"), msg
+                        "allows: utilization must be in (0, 1]; change the value"), msg
+
+
+def test_a_pure_number_unit_is_not_printed_after_the_range():
+    """'must be in (0, 1] (1)' printed the unit "1" of a fraction after its range."""
+    msg = _message('dist = "uniform"\nlow = 0.5\nhigh = 1.2')
+    assert "utilization must be in (0, 1] and 1.2 is above its upper bound 1" in msg, msg
+    assert "(1)" not in msg

@@ -12,6 +12,7 @@ import xarray as xr
 
 from ..book import Book
 from ..errors import BookError, ModelError
+from ..units import unit_suffix
 from .book_units import apply_grid_units, apply_units, bound_text, percent_hint
 from .spec import TAIL, ModelSpec
 
@@ -105,7 +106,7 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
             raise book.error(
                 f"inputs.{name}",
                 f"{what} reaches outside what the model allows: {name} must be "
-                f"{rule.range_text()} ({rule.unit}){crossed}; {fix}"
+                f"{rule.range_text()}{unit_suffix(rule.unit)}{crossed}; {fix}"
                 f"{percent_hint(inp, rule, lo, hi)}",
             )
     return notes
@@ -155,7 +156,7 @@ def check_grid(book: Book, spec: ModelSpec) -> None:
         raise book.error(
             f"grid.{dim}",
             f"the point {value:g} is outside what the model allows: {dim} must be "
-            f"{rule.range_text()} ({rule.unit or grid.unit}); remove it or move the grid "
+            f"{rule.range_text()}{unit_suffix(rule.unit or grid.unit)}; remove it or move the grid "
             "into that range",
             key,
         )

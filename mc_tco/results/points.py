@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from ..errors import OptionError
+from ..units import unit_suffix
 
 __all__ = ["GRID_DIGITS", "GRID_RTOL", "match_point", "parse_amount"]
 
@@ -22,8 +23,6 @@ GRID_DIGITS = 3
 #: below this relative difference two values are the same point (floating-point noise)
 GRID_RTOL = 1e-9
 
-#: units not printed after a number (a pure number)
-_NO_UNIT = ("", "1", "fraction")
 
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _AMOUNT = re.compile(r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMbBgGtT]?)\s*")
@@ -60,7 +59,7 @@ def match_point(coord, value, *, dim: str = "demand", flag: str = "--demand",
     v = parse_amount(value, flag)
     coord = np.asarray(coord, dtype=float)
     prefix = f"{where}: " if where else ""
-    unit = f" {unit}" if unit.strip() not in _NO_UNIT else ""
+    unit = unit_suffix(unit)
     shown = f"{flag}{v:g}" if flag.endswith("=") else f"{flag} {v:g}"
     lo, hi = float(coord.min()), float(coord.max())
     # the bounds widened by the tolerance away from the grid (whatever their sign)
