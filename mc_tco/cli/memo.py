@@ -138,7 +138,9 @@ def report(book, samples, seed, demand, results_dir, quiet):
     alone and writes results/<book>.nc and results/<book>/.
     """
     from ..memo.report import make_report
+    from ..options import check_seed
 
+    check_seed(seed)
     demand = _demand(demand) if demand is not None else None
 
     args = ["mc-tco", "report"] + ([str(book)] if book is not None else [])

@@ -15,7 +15,8 @@ from ._common import Progress, book_argument, friendly, unit_notes
 @click.option("-n", "--samples", type=int, default=None, show_default="8192",
               help="Base sample size N, a power of two. The model runs N x (inputs + 2) times.")
 @click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers.")
+              help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers "
+                   "(a whole number from 0 to 2^63 - 1).")
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Results file (netCDF). An existing file is kept as FILE.bak (one "
                    "generation), so reruns need no flag.  [default: results/<book name>.nc]")
@@ -99,9 +100,10 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     from ..book import load_book
     from ..engine import DEFAULT_SAMPLES, check_scheduler, execute, plan_run
     from ..engine.evaluate import fit_chunk
-    from ..options import check_out, check_run_options
+    from ..options import check_out, check_run_options, check_seed
     from ..text import run_summary
 
+    check_seed(seed)
     if samples is None:
         samples = 1024 if target_halfwidth is not None else DEFAULT_SAMPLES
     check_run_options(samples=samples, ci=ci, replicates=replicates, resamples=resamples,
