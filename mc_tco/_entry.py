@@ -5,6 +5,7 @@ never lost. Keep this module free of heavy imports."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 from . import interrupt
@@ -21,4 +22,15 @@ def main() -> None:
         word = "terminated" if code == 143 else "interrupted"
         sys.stderr.write(f"mc-tco: {word}; nothing was written\n")
         sys.exit(code)
-    cli_main()
+    try:
+        cli_main()
+    except SystemExit as exc:
+        io = sys.modules.get("mc_tco.io")
+        if io is not None and io.hdf5_left_open:
+            # a write failed inside HDF5 (a full disk): HDF5's exit handler would crash
+            # closing that file again (a segmentation fault after the one-line error)
+            code = exc.code if isinstance(exc.code, int) else 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        raise
