@@ -25,6 +25,8 @@ from . import store as _store  # noqa: F401  (h5netcdf sizes read-only files onc
 from .errors import OptionError
 
 __all__ = [
+    "NoSpace",
+    "WriteError",
     "atomic_path",
     "check_writable",
     "format_bytes",
@@ -198,8 +200,18 @@ def reserve(path: str | Path, nbytes: int) -> None:
         os.close(fd)
 
 
+class WriteError(OptionError, OSError):
+    """A file that could not be written (one line; ``errno`` that of the failure). An
+    :class:`OptionError` for the command's one line and exit code 2, and an OSError for
+    callers that catch those."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.errno = code
+
+
 def _write_error(path: Path, exc: OSError, what: str | None,
-                 written: int | None = None) -> OptionError:
+                 written: int | None = None) -> WriteError:
     """The one-line error of a failed write of ``path`` (``what``: the option, e.g.
     ``--out``, shown before the path; ``written``: bytes of the file written by then)."""
     global hdf5_left_open
@@ -221,12 +233,13 @@ def _write_error(path: Path, exc: OSError, what: str | None,
         else:  # HDF5 met the full disk (no reservation on this file system)
             need = "the disk filled up while the file was written"
             left = f" ({format_bytes(written)} of it)" if written else ""
-        return OptionError(
+        return WriteError(
             f"{name}: no space left in {folder}: {need}{left}; nothing was written; free "
-            "some space or choose an --out on a larger disk"
+            "some space or choose an --out on a larger disk", exc.errno
         )
-    return OptionError(
-        f"{name}: cannot write the file ({exc.strerror or exc}); nothing was written"
+    return WriteError(
+        f"{name}: cannot write the file ({exc.strerror or exc}); nothing was written",
+        exc.errno,
     )
 
 
@@ -478,9 +491,9 @@ def atomic_path(path: str | Path, backup: bool = False, what: str | None = None)
 
     Raises
     ------
-    OptionError
+    WriteError
         When writing fails (a full disk, ...): one line naming ``path`` (after ``what``,
-        e.g. ``--out``), the folder and the space needed.
+        e.g. ``--out``), the folder and the space needed (an OptionError and an OSError).
     """
     path = check_writable(path)
     with hold_output(path):

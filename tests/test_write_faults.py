@@ -296,3 +296,13 @@ def test_a_refused_lock_creates_no_folder(tmp_path):
     with pytest.raises(RuntimeError), io.hold_output(out):
         raise RuntimeError("the run failed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_write_is_an_option_error_and_an_os_error(tmp_path, monkeypatch):
+    """One line and exit 2 for the command (OptionError); callers catching OSError (the
+    memo's writer) still catch it, with its errno."""
+    out = tmp_path / "x.nc"
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", _no_space)
+    with pytest.raises(OptionError) as failed:
+        write_results(xr.Dataset({"a": ("x", [1.0])}), out)
+    assert isinstance(failed.value, OSError) and failed.value.errno == errno.ENOSPC
