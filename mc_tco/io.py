@@ -103,27 +103,54 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temp(folder: str | Path) -> list[Path]:
+def remove_stale_temp(folder: str | Path, finish: str | Path | None = None) -> list[Path]:
     """Remove the temporary files that killed writers left in ``folder``.
 
     A process killed while writing (SIGKILL, a power cut) cannot remove its temporary
     file. Its name carries the host and the process id; a file of this host whose process
     is gone is removed. Files of live processes and of other hosts (a shared disk) stay.
 
+    ``finish``, the results file being written (its lock held): a writer killed between
+    the two renames of its swap (:func:`_swap`) left the previous results under the
+    backup's temporary name; that file becomes ``<finish>.bak``, as the swap would have
+    made it. (Killed before the first rename, that name is the current file: removed.)
+    Such names of other files are then left for the writers of those files.
+
     Returns
     -------
     list of Path
-        The files removed.
+        The files removed (or renamed to the backup).
     """
     removed = []
+    finish = Path(finish) if finish is not None else None
     with contextlib.suppress(OSError):
         for entry in os.scandir(folder):
             m = _TEMP.match(entry.name)
             if m and m["host"] == _HOST and not _alive(int(m["pid"])):
+                backup = m["name"].endswith(".bak")
+                if finish is not None and backup and m["name"] != finish.name + ".bak":
+                    continue  # another file's cut swap: left for that file's writer
                 with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
+                    if finish is not None and backup and _swap_was_cut(Path(entry.path),
+                                                                       finish):
+                        os.replace(entry.path, finish.with_name(m["name"]))
+                    else:
+                        os.unlink(entry.path)
                     removed.append(Path(entry.path))
     return removed
+
+
+def _swap_was_cut(keep: Path, path: Path) -> bool:
+    """Whether ``keep`` (a dead writer's second name of ``path``'s previous file) is no
+    longer ``path`` itself: the writer renamed its new file over ``path``, then died
+    before renaming ``keep`` to the backup. A copy (where there are no hard links) keeps
+    the size and time of the file it copied."""
+    if not path.exists():
+        return False
+    a, b = keep.stat(), path.stat()
+    if os.path.samestat(a, b):
+        return False
+    return (a.st_size, a.st_mtime_ns) != (b.st_size, b.st_mtime_ns)
 
 
 def format_bytes(nbytes: float) -> str:
@@ -498,7 +525,7 @@ def atomic_path(path: str | Path, backup: bool = False, what: str | None = None)
     path = check_writable(path)
     with hold_output(path):
         check_writable(path, create=True)
-        remove_stale_temp(path.parent)
+        remove_stale_temp(path.parent, finish=path)
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp",
                                    dir=path.parent)
         os.close(fd)

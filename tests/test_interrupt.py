@@ -165,6 +165,31 @@ def test_kill_in_the_swap_then_the_next_run_leaves_no_temporary_file(previous):
     assert sorted(p.name for p in out.parent.iterdir()) == ["x.nc", "x.nc.bak"]
 
 
+def test_kill_between_the_two_renames_is_finished_by_the_next_write(previous, monkeypatch):
+    """SIGKILL after the new file was renamed over the results, before the backup's
+    rename: the next writer of the file makes the previous results the .bak, as the
+    killed swap would have (they were removed as a stale temporary file), even if its own
+    write then fails."""
+    out, before = previous
+    proc, _ = start_run(out, samples=256, signal_at="after-rename:SIGKILL")
+    proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    killed_run = out.read_bytes()
+    assert killed_run != before
+    write_results(xr.Dataset({"a": ("x", [1.0])}), out.with_name("other.nc"))  # not x.nc
+    assert len(temp_files(out.parent)) == 1  # the dead swap of x.nc is left for x.nc's writer
+
+    def full_disk(self, path, **kw):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", full_disk)
+    with pytest.raises(OptionError, match="no space left"):
+        write_results(xr.Dataset({"a": ("x", [1.0])}), out)
+    assert out.read_bytes() == killed_run
+    assert out.with_name("x.nc.bak").read_bytes() == before
+    assert temp_files(out.parent) == []
+
+
 def test_a_backup_that_is_a_link_of_the_file_leaves_no_temporary_file(tmp_path):
     """x.nc.bak as a second name of x.nc (what a signal in the old swap left): renaming
     one name of a file onto another does nothing, and the backup's temporary name stayed."""
