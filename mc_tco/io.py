@@ -495,7 +495,15 @@ def _swap(tmp: str, path: Path, backup: bool) -> None:
             interrupt.wrote(path)
             interrupt.signal_point("after-rename")
             if keep is not None:
-                os.replace(keep, bak)
+                try:
+                    os.replace(keep, bak)
+                except OSError as exc:  # left for the next writer (remove_stale_temp)
+                    keep = None
+                    raise WriteError(
+                        f"{path}: written, but the previous file could not be kept as "
+                        f"{bak.name} ({exc.strerror or exc}); it is kept beside it as a "
+                        "temporary file until the next write", exc.errno
+                    ) from None
     finally:
         # a leftover second name: not renamed (stopped before), or renamed onto a .bak
         # that already was a name of the same file (rename then does nothing)
@@ -536,6 +544,10 @@ def atomic_path(path: str | Path, backup: bool = False, what: str | None = None)
                 yield Path(tmp)
             os.chmod(tmp, 0o666 & ~umask)
             _swap(tmp, path, backup)
+        except WriteError:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
         except OSError as exc:
             written = None
             with contextlib.suppress(OSError):

@@ -306,3 +306,31 @@ def test_a_failed_write_is_an_option_error_and_an_os_error(tmp_path, monkeypatch
     with pytest.raises(OptionError) as failed:
         write_results(xr.Dataset({"a": ("x", [1.0])}), out)
     assert isinstance(failed.value, OSError) and failed.value.errno == errno.ENOSPC
+
+
+def test_a_backup_that_cannot_be_renamed_does_not_say_nothing_was_written(tmp_path,
+                                                                          monkeypatch):
+    """The new file is in place once it is renamed; if the backup's rename then fails, the
+    message says so, and the next write makes the previous file the backup."""
+    out = tmp_path / "x.nc"
+    write_results(xr.Dataset({"a": ("x", [1.0])}), out)
+    first = out.read_bytes()
+    real = os.replace
+
+    def no_backup(src, dst):
+        if str(dst).endswith(".bak"):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", no_backup)
+    with pytest.raises(OptionError, match=rf"^{out}: written, but the previous file could "
+                                          r"not be kept as x.nc.bak \(Permission denied\)"):
+        write_results(xr.Dataset({"a": ("x", [2.0])}), out)
+    monkeypatch.setattr(os, "replace", real)
+    with xr.open_dataset(out, engine="h5netcdf") as ds:
+        assert float(ds["a"][0]) == 2.0
+    monkeypatch.setattr(io, "_alive", lambda pid: False)  # as if the writer had ended
+    write_results(xr.Dataset({"a": ("x", [3.0])}), out.with_name("y.nc"), backup=False)
+    write_results(xr.Dataset({"a": ("x", [3.0])}), out, backup=False)
+    assert out.with_name("x.nc.bak").read_bytes() == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.nc", "x.nc.bak", "y.nc"]
