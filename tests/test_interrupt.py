@@ -339,3 +339,22 @@ def test_every_ctrl_c_stops_the_run(previous):
         assert out.read_bytes() == before, outcomes
         assert not temp_files(out.parent), outcomes
     assert sum(code == 130 for _, code in outcomes) >= 3, outcomes
+
+
+def test_a_signal_after_the_command_ended_does_not_change_its_exit_code(tmp_path):
+    """Once the command has ended, SIGINT and SIGTERM are ignored: one in Python's own exit
+    (its handlers reset) killed the process with -2 and no message, its work done."""
+    code = ("import os, signal, sys, time\n"
+            "from mc_tco._entry import main\n"
+            "sys.argv = ['mc-tco', '--version']\n"
+            "try:\n"
+            "    main()\n"
+            "except SystemExit as exc:\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    time.sleep(0.2)\n"
+            "    print('ended', exc.code)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "ended 0"
