@@ -261,8 +261,10 @@ def _hdf5_errors():
     try:
         yield
     except RuntimeError as exc:
-        found = re.search(r"errno = (\d+)", str(exc))
-        code = int(found[1]) if found else errno.EIO
+        found = re.search(r"errno = (\d+)", str(exc))  # HDF5: "file write failed: ..."
+        if not found:
+            raise
+        code = int(found[1]) or errno.EIO
         raise OSError(code, f"{os.strerror(code)} ({str(exc).split(' (')[0]})") from exc
 
 
