@@ -7,6 +7,11 @@ Ctrl-C about 3 s into a default run was lost this way: the first write of the re
 runs h5py and xarray finalizers). So the handler also sets a flag, and the engine calls
 :func:`check` between chunks and before it renames the results file into place: a signal
 that was swallowed is raised again there, and nothing is written.
+
+The rename of the results file and of its backup must not be cut in two: within
+:func:`deferred` a signal waits until both are done (:func:`mc_tco.io.atomic_path`); the
+command then says which files were written (:func:`written`). Tests stop a write at a
+named point with ``MC_TCO_TEST_SIGNAL`` (:func:`signal_point`).
 """
 
 from __future__ import annotations
