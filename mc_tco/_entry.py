@@ -5,6 +5,8 @@ never lost. Keep this module free of heavy imports."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 from . import interrupt
@@ -21,4 +23,20 @@ def main() -> None:
         word = "terminated" if code == 143 else "interrupted"
         sys.stderr.write(f"mc-tco: {word}; nothing was written\n")
         sys.exit(code)
-    cli_main()
+    try:
+        cli_main()
+    except SystemExit as exc:
+        # the command has ended (its files written or not): a signal from here on would
+        # kill the process in Python's exit (the handlers are reset then: exit -2, no
+        # message); ignored ones stay ignored, and the exit code is the command's
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        io = sys.modules.get("mc_tco.io")
+        if io is not None and io.hdf5_left_open:
+            # a write failed inside HDF5 (a full disk): HDF5's exit handler would crash
+            # closing that file again (a segmentation fault after the one-line error)
+            code = exc.code if isinstance(exc.code, int) else 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        raise

@@ -7,18 +7,43 @@ Ctrl-C about 3 s into a default run was lost this way: the first write of the re
 runs h5py and xarray finalizers). So the handler also sets a flag, and the engine calls
 :func:`check` between chunks and before it renames the results file into place: a signal
 that was swallowed is raised again there, and nothing is written.
+
+The rename of the results file and of its backup must not be cut in two: within
+:func:`deferred` a signal waits until both are done (:func:`mc_tco.io.atomic_path`); the
+command then says which files were written (:func:`written`). Tests stop a write at a
+named point with ``MC_TCO_TEST_SIGNAL`` (:func:`signal_point`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 
-__all__ = ["Interrupted", "check", "install", "stop_on_signals"]
+__all__ = [
+    "Interrupted",
+    "check",
+    "deferred",
+    "install",
+    "signal_point",
+    "stop_on_signals",
+    "written",
+    "wrote",
+]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: list[int] = []
+#: the files this process renamed into place (a signal after that must not say "nothing
+#: was written")
+_written: list[str] = []
+#: ``MC_TCO_TEST_SIGNAL=<point>:<signal>``: at that named point of the write path
+#: (:func:`signal_point`) the process sends itself that signal. For tests only; it names a
+#: point and a signal, nothing else (no code, no file).
+TEST_SIGNAL = "MC_TCO_TEST_SIGNAL"
+TEST_POINTS = ("before-backup", "after-backup", "after-rename", "store-write")
+_TEST_SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL,
+                 "SIGSTOP": signal.SIGSTOP}  # SIGSTOP: a test acts, then sends SIGCONT
 
 
 class Interrupted(KeyboardInterrupt):
@@ -91,3 +116,56 @@ def stop_on_signals():
         for s, h in previous.items():
             signal.signal(s, h)
         _received.clear()
+
+
+@contextlib.contextmanager
+def deferred():
+    """Within the block SIGINT and SIGTERM are only recorded (in the list it yields); when
+    it ends, the first one not taken from the list is delivered to the handler that was in
+    place before. For steps that must not be cut in two (the renames of
+    :func:`mc_tco.io.atomic_path`). Outside the main thread it changes nothing."""
+    pending: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield pending
+        return
+    previous = {s: signal.getsignal(s) for s in _SIGNALS}
+
+    def hold(signum, frame):
+        pending.append(signum)
+
+    for s, h in previous.items():
+        if h is not signal.SIG_IGN:
+            signal.signal(s, hold)
+    try:
+        yield pending
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+        if pending:
+            signal.raise_signal(pending[0])
+
+
+def wrote(path) -> None:
+    """Record that ``path`` was renamed into place (see :func:`written`)."""
+    _written.append(str(path))
+
+
+def written(clear: bool = False) -> list[str]:
+    """The files this process has written since it began (or since ``clear=True``)."""
+    files = list(_written)
+    if clear:
+        _written.clear()
+    return files
+
+
+def signal_point(name: str) -> None:
+    """A named point of the write path (:data:`TEST_POINTS`). Nothing happens unless the
+    environment variable :data:`TEST_SIGNAL` is ``<name>:<SIGINT|SIGTERM|SIGKILL|SIGSTOP>``: then
+    the process sends itself that signal here, so a test can stop a write at exactly this
+    point."""
+    spec = os.environ.get(TEST_SIGNAL)
+    if not spec:
+        return
+    point, _, name_of_signal = spec.partition(":")
+    if point == name and name_of_signal in _TEST_SIGNALS:
+        os.kill(os.getpid(), _TEST_SIGNALS[name_of_signal])

@@ -4,26 +4,38 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import os
 import re
+import shlex
 import shutil
 import socket
+import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
+from . import interrupt
 from . import results as _results  # noqa: F401  (registers ds.mc_tco)
 from . import store as _store  # (h5netcdf sizes read-only files once)
 from .errors import McTcoError, OptionError
 
 __all__ = [
     "DamagedFileError",
+    "NoSpace",
+    "WriteError",
     "atomic_path",
     "check_writable",
+    "format_bytes",
+    "hold_output",
     "open_results",
     "remove_stale_temp",
+    "reserve",
+    "waiting",
     "write_results",
 ]
 
@@ -92,32 +104,360 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temp(folder: str | Path) -> list[Path]:
+def remove_stale_temp(folder: str | Path, finish: str | Path | None = None) -> list[Path]:
     """Remove the temporary files that killed writers left in ``folder``.
 
     A process killed while writing (SIGKILL, a power cut) cannot remove its temporary
     file. Its name carries the host and the process id; a file of this host whose process
     is gone is removed. Files of live processes and of other hosts (a shared disk) stay.
 
+    ``finish``, the results file being written (its lock held): a writer killed between
+    the two renames of its swap (:func:`_swap`) left the previous results under the
+    backup's temporary name; that file becomes ``<finish>.bak``, as the swap would have
+    made it. (Killed before the first rename, that name is the current file: removed.)
+    Such names of other files are then left for the writers of those files.
+
     Returns
     -------
     list of Path
-        The files removed.
+        The files removed (or renamed to the backup).
     """
     removed = []
+    finish = Path(finish) if finish is not None else None
     with contextlib.suppress(OSError):
         for entry in os.scandir(folder):
             m = _TEMP.match(entry.name)
             if m and m["host"] == _HOST and not _alive(int(m["pid"])):
+                backup = m["name"].endswith(".bak")
+                if finish is not None and backup and m["name"] != finish.name + ".bak":
+                    continue  # another file's cut swap: left for that file's writer
                 with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
+                    if finish is not None and backup and _swap_was_cut(Path(entry.path),
+                                                                       finish):
+                        os.replace(entry.path, finish.with_name(m["name"]))
+                    else:
+                        os.unlink(entry.path)
                     removed.append(Path(entry.path))
     return removed
 
 
-def _keep_backup(path: Path) -> None:
-    """Make ``<path>.bak`` the current ``path`` (a hard link, or a copy), atomically."""
-    bak = path.with_name(path.name + ".bak")
+def _swap_was_cut(keep: Path, path: Path) -> bool:
+    """Whether ``keep`` (a dead writer's second name of ``path``'s previous file) is no
+    longer ``path`` itself: the writer renamed its new file over ``path``, then died
+    before renaming ``keep`` to the backup. A copy (where there are no hard links) keeps
+    the size and time of the file it copied."""
+    if not path.exists():
+        return False
+    a, b = keep.stat(), path.stat()
+    if os.path.samestat(a, b):
+        return False
+    return (a.st_size, a.st_mtime_ns) != (b.st_size, b.st_mtime_ns)
+
+
+def format_bytes(nbytes: float) -> str:
+    """``nbytes`` for a message: in MB below a GB ("12.3 MB"), else in GB ("4.2 GB")."""
+    if nbytes < 1e9:
+        return f"{nbytes / 1e6:.1f} MB"
+    return f"{nbytes / 1e9:.1f} GB"
+
+
+# ------------------------------------------------------------------ disk space
+
+#: set when a write failed while HDF5 held the file open: HDF5 then cannot close it, and
+#: its exit handler crashes closing it again (a segmentation fault after the error). The
+#: ``mc-tco`` command then ends without running the exit handlers (:mod:`mc_tco._entry`).
+hdf5_left_open = False
+#: bytes reserved beyond what a write needs: HDF5's metadata (written when it closes)
+RESERVE_MARGIN = 2**20
+
+
+class NoSpace(OSError):
+    """The disk cannot hold ``needed`` more bytes; ``free`` were free."""
+
+    def __init__(self, needed: int, free: int):
+        super().__init__(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.needed = needed
+        self.free = free
+
+
+def _fallocate():
+    """Linux's ``fallocate(2)`` (keeping the file's size), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        func = libc.fallocate
+    except (OSError, AttributeError):
+        return None
+    func.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    func.restype = ctypes.c_int
+    return func
+
+
+_FALLOCATE = _fallocate()
+_KEEP_SIZE = 1  # FALLOC_FL_KEEP_SIZE
+
+
+def reserve(path: str | Path, nbytes: int) -> None:
+    """Reserve disk blocks for ``nbytes`` (plus :data:`RESERVE_MARGIN`) beyond the end of
+    the file at ``path``, before HDF5 writes them.
+
+    HDF5 does not survive a full disk: a failed write leaves the file's objects open, and
+    closing them (or the library's exit handler) crashes the process. The reserved blocks
+    (``fallocate`` with ``FALLOC_FL_KEEP_SIZE``: the file's size does not change; HDF5
+    trims what it did not use when it closes the file) make a full disk fail here, before
+    HDF5 writes anything, with :class:`NoSpace`. File systems without ``fallocate``
+    (some network ones) are not reserved on.
+    """
+    if _FALLOCATE is None or nbytes <= 0:
+        return
+    import ctypes
+
+    fd = os.open(path, os.O_RDWR)
+    try:
+        end = os.fstat(fd).st_size
+        if _FALLOCATE(fd, _KEEP_SIZE, end, int(nbytes) + RESERVE_MARGIN) == 0:
+            return
+        err = ctypes.get_errno()
+        if err in (errno.ENOSPC, errno.EDQUOT):
+            raise NoSpace(int(nbytes) + RESERVE_MARGIN, shutil.disk_usage(path).free)
+        # EOPNOTSUPP, ENOSYS, EINVAL, ...: nothing reserved, HDF5 writes as it can
+    finally:
+        os.close(fd)
+
+
+class WriteError(OptionError, OSError):
+    """A file that could not be written (one line; ``errno`` that of the failure). An
+    :class:`OptionError` for the command's one line and exit code 2, and an OSError for
+    callers that catch those."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.errno = code
+
+
+def _write_error(path: Path, exc: OSError, what: str | None,
+                 written: int | None = None) -> WriteError:
+    """The one-line error of a failed write of ``path`` (``what``: the option, e.g.
+    ``--out``, shown before the path; ``written``: bytes of the file written by then)."""
+    global hdf5_left_open
+    if "h5py" in sys.modules and not isinstance(exc, NoSpace):
+        hdf5_left_open = True  # an HDF5 write or close failed: it may hold the file
+    name = f"{what} {path}" if what else str(path)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        folder = path.parent
+        with contextlib.suppress(OSError):
+            folder = folder.resolve()
+        free = getattr(exc, "free", None)
+        if free is None:
+            with contextlib.suppress(OSError):
+                free = shutil.disk_usage(folder).free
+        needed = getattr(exc, "needed", None)
+        if needed:
+            need = f"the file needs {format_bytes(needed)} more"
+            left = f" and {format_bytes(free)} are free" if free is not None else ""
+        else:  # HDF5 met the full disk (no reservation on this file system)
+            need = "the disk filled up while the file was written"
+            left = f" ({format_bytes(written)} of it)" if written else ""
+        return WriteError(
+            f"{name}: no space left in {folder}: {need}{left}; nothing was written; free "
+            "some space or choose an --out on a larger disk", exc.errno
+        )
+    return WriteError(
+        f"{name}: cannot write the file ({exc.strerror or exc}); nothing was written",
+        exc.errno,
+    )
+
+
+@contextlib.contextmanager
+def _held_reports():
+    """Within the block, errors that Python can only report (``Exception ignored in``)
+    are kept; if the block ends normally they are reported then, if it fails they are
+    dropped. After a write failed on a full disk, HDF5 objects freed inside h5py print
+    dozens of such tracebacks (each also through ``sys.excepthook``), before the one-line
+    error that says what happened."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # the hooks are the process's: only the main thread changes them
+        return
+    kept = []
+    hooks = sys.unraisablehook, sys.excepthook
+    sys.unraisablehook = kept.append
+    sys.excepthook = lambda *exc_info: kept.append(exc_info)
+    try:
+        yield
+    except BaseException:
+        kept.clear()
+        raise
+    finally:
+        sys.unraisablehook, sys.excepthook = hooks
+        for report in kept:
+            if isinstance(report, tuple):
+                hooks[1](*report)
+            else:
+                hooks[0](report)
+
+
+# ------------------------------------------------------------------ the output lock
+
+_held: dict[tuple, list] = {}  # (lock file, thread) -> [fd, depth]: the locks held
+_wait = [True]  # the default of hold_output(wait=...): see waiting()
+
+
+@contextlib.contextmanager
+def waiting(wait: bool = True):
+    """Within the block, a results file another run is writing is waited for (``wait``)
+    or refused (``wait=False``: ``--no-wait``), by every write (:func:`hold_output`)."""
+    _wait.append(bool(wait))
+    try:
+        yield
+    finally:
+        _wait.pop()
+
+
+def _lock_path(path: Path) -> Path:
+    return path.parent / f".{path.name}.lock"
+
+
+def _holder(fd: int) -> str:
+    with contextlib.suppress(OSError):
+        text = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+        if text:
+            return text
+    return "another run"
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return those created (deepest last)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    created = []
+    for f in reversed(missing):
+        try:
+            f.mkdir()
+        except FileExistsError:
+            continue
+        created.append(f)
+    return created
+
+
+@contextlib.contextmanager
+def hold_output(path: str | Path, wait: bool | None = None, say=_say):
+    """Hold the lock of the results file ``path`` within the block: one writer at a time.
+
+    The lock is ``fcntl.flock`` on ``.<name>.lock`` beside ``path``, which names its
+    holder (process id, host, command). A second run that writes the same file waits
+    (saying for whom, through ``say``) or, with ``wait=False`` (``--no-wait``), raises
+    :class:`OptionError`; ``wait=None`` takes the default of :func:`waiting`. The lock
+    file is removed when the lock is released (one left by a killed process is taken
+    over). Held locks are re-entrant within a thread. Where ``flock`` is not
+    supported (some network file systems) the block runs without a lock.
+    """
+    path = Path(path)
+    wait = _wait[-1] if wait is None else wait
+    lock = _lock_path(path)
+    key = (os.path.abspath(lock), threading.get_ident())  # another thread waits its turn
+    if key in _held:
+        _held[key][1] += 1
+        try:
+            yield
+        finally:
+            _held[key][1] -= 1
+        return
+    created: list[Path] = []
+    try:
+        fd = _lock(lock, path, wait, say, created)
+    except BaseException:  # refused (--no-wait) or stopped while waiting
+        _remove_folders(created)
+        raise
+    if fd is not None:
+        when = time.strftime("%H:%M:%S")
+        text = (f"process {os.getpid()} on {socket.gethostname()} "
+                f"({shlex.join(['mc-tco', *sys.argv[1:]])}, since {when})")
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, text.encode() + b"\n", 0)
+        _held[key] = [fd, 1]
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        if fd is not None:
+            del _held[key]
+            with contextlib.suppress(OSError):
+                os.unlink(lock)  # before the unlock: a waiter then locks a new file
+            os.close(fd)
+        if failed:  # leave no folder this block created for a file never written
+            _remove_folders(created)
+
+
+def _remove_folders(created: list[Path]) -> None:
+    for folder in reversed(created):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only if empty
+
+
+def _lock(lock: Path, path: Path, wait: bool, say, created: list[Path]) -> int | None:
+    """``flock`` the file ``lock`` (see :func:`hold_output`); its descriptor, or None
+    where the file system has no locks. Folders made on the way are added to ``created``."""
+    import fcntl
+
+    said = False
+    while True:
+        try:
+            created += _make_folders(lock.parent)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise OptionError(
+                f"--out {path}: cannot create its lock file {lock} ({exc.strerror or exc}); "
+                "choose another --out"
+            ) from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _holder(fd)
+                if not wait:
+                    raise OptionError(
+                        f"--out {path}: {holder} is writing it; wait for it to end (drop "
+                        "--no-wait), or choose another --out"
+                    ) from None
+                if not said:
+                    say(f"mc-tco: waiting for {holder} to finish writing {path}")
+                    said = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                return None  # no locks on this file system: run without one
+            raise
+        except BaseException:
+            os.close(fd)
+            raise
+        try:  # the holder before us may have removed the file we locked: lock the new one
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+# ------------------------------------------------------------------ the swap
+
+
+def _second_name(path: Path, bak: Path) -> Path:
+    """A temporary second name of the file ``path`` (a hard link, or a copy) beside it:
+    the backup-to-be."""
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(bak), suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
@@ -126,39 +466,100 @@ def _keep_backup(path: Path) -> None:
             os.link(path, tmp)
         except OSError:  # no hard links here (some network and FUSE file systems)
             shutil.copy2(path, tmp)
-        os.replace(tmp, bak)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    return Path(tmp)
+
+
+def _swap(tmp: str, path: Path, backup: bool) -> None:
+    """Rename ``tmp`` over ``path``; with ``backup``, the file it replaces becomes
+    ``<path>.bak``. Either all of it happens or nothing.
+
+    Until ``tmp`` is renamed (the one step that changes what a reader sees) a signal
+    stops the swap and leaves every file as it was. From that rename on, SIGINT and
+    SIGTERM wait until the backup is in place too (:func:`mc_tco.interrupt.deferred`).
+    """
+    bak = path.with_name(path.name + ".bak")
+    keep = None
+    try:
+        interrupt.signal_point("before-backup")
+        if backup and path.is_file():
+            keep = _second_name(path, bak)
+        interrupt.signal_point("after-backup")
+        with interrupt.deferred() as pending:
+            interrupt.check()
+            if pending:
+                raise interrupt.Interrupted(pending.pop(0))
+            os.replace(tmp, path)  # from here on, the new state
+            interrupt.wrote(path)
+            interrupt.signal_point("after-rename")
+            if keep is not None:
+                try:
+                    os.replace(keep, bak)
+                except OSError as exc:  # left for the next writer (remove_stale_temp)
+                    keep = None
+                    raise WriteError(
+                        f"{path}: written, but the previous file could not be kept as "
+                        f"{bak.name} ({exc.strerror or exc}); it is kept beside it as a "
+                        "temporary file until the next write", exc.errno
+                    ) from None
+    finally:
+        # a leftover second name: not renamed (stopped before), or renamed onto a .bak
+        # that already was a name of the same file (rename then does nothing)
+        if keep is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(keep)
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | Path, backup: bool = False):
+def atomic_path(path: str | Path, backup: bool = False, what: str | None = None):
     """Yield a temporary path next to ``path``; on success rename it over ``path``.
 
     On any error (or KeyboardInterrupt) the temporary file is removed and ``path`` is left
     as it was: a reader never sees a half-written file. The temporary file's name carries
     the host and process id, so the temporary files of killed writers are removed by the
     next write into the same folder (:func:`remove_stale_temp`). With ``backup``, an
-    existing ``path`` is kept as ``<path>.bak`` (one generation) before it is replaced.
+    existing ``path`` is kept as ``<path>.bak`` (one generation) when it is replaced:
+    both renames happen, or neither (:func:`_swap`). The block holds the lock of ``path``
+    (:func:`hold_output`): two writers of one file take turns.
+
+    Raises
+    ------
+    WriteError
+        When writing fails (a full disk, ...): one line naming ``path`` (after ``what``,
+        e.g. ``--out``), the folder and the space needed (an OptionError and an OSError).
     """
-    path = check_writable(path, create=True)
-    remove_stale_temp(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~umask)
-        if backup and path.is_file():
-            _keep_backup(path)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    path = check_writable(path)
+    with hold_output(path):
+        check_writable(path, create=True)
+        remove_stale_temp(path.parent, finish=path)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp",
+                                   dir=path.parent)
+        os.close(fd)
+        umask = os.umask(0)
+        os.umask(umask)
+        try:
+            with _held_reports():
+                yield Path(tmp)
+            os.chmod(tmp, 0o666 & ~umask)
+            _swap(tmp, path, backup)
+        except WriteError:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        except OSError as exc:
+            written = None
+            with contextlib.suppress(OSError):
+                written = os.stat(tmp).st_size
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise _write_error(path, exc, what, written) from None
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
 
 
 def _encoding(ds: xr.Dataset) -> dict:
@@ -185,13 +586,9 @@ def write_results(ds: xr.Dataset, path: str | Path, backup: bool = True) -> Path
     if "created" not in ds.attrs:
         created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         ds = ds.assign_attrs(created=created)
-    try:
-        with atomic_path(path, backup=backup) as tmp:
-            ds.to_netcdf(tmp, engine=ENGINE, encoding=_encoding(ds))
-    except OSError as exc:
-        raise OptionError(
-            f"--out {path}: cannot write the file ({exc.strerror or exc}); nothing was written"
-        ) from None
+    with atomic_path(path, backup=backup, what="--out") as tmp:
+        reserve(tmp, ds.nbytes)
+        ds.to_netcdf(tmp, engine=ENGINE, encoding=_encoding(ds))
     return Path(path)
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "check_out",
     "check_power_of_two",
     "check_run_options",
+    "check_seed",
     "check_writable_as",
     "samples_minimum",
 ]
@@ -31,6 +32,22 @@ MIN_PER_SCRAMBLE = 8
 BOOK_SUFFIXES = (".toml", ".md", ".txt", ".py", ".json", ".csv", ".html")
 #: smallest base sample of the Sobol' design
 MIN_SAMPLES = 16
+#: the largest --seed: the results file stores it as a 64-bit signed integer
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed, flag: str = "--seed") -> None:
+    """``seed`` must be a whole number from 0 to :data:`MAX_SEED`.
+
+    A negative seed means nothing (numpy's seeds are >= 0; -1 is no "random seed" here:
+    a run is reproducible from its file, so its seed is always a chosen number), and a
+    seed above 2^63 - 1 cannot be stored in the results file (the run would fail at the
+    end, when it writes the file).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise OptionError(
+            f"{flag} must be a whole number from 0 to {MAX_SEED} (2^63 - 1), got {seed!r}"
+        )
 
 
 def samples_minimum(ci: str = "rqmc", replicates=8) -> int:

@@ -15,6 +15,10 @@ checksum (:func:`checksummed`), so a damaged block fails to read instead of givi
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import re
 import zlib
 
 import h5netcdf
@@ -106,6 +110,8 @@ class BaseStore:
         self._datasets: dict[str, tuple[h5py.Dataset, tuple[str, ...], int]] = {}
         self._buffers: dict[str, np.ndarray] = {}  # ``rows`` samples of each variable
         self._pending_rows = 0  # samples in the buffers
+        self.row_bytes = 0.0  # bytes of one sample's rows (uncompressed)
+        self.samples = None  # samples the run means to write (its first stage)
 
     @classmethod
     def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str],
@@ -141,6 +147,7 @@ class BaseStore:
         skeleton = first.isel(sample=slice(0, 0))
         _dump(path, "w", skeleton, checksummed(skeleton, encoding), unlimited_dims=["sample"])
         store = cls(path, chunks, 0, rows)
+        store.row_bytes, store.samples = row_bytes, samples
         store._file = h5py.File(path, "r+")
         for name, var in based.items():
             store._datasets[name] = (store._file[name], var.dims, var.dims.index("sample"))
@@ -185,26 +192,45 @@ class BaseStore:
                          for name, buffer in self._buffers.items()}, n)
 
     def _write(self, values: dict[str, np.ndarray], n: int) -> None:
+        from .interrupt import signal_point
+        from .io import NoSpace, reserve
+
+        signal_point("store-write")
+        try:  # a full disk fails here, not inside HDF5 (which would not recover)
+            reserve(self.path, sum(v.nbytes for v in values.values()))
+        except NoSpace as exc:
+            rest = (self.samples or 0) - self.size  # the rows still to come, uncompressed
+            exc.needed = max(exc.needed, int(rest * self.row_bytes))
+            raise
         start, stop = self.size, self.size + n
-        for name, (dataset, _, axis) in self._datasets.items():
-            dataset.resize(stop, axis=axis)
-            dataset[(slice(None),) * axis + (slice(start, stop),)] = values[name]
+        with _hdf5_errors():
+            for name, (dataset, _, axis) in self._datasets.items():
+                dataset.resize(stop, axis=axis)
+                dataset[(slice(None),) * axis + (slice(start, stop),)] = values[name]
         self.size = stop
 
     def close(self) -> None:
         """Write the rest and close the file."""
         if self._file is not None:
-            self.flush()
-            self._file.close()
-            self._file = None
+            self.flush()  # (if this fails, discard() closes the file)
+            file, self._file = self._file, None
+            try:
+                with _hdf5_errors():
+                    file.close()
+            except OSError:
+                from . import io
+
+                io.hdf5_left_open = True
+                raise
 
     def discard(self) -> None:
-        """Close the file without writing what is buffered (the run stopped)."""
+        """Close the file without writing what is buffered (the run stopped). A close that
+        fails (HDF5 after a failed write) is noted, not raised: the first error says why."""
         self._pending_rows = 0
         self._buffers = {}
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            _close_after_failure(file)
 
     def open(self) -> xr.Dataset:
         """The base rows, lazily (xarray's own lazy indexing, no dask): a reader's
@@ -222,6 +248,9 @@ class BaseStore:
             for name, var in extra.data_vars.items()
             if var.dtype.kind == "f" and var.size >= 1024
         }
+        from .io import reserve
+
+        reserve(self.path, extra.nbytes)
         _dump(self.path, "a", extra, checksummed(extra, encoding))
 
 
@@ -236,13 +265,54 @@ def _dump(path, mode: str, ds: xr.Dataset, encoding: dict, unlimited_dims=None) 
     summaries add none), so each dim's size is looked up once
     (:func:`_remember_read_only_sizes`).
     """
-    f = h5netcdf.File(path, mode)
-    f._mc_tco_sizes_fixed = True
-    try:
-        ds.dump_to_store(xr.backends.H5NetCDFStore(f, mode=mode), encoding=encoding,
-                         unlimited_dims=unlimited_dims)
-    finally:
+    with _hdf5_errors():
+        f = h5netcdf.File(path, mode)
+        f._mc_tco_sizes_fixed = True
+        try:
+            ds.dump_to_store(xr.backends.H5NetCDFStore(f, mode=mode), encoding=encoding,
+                             unlimited_dims=unlimited_dims)
+        except BaseException:
+            _close_after_failure(f)
+            raise
         f.close()
+
+
+@contextlib.contextmanager
+def _hdf5_errors():
+    """h5py reports some failed writes (a full disk) as RuntimeError: raise them as the
+    OSError they are (its errno from HDF5's message), which the write path turns into one
+    line (:func:`mc_tco.io.atomic_path`)."""
+    try:
+        yield
+    except RuntimeError as exc:
+        found = re.search(r"errno = (\d+)", str(exc))  # HDF5: "file write failed: ..."
+        if not found:
+            raise
+        code = int(found[1]) or errno.EIO
+        raise OSError(code, f"{os.strerror(code)} ({str(exc).split(' (')[0]})") from exc
+
+
+def _close_after_failure(file) -> None:
+    """Close an HDF5 (h5py or h5netcdf) file after a failed write, quietly.
+
+    After a write failed on a full disk HDF5 cannot close the file: every object it
+    holds prints a traceback as it is freed, and the close raises. The first error says
+    what happened; these are not shown, and the failure is noted for the ``mc-tco``
+    command to end without HDF5's exit handler (which would crash on that file:
+    :data:`mc_tco.io.hdf5_left_open`).
+    """
+    import sys
+
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        file.close()
+    except (OSError, RuntimeError, ValueError):
+        from . import io
+
+        io.hdf5_left_open = True
+    finally:
+        sys.unraisablehook = hook
 
 
 def _remember_read_only_sizes() -> None:

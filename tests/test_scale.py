@@ -88,7 +88,8 @@ def test_run_that_cannot_fit_on_disk_is_refused(tmp_path, monkeypatch):
     out = tmp_path / "big.nc"
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "4096", "--out", str(out)])
     assert res.exit_code == 2, res.output
-    assert "GB are free; use --keep-samples targets" in res.output and not out.exists()
+    assert "and 1.0 MB are free in " in res.output and not out.exists()  # MB below a GB
+    assert "; use --keep-samples targets" in res.output
 
 
 def test_a_read_only_results_file_sizes_its_unlimited_dim_once(tmp_path):

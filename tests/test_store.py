@@ -160,3 +160,19 @@ def test_xarray_checks_for_dask_arrays_without_importing_dask_array():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_hdf5_write_failures_become_os_errors_and_other_errors_stay():
+    """h5py raises a failed write on a full disk as RuntimeError with HDF5's errno in the
+    message: it is the OSError the write path turns into one line. Other RuntimeErrors
+    (a bug) are not hidden behind a message about the disk."""
+    import errno
+
+    message = ("Can't decrement id ref count (file write failed: time = now, filename = "
+               "'x', file descriptor = 3, errno = 28, error message = 'No space left')")
+    with pytest.raises(OSError) as failed, store_module._hdf5_errors():
+        raise RuntimeError(message)
+    assert failed.value.errno == errno.ENOSPC
+    assert "Can't decrement id ref count" in failed.value.strerror
+    with pytest.raises(RuntimeError, match="a bug"), store_module._hdf5_errors():
+        raise RuntimeError("a bug")

@@ -28,6 +28,9 @@ def friendly(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        from .. import interrupt
+
+        interrupt.written(clear=True)
         try:
             return func(*args, **kwargs)
         except McTcoError as exc:
@@ -36,7 +39,9 @@ def friendly(func):
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM during a run (Interrupted)
             code = getattr(exc, "exit_code", 128 + signal.SIGINT)
             word = "terminated" if code == 128 + signal.SIGTERM else "interrupted"
-            click.echo(f"mc-tco: {word}; nothing was written", err=True)
+            files = interrupt.written()  # renamed into place before the signal: complete
+            what = f" after writing {', '.join(files)}" if files else "; nothing was written"
+            click.echo(f"mc-tco: {word}{what}", err=True)
             sys.exit(code)
 
     return wrapper

@@ -127,9 +127,12 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
 @click.option("--results-dir", type=click.Path(path_type=Path),
               default=Path("results"), show_default=True,
               help="Where the .nc files and the memo folder go.")
+@click.option("--no-wait", is_flag=True,
+              help="If another run is writing one of the same files, stop at once (exit 2) "
+                   "instead of waiting for it to finish.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
-def report(book, samples, seed, demand, results_dir, quiet):
+def report(book, samples, seed, demand, results_dir, no_wait, quiet):
     """Run both shipped books and write the memo of the default one compared with the
     article's; or, given BOOK, run it and write its memo.
 
@@ -139,8 +142,11 @@ def report(book, samples, seed, demand, results_dir, quiet):
     memo.html, figures, CSV). With BOOK (e.g. one of your own model), runs that book
     alone and writes results/<book>.nc and results/<book>/.
     """
+    from ..io import waiting
     from ..memo.report import make_report
+    from ..options import check_seed
 
+    check_seed(seed)
     demand = _demand(demand) if demand is not None else None
 
     args = ["mc-tco", "report"] + ([str(book)] if book is not None else [])
@@ -154,10 +160,11 @@ def report(book, samples, seed, demand, results_dir, quiet):
         args += ["--results-dir", str(results_dir)]
     start = time.monotonic()
     say = (lambda text: None) if quiet else click.echo
-    rep = make_report(samples=samples, seed=seed, demand=demand, results_dir=results_dir,
-                      books=(book,) if book is not None else None,
-                      command=shlex.join(args), say=say,
-                      progress=lambda label: Progress(label, enabled=not quiet))
+    with waiting(not no_wait):  # each results file: wait for (or refuse) another writer
+        rep = make_report(samples=samples, seed=seed, demand=demand, results_dir=results_dir,
+                          books=(book,) if book is not None else None,
+                          command=shlex.join(args), say=say,
+                          progress=lambda label: Progress(label, enabled=not quiet))
     steps = len(rep.results) + 1
     say(f"[{steps}/{steps}] wrote {_summary(rep.memo_dir, rep.files)}")
     say(f"done in {time.monotonic() - start:.1f} s; open {rep.memo_dir / 'memo.html'} "

@@ -8,6 +8,7 @@ the recorded one without ``--accept-model-change``, ...).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import sys
@@ -46,10 +47,13 @@ def _failure_is_an_error(func):
 @click.option("--accept-model-change", is_flag=True,
               help="Run the model even though its file's SHA-256 differs from the one the "
                    "results file records (by default rerun refuses, exit code 2).")
+@click.option("--no-wait", is_flag=True,
+              help="If another run is writing the same -o file, stop at once (exit 2) "
+                   "instead of waiting for it to finish.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code says it.")
 @_failure_is_an_error
 @friendly
-def rerun(results, out, accept_model_change, quiet):
+def rerun(results, out, accept_model_change, no_wait, quiet):
     """Rerun RESULTS (a file of 'mc-tco run') from the book and options stored in it.
 
     Rebuilds the book from the file's book_text, runs it with the stored seed and
@@ -62,32 +66,36 @@ def rerun(results, out, accept_model_change, quiet):
     Example:
       mc-tco rerun results/deepseek-v4.1-flash.nc
     """
-    from ..io import check_writable, open_results, write_results
+    from ..io import check_writable, hold_output, open_results, write_results
     from ..reproduce import compare_results
     from ..reproduce import rerun as rerun_results
 
     original = open_results(results, note=None if quiet else note)
-    if out is not None:
-        check_writable(out)
-    a = original.attrs
-    if not quiet:
-        click.echo(f"rerunning {results}: book {a.get('book_path')} (sha256 "
-                   f"{str(a.get('book_sha256', ''))[:12]}), seed {a.get('seed')}, "
-                   f"{a.get('samples', 0):,} samples")
-    if not quiet and hashlib.sha256(str(a.get("book_text", "")).encode()).hexdigest() != str(
-        a.get("book_sha256")
-    ):
-        click.echo("note: the stored book_text does not match its book_sha256: the file's "
-                   "book was edited after the run", err=True)
-    new = rerun_results(original, str(results), progress=Progress("rerun", enabled=not quiet),
-                        accept_model_change=accept_model_change)
-    # compare file with file: both through the same netCDF round trip
-    if out is not None:
-        comparison = compare_results(original, open_results(write_results(new, out)))
-    else:
-        with tempfile.TemporaryDirectory(prefix="mc-tco-rerun.") as tmp:
-            written = write_results(new, Path(tmp) / "rerun.nc")
-            comparison = compare_results(original, open_results(written))
+    with contextlib.ExitStack() as lock:
+        if out is not None:
+            check_writable(out)
+            # one writer of -o at a time: wait for another (or, --no-wait, stop) before rerunning
+            lock.enter_context(hold_output(out, wait=not no_wait))
+        a = original.attrs
+        if not quiet:
+            click.echo(f"rerunning {results}: book {a.get('book_path')} (sha256 "
+                       f"{str(a.get('book_sha256', ''))[:12]}), seed {a.get('seed')}, "
+                       f"{a.get('samples', 0):,} samples")
+        if not quiet and hashlib.sha256(str(a.get("book_text", "")).encode()).hexdigest() != str(
+            a.get("book_sha256")
+        ):
+            click.echo("note: the stored book_text does not match its book_sha256: the file's "
+                       "book was edited after the run", err=True)
+        new = rerun_results(original, str(results),
+                            progress=Progress("rerun", enabled=not quiet),
+                            accept_model_change=accept_model_change)
+        # compare file with file: both through the same netCDF round trip
+        if out is not None:
+            comparison = compare_results(original, open_results(write_results(new, out)))
+        else:
+            with tempfile.TemporaryDirectory(prefix="mc-tco-rerun.") as tmp:
+                written = write_results(new, Path(tmp) / "rerun.nc")
+                comparison = compare_results(original, open_results(written))
     if not quiet:
         click.echo(comparison.summary(first=str(results), second="rerun"))
         if out is not None:

@@ -17,7 +17,8 @@ from ._common import Progress, book_argument, friendly, unit_notes
                    "for each of the 8 --replicates; 8 x R for R), >= 16 with --ci bootstrap or "
                    "asymptotic. The model runs N x (inputs + 2) times.")
 @click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers.")
+              help="Seed of the Sobol' scrambling and the bootstrap: same seed, same numbers "
+                   "(a whole number from 0 to 2^63 - 1).")
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Results file (netCDF). An existing file is kept as FILE.bak (one "
                    "generation), so reruns need no flag.  [default: results/<book name>.nc]")
@@ -80,11 +81,14 @@ from ._common import Progress, book_argument, friendly, unit_notes
               help="Where the Shapley effects are estimated: the report points, the claim "
                    "points and the focus (report; add points with [analysis] report), or "
                    "every grid point (grid: about 8x the Shapley time on the TCO model).")
+@click.option("--no-wait", is_flag=True,
+              help="If another run is writing the same --out, stop at once (exit 2) instead "
+                   "of waiting for it to finish.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
 def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_level, chunk_size,
         second_order, by, target_halfwidth, max_samples, scheduler, keep_samples, family_check,
-        shapley, shapley_permutations, shapley_at, quiet):
+        shapley, shapley_permutations, shapley_at, no_wait, quiet):
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
@@ -99,11 +103,12 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
       mc-tco run my_model.toml            (a book with model = "my_module:my_function")
     """
     from ..book import load_book
-    from ..engine import DEFAULT_SAMPLES, check_scheduler, execute, plan_run
+    from ..engine import DEFAULT_SAMPLES, check_scheduler, plan_run
     from ..engine.evaluate import fit_chunk
-    from ..options import check_out, check_run_options
-    from ..text import run_summary
+    from ..io import hold_output
+    from ..options import check_out, check_run_options, check_seed
 
+    check_seed(seed)
     if samples is None:
         samples = 1024 if target_halfwidth is not None else DEFAULT_SAMPLES
     check_run_options(samples=samples, ci=ci, replicates=replicates, resamples=resamples,
@@ -123,6 +128,15 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
     out = out or Path("results") / f"{b.stem}.nc"
     check_scheduler(scheduler)
     check_out(out, book)  # fail on an unwritable --out, or one that is not results, first
+    # one run at a time writes --out: a second one waits here (or, --no-wait, stops)
+    with hold_output(out, wait=not no_wait):
+        _run(plan, out, scheduler, quiet, family_check)
+
+
+def _run(plan, out, scheduler, quiet, family_check):
+    from ..engine import execute
+    from ..text import run_summary
+
     _check_disk(plan, out)
     start = time.monotonic()
 
@@ -160,6 +174,7 @@ def _check_disk(plan, out: Path) -> None:
 
     from ..engine import estimate_base_bytes
     from ..errors import OptionError
+    from ..io import format_bytes
 
     need = estimate_base_bytes(plan, plan.max_samples or plan.samples)
     folder = out.resolve().parent
@@ -168,7 +183,7 @@ def _check_disk(plan, out: Path) -> None:
     free = shutil.disk_usage(folder).free
     if need > 0.9 * free:
         raise OptionError(
-            f"--out {out}: the base rows need up to {need / 1e9:.1f} GB and "
-            f"{free / 1e9:.1f} GB are free; use --keep-samples targets, fewer --samples "
-            "or an --out on a larger disk"
+            f"--out {out}: the base rows need up to {format_bytes(need)} and "
+            f"{format_bytes(free)} are free in {folder}; use --keep-samples targets, fewer "
+            "--samples or an --out on a larger disk"
         )

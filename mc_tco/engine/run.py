@@ -169,7 +169,8 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
     with contextlib.ExitStack() as stack:
         # an existing results file is kept as <out>.bak (one generation), as write_results
-        tmp = stack.enter_context(atomic_path(out, backup=True)) if out is not None else None
+        tmp = (stack.enter_context(atomic_path(out, backup=True, what="--out"))
+               if out is not None else None)
         store, bases, total, path, done = None, [], None, [], 0
         for stage in stages:
             for base, sums in evaluate_all(plan, shift, scheduler, progress, done, stage):
