@@ -172,7 +172,8 @@ def test_book_path_problems(make, fragment, tmp_path):
         (["--samples", "8", "--ci", "bootstrap"], "must be a power of two >= 16 (the Sobol' "
          "design keeps its balance only then), got 8; try 16"),
         (["--samples", "-64"], "got -64"),
-        (["--seed", "-1"], "--seed must be a whole number >= 0, got -1"),
+        (["--seed", "-1"], "--seed must be a whole number from 0 to 9223372036854775807 "
+                           "(2^63 - 1), got -1"),
         (["--bootstrap", "1"], "--bootstrap must be 0 (none) or 2..100000 resamples, got 1"),
         (["--bootstrap", "-5"], "--bootstrap must be 0 (none) or 2..100000"),
         (["--conf-level", "1.5"], "--conf-level must lie strictly between 0 and 1, got 1.5"),
