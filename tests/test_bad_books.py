@@ -105,6 +105,7 @@ def test_bad_book(path, tmp_path, monkeypatch):
 SUBPROCESS = ["syntax_error", "not_utf8", "missing_model_input", "model_returns_nan"]
 
 
+@pytest.mark.slow
 def test_bad_books_in_real_processes(tmp_path):
     """A few of the catalogue through the installed ``mc-tco`` (started side by side)."""
     procs = {}
@@ -242,6 +243,7 @@ def test_out_below_a_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
 
 
+@pytest.mark.slow
 def test_out_in_a_read_only_folder(tmp_path):
     ro = tmp_path / "ro"
     ro.mkdir()
@@ -258,6 +260,7 @@ def test_out_in_a_read_only_folder(tmp_path):
     assert list(ro.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_out_read_only_file(tmp_path):
     out = tmp_path / "x.nc"
     out.write_bytes(PREVIOUS)

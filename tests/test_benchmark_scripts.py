@@ -9,6 +9,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
@@ -26,6 +28,7 @@ def test_no_benchmark_script_shadows_a_module():
     assert not shadowing, f"benchmarks/ scripts shadow importable modules: {shadowing}"
 
 
+@pytest.mark.slow
 def test_the_model_imports_with_benchmarks_first_on_the_path():
     """What ``python benchmarks/x.py`` does: the folder first on ``sys.path``, then numba."""
     import subprocess

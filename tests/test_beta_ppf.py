@@ -86,6 +86,7 @@ def test_ppf_uses_it_without_boost_warnings():
     assert np.all(x[near_one] == 5.0)
 
 
+@pytest.mark.slow
 def test_default_book_perts_at_sobol_points():
     """The default book's 22 pert inputs at 2^16 Sobol' points: the quantile's CDF gives back
     u (to the rounding of x), and ``Input.ppf`` is scipy's ppf on 2^12 of the points."""

@@ -111,6 +111,7 @@ def test_thousands_of_inputs_are_refused_at_once():
                              "(the model runs N x (inputs + 2) times)")
 
 
+@pytest.mark.slow
 def test_unknown_inputs_are_named_at_once_with_their_count():
     book = loads_book(_extra_inputs(900), "b.toml")
     with pytest.raises(BookError) as exc:
@@ -125,6 +126,7 @@ def test_unknown_inputs_are_named_at_once_with_their_count():
         check_book(one, SPEC)
 
 
+@pytest.mark.slow
 def test_a_big_book_of_inputs_has_every_line_right():
     book = loads_book(_extra_inputs(900), "b.toml")
     assert book.inputs["extra_899"].line == TEXT.count("\n") + 2 + 5 * 899

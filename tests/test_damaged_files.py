@@ -88,6 +88,7 @@ def test_every_numeric_variable_carries_a_checksum(results):
         assert [n for n, d in numeric.items() if not d.fletcher32] == []
 
 
+@pytest.mark.slow
 def test_rerun_output_carries_checksums_and_the_same_numbers(results, tmp_path):
     """write_results (rerun --out): checksums on every numeric variable; same values."""
     out = tmp_path / "again.nc"
@@ -159,6 +160,7 @@ def test_rerun_refuses_a_damaged_file_with_exit_code_2(results, tmp_path, name):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.nc"]
 
 
+@pytest.mark.slow
 def test_rerun_refuses_a_block_damaged_where_it_reads_it_late(results, tmp_path,
                                                               eager_only_small):
     """The damaged block is met by the comparison, after the rerun: exit code 2, not 1."""
@@ -167,6 +169,7 @@ def test_rerun_refuses_a_block_damaged_where_it_reads_it_late(results, tmp_path,
     _refused(res, bad, "saving")
 
 
+@pytest.mark.slow
 def test_rerun_failure_of_any_kind_is_exit_code_2(results, monkeypatch):
     """A failure that is no McTcoError (here an OSError of the comparison) is one line
     and exit code 2, never 1 (which says that the numbers differ)."""
@@ -182,6 +185,7 @@ def test_rerun_failure_of_any_kind_is_exit_code_2(results, monkeypatch):
                           "synchronously read data (something else)\n")
 
 
+@pytest.mark.slow
 def test_a_file_without_checksums_is_read_with_a_note(results, tmp_path):
     """A file of an older mc_tco (no checksums): the same numbers, and one note."""
     old = tmp_path / "old.nc"

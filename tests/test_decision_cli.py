@@ -32,6 +32,7 @@ def invoke(*args):
     return result
 
 
+@pytest.mark.slow
 def test_explain_prints_boxes_and_value_of_information(results_files, tmp_path):
     out = tmp_path / "explain.json"
     r = invoke("explain", results_files["article"], "--demand", "3T", "--json", out,
@@ -107,6 +108,7 @@ def test_explain_missing_or_wrong_file(results_files, tmp_path):
     assert r.exit_code == 2 and "no 'input_value'" in r.output
 
 
+@pytest.mark.slow
 def test_explain_custom_group_and_owned(results_files):
     r = invoke("explain", results_files["default"], "--demand", "1T", "--only", "voi",
                "--among", "api,buy,rent,owned", "--group", "price and speed=api_price_level,"
@@ -152,6 +154,7 @@ high = 1
 '''
 
 
+@pytest.mark.slow
 def test_explain_a_users_own_model_with_target(tmp_path):
     (tmp_path / "decision_user_model.py").write_text(textwrap.dedent(USER_MODEL))
     book = tmp_path / "user.toml"
@@ -187,6 +190,7 @@ def test_explain_a_users_own_model_with_target(tmp_path):
     assert r.exit_code == 2 and "has no strategy dim" in r.output
 
 
+@pytest.mark.slow
 def test_run_family_check_stores_and_prints(tmp_path):
     out = tmp_path / "article.nc"
     r = invoke("run", ARTICLE_BOOK, "--samples", "256", "--bootstrap", "0", "--out", out,
@@ -202,6 +206,7 @@ def test_run_family_check_stores_and_prints(tmp_path):
                                                      "all:pert"]
 
 
+@pytest.mark.slow
 def test_memo_sections_and_figure(article_run, default_run):
     from mc_tco.decision.family_summary import family_summary
     from mc_tco.decision.figures import evpi_figure

@@ -131,6 +131,7 @@ def test_nothing_to_learn_when_one_option_always_wins():
 # ----------------------------------------------------------------------------- on results
 
 
+@pytest.mark.slow
 def test_value_of_information_on_results(default_run):
     ds = default_run
     voi = value_of_information(ds, at={"demand": 3e12}, among=["api", "buy", "rent", "owned"],

@@ -80,6 +80,7 @@ def test_indices_equal_salib_on_the_same_design(article_book):
     assert inputs  # the design feeds the model through input values
 
 
+@pytest.mark.slow
 def test_same_seed_same_numbers_and_chunking_does_not_matter(article_book):
     a = run(article_book, samples=1024, seed=5, resamples=20)
     b = run(article_book, samples=1024, seed=5, resamples=20, chunk_size=512)

@@ -206,6 +206,7 @@ def test_asymptotic_halfwidth_matches_the_bootstrap_on_iid_samples():
             assert np.all((ratio > 0.8) & (ratio < 1.25)), (est, name, ratio.ravel())
 
 
+@pytest.mark.slow
 def test_rqmc_intervals_cover_at_nominal_rate():
     """200 replications of R = 8 scrambles x 256 base samples of Ishigami, 95% intervals.
 
@@ -226,6 +227,7 @@ def test_rqmc_intervals_cover_at_nominal_rate():
     assert np.all((rate >= 0.88) & (rate <= 0.99)), rate
 
 
+@pytest.mark.slow
 def test_rqmc_is_far_narrower_than_the_bootstrap_on_borehole_and_covers():
     """Borehole, R = 8 scrambles of 2^12: the row bootstrap on the pooled 2^15 rows is more
     than 4x wider than the RQMC interval for every index above 0.005 (more than 10x for

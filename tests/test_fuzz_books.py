@@ -600,10 +600,12 @@ def fuzz_random_toml(text):
     load_plan_run(text)
 
 
+@pytest.mark.slow
 def test_random_toml_loads_or_raises_our_error():
     share_that_ran(fuzz_random_toml, **MINIMUM["random"])
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=300 * SCALE)
 @given(mutated_books())
 def test_edited_shipped_books_load_or_raise_our_error(text):
@@ -616,6 +618,7 @@ def fuzz_edited_shipped_books(text):
     load_plan_run(text)
 
 
+@pytest.mark.slow
 def test_edited_shipped_books_run_or_raise_our_error():
     share_that_ran(fuzz_edited_shipped_books, **MINIMUM["edited"])
 
@@ -626,10 +629,12 @@ def fuzz_distributions_and_grids(text):
     load_plan_run(text)
 
 
+@pytest.mark.slow
 def test_fuzzed_distributions_and_grids_run_or_raise_our_error():
     share_that_ran(fuzz_distributions_and_grids, **MINIMUM["families"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["random", "edited", "families"])
 def test_a_loader_that_refuses_everything_fails_the_fuzz(name, monkeypatch):
     """The shares above are what makes these tests able to fail: every example of a
@@ -644,6 +649,7 @@ def test_a_loader_that_refuses_everything_fails_the_fuzz(name, monkeypatch):
         share_that_ran(fuzz, **MINIMUM[name])
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=15 * SCALE)
 @given(edge_books())
 def test_tco_model_at_the_edges_of_its_rules_runs_or_raises_our_error(text):
@@ -653,6 +659,7 @@ def test_tco_model_at_the_edges_of_its_rules_runs_or_raises_our_error(text):
         run_small(plan)
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=150 * SCALE)
 @given(damaged_text())
 def test_damaged_book_text_loads_or_raises_our_error(text):

@@ -97,6 +97,7 @@ def test_the_shipped_books_grids_are_unchanged(path):
         assert np.array_equal(grid.values, before[dim]) and grid.unit_note == ""
 
 
+@pytest.mark.slow
 def test_a_grid_in_btok_runs_the_same_numbers_as_in_tokens(tmp_path):
     runner = CliRunner()
     results = {}

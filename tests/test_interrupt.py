@@ -102,6 +102,7 @@ def wait_for_temp(folder: Path, proc: subprocess.Popen, timeout: float = 120) ->
     raise AssertionError(f"no temporary file appeared (exit code {proc.poll()})")
 
 
+@pytest.mark.slow
 def test_ctrl_c_mid_run_keeps_the_previous_file(previous):
     out, before = previous
     proc, master = start_run(out, samples=16384, tty=True)
@@ -116,6 +117,7 @@ def test_ctrl_c_mid_run_keeps_the_previous_file(previous):
     assert sorted(out.parent.iterdir()) == [out]  # no backup, no temporary file
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["store-write", "before-backup", "after-backup"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_while_writing_keeps_the_previous_file(previous, point, signum):
@@ -136,6 +138,7 @@ def test_ctrl_c_while_writing_keeps_the_previous_file(previous, point, signum):
     assert sorted(p.name for p in out.parent.iterdir()) == ["x.nc", "x.nc.bak"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_after_the_rename_completes_the_swap_and_says_so(previous):
     """From the rename over the results on, the swap finishes (the backup too) before the
     signal stops the process: the new state, and the message says the file was written."""
@@ -150,6 +153,7 @@ def test_ctrl_c_after_the_rename_completes_the_swap_and_says_so(previous):
     assert sorted(p.name for p in out.parent.iterdir()) == ["x.nc", "x.nc.bak"]
 
 
+@pytest.mark.slow
 def test_kill_in_the_swap_then_the_next_run_leaves_no_temporary_file(previous):
     """SIGKILL after the backup's second name (a hard link) was made: the previous file
     stays; the next run removes the dead run's link and keeps the previous file as .bak."""
@@ -309,6 +313,7 @@ def test_sigterm_mid_run_keeps_the_previous_file(previous):
     assert sorted(out.parent.iterdir()) == [out]  # the temporary file is gone
 
 
+@pytest.mark.slow
 def test_every_ctrl_c_stops_the_run(previous):
     """A Ctrl-C at any moment of a run stops it: none is swallowed (issue 10: one about 3 s
     into a default run was lost in a finalizer and the run went on to overwrite the file).

@@ -89,6 +89,7 @@ def test_imports_point_down(name, path):
         )
 
 
+@pytest.mark.slow
 def test_every_module_imports_on_its_own():
     """Each module in a fresh mc_tco namespace, in one subprocess (third-party modules stay
     cached; a fresh namespace per module, so a cycle or a missing import shows)."""

@@ -191,6 +191,7 @@ def test_compare_section_states_the_books_difference(compared_memo):
     assert "mc-tco memo" in md.split("## Provenance")[1]
 
 
+@pytest.mark.slow
 def test_memo_without_compare_replaces_an_older_memo(compared_memo, tmp_path, default_run,
                                                      no_png):
     from mc_tco.memo import build_memo, write_memo
@@ -266,6 +267,7 @@ def test_bad_input_is_one_line_exit_2_nothing_written(case, tmp_path, result_fil
         assert not out.exists()
 
 
+@pytest.mark.slow
 def test_report_runs_both_books_and_writes_the_compared_memo(tmp_path, monkeypatch, no_png):
     (tmp_path / "distributions").mkdir()
     for book in (DEFAULT_BOOK, ARTICLE_BOOK):

@@ -34,6 +34,7 @@ def test_streamed_file_equals_in_memory(article_book, threaded, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["a.nc"]  # no temporary file left
 
 
+@pytest.mark.slow
 def test_synchronous_and_processes_equal_threads(article_book, threaded):
     sync = run(article_book, samples=1024, seed=8, resamples=20, scheduler="synchronous")
     assert_same_numbers(threaded, sync, tol=0)
@@ -41,6 +42,7 @@ def test_synchronous_and_processes_equal_threads(article_book, threaded):
     assert_same_numbers(threaded, procs)
 
 
+@pytest.mark.slow
 def test_local_cluster_equals_threads(article_book, threaded, tmp_path):
     """A dask.distributed LocalCluster on loopback, addressed like a remote one."""
     distributed = pytest.importorskip("distributed")

@@ -91,6 +91,7 @@ def test_a_book_naming_other_code_is_refused():
     api.check_model(loads_book(TEXT, PATH), "my_model:run")  # the TCO model: allowed
 
 
+@pytest.mark.slow
 def test_quick_run_equals_the_engine_and_answers(default_book):
     cache = api.RunCache()
     ds = cache.get(TEXT, PATH, 256, 4, session="a")

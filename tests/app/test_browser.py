@@ -84,6 +84,7 @@ def set_field(page, name: str, field: str, value: str) -> None:
     page.fill(f".input[data-input='{name}'] input[data-field='{field}']", value)
 
 
+@pytest.mark.slow
 def test_page_loads_with_the_answer_and_no_request_leaves(page_of, app_server):
     page = page_of()
     assert "beats the API in" in page.inner_text("#sentence")
@@ -99,6 +100,7 @@ def test_page_loads_with_the_answer_and_no_request_leaves(page_of, app_server):
     shot(page, "app-default.png")
 
 
+@pytest.mark.slow
 def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, tmp_path):
     from click.testing import CliRunner
 
@@ -154,6 +156,7 @@ def test_invalid_value_shows_the_cli_message_and_changes_nothing(page_of):
     shot(page, "app-invalid.png")
 
 
+@pytest.mark.slow
 def test_two_tabs_keep_separate_state(page_of):
     a, b = page_of(), page_of()
     base = p_buy_1t(b)
