@@ -446,3 +446,31 @@ def test_kernels_import_without_a_writable_numba_cache():
     res = subprocess.run([sys.executable, "-W", "error", "-c", code], env=env,
                          capture_output=True, text=True, timeout=120, check=False)
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_an_edit_of_any_kernel_module_recompiles_the_kernels_that_use_it(tmp_path):
+    """numba keys a kernel's cache on its own file; ``factors.months`` compiles in
+    ``layout``'s constants, so an edit of layout.py alone must still miss its cache (the
+    package's hash in every stamp), while an unchanged package hits it."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "kernels"
+    shutil.copytree(source, tmp_path / "kcopy", ignore=shutil.ignore_patterns("__pycache__"))
+    code = ("import numpy as np; from kcopy import factors; "
+            "factors.months(np.ones((1, 36))); s = factors.months.stats; "
+            "print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+
+    def hits_misses():
+        res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=300, check=False)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return tuple(int(v) for v in res.stdout.split())
+
+    assert hits_misses() == (0, 1)  # compiled, cached
+    assert hits_misses() == (1, 0)  # loaded from the cache
+    with open(tmp_path / "kcopy" / "layout.py", "a") as f:
+        f.write("# an edit\n")
+    assert hits_misses() == (0, 1)  # stale: compiled again
