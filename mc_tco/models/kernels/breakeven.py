@@ -1,10 +1,10 @@
 """The smallest demand at which each strategy's npv is >= 0 (:func:`breakeven`).
 
-Buy, rent and owned are exact (:func:`_walk_exact`: the npv is piecewise linear between
-the demands where a node count changes); the hybrid walks up the demand, its npv
-evaluated in batches (:func:`_first_nonneg`), and bisects the first bracket where it
-turns >= 0. The linear bounds of :func:`bounds` let both walks skip demands where the
-npv cannot be >= 0.
+Buy, rent and owned (with LB > 0) are exact (:func:`_walk_exact`: the npv is piecewise
+linear between the demands where a node count changes); the hybrid walks up the demand,
+its npv evaluated in batches (:func:`_first_nonneg`), and bisects the first bracket
+where it turns >= 0. The linear bounds of :func:`bounds` let both walks skip demands
+where the npv cannot be >= 0.
 """
 
 from __future__ import annotations

@@ -169,6 +169,22 @@ def yearly_irr(flows, n, resale, guess):
     outside the bracket), safeguarded by the bracket (a step that leaves it falls back to
     Newton's, then to bisection), converges in 2-3 evaluations. Flows that change sign
     more often go to :func:`_irr_newton`, whose root does not depend on the guess.
+
+    Parameters
+    ----------
+    flows : np.ndarray
+        The monthly flows, months ``0 .. n-1`` (only the first ``n`` are read) [USD].
+    n : int
+        The number of months; ``resale`` comes at month ``n``.
+    resale : float
+        The flow at month ``n`` (the fleet's resale) [USD].
+    guess : float
+        A first log rate ``log(1 + x)``; NaN or outside (IRR_LO, IRR_HI): IRR_GUESS.
+
+    Returns
+    -------
+    float
+        The yearly rate x [1/year], or NaN.
     """
     sign = 0.0
     changes = 0
