@@ -33,16 +33,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "distributions" / "deepseek-v4.1-flash.toml"
-#: where numba keeps the kernels' cache (next to the module, or NUMBA_CACHE_DIR)
-KERNELS = ROOT / "mc_tco" / "models" / "tco_kernels.py"
+#: the kernels' package: numba keeps their cache in its __pycache__ (or NUMBA_CACHE_DIR),
+#: one index file (.nbi) and data files (.nbc) named MODULE.FUNCTION-LINE.pyXY
+KERNELS = ROOT / "mc_tco" / "models" / "kernels"
 
 
 def _cache_files() -> list[Path]:
     where = os.environ.get("NUMBA_CACHE_DIR")
-    folders = [KERNELS.parent / "__pycache__"]
+    folders = [KERNELS / "__pycache__"]
     if where:
         folders.append(Path(where))
-    return [f for d in folders if d.exists() for f in d.rglob("tco_kernels*.nb[ic]")]
+    modules = {p.stem for p in KERNELS.glob("*.py")}
+    return [f for d in folders if d.exists() for f in d.rglob("*.nb[ic]")
+            if f.name.split(".")[0] in modules and f.parent.name in ("__pycache__", "kernels")]
 
 
 def one_run(args: list[str], label: str) -> dict:

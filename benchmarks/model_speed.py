@@ -38,7 +38,8 @@ from numba import njit
 
 from mc_tco.book import load_book
 from mc_tco.models import tco
-from mc_tco.models import tco_kernels as kern
+from mc_tco.models.kernels import factors
+from mc_tco.models.kernels import layout as kern
 
 HERE = Path(__file__).resolve().parent
 BOOK = HERE.parent / "distributions" / "deepseek-v4.1-flash.toml"
@@ -64,7 +65,7 @@ def fused_reference(X, M, demands, out):
     k = np.empty((kern.NV, M))
     s = np.empty(kern.NS)
     for i in range(X.shape[0]):
-        kern._row(X[i], k, s)
+        factors.row(X[i], k, s)
         for j in range(demands.shape[0]):
             dem = demands[j]
             n = 0.0
@@ -151,12 +152,12 @@ def main() -> None:
         print(f"    {', '.join(group)[:60]:60s} {t:.3f} s")
 
     X = tco.input_matrix({k: x[k].values for k in tco.INPUTS})
-    M = kern.months(X)
+    M = factors.months(X)
     out = np.empty((rows, grid.size, 2))
     fused_reference(X[:64], M, grid, out[:64])
     t_ref = best(lambda: fused_reference(X, M, grid, out), args.repeats)
     S = np.empty((rows, kern.NS))
-    t_factors = best(lambda: kern.scalars(X, M, S), args.repeats)
+    t_factors = best(lambda: factors.scalars(X, M, S), args.repeats)
     print(f"fused reference kernel (buy + hybrid recursion): {t_ref:.3f} s, "
           f"{cells / t_ref / 1e6:.1f}M cell-months/s (row factors alone: {t_factors:.3f} s)")
     print(f"ratio v2 target path / fused reference: {(cells / t_hot) / (cells / t_ref):.2f}")

@@ -33,6 +33,6 @@ def test_the_model_imports_with_benchmarks_first_on_the_path():
     """What ``python benchmarks/x.py`` does: the folder first on ``sys.path``, then numba."""
     import subprocess
 
-    code = f"import sys; sys.path.insert(0, {str(BENCH)!r}); import mc_tco.models.tco_kernels"
+    code = f"import sys; sys.path.insert(0, {str(BENCH)!r}); import mc_tco.models.tco"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]

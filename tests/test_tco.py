@@ -1,6 +1,7 @@
 """The TCO model, version 2: the article's point pinned, every equation against a
 month-by-month loop written from MODEL.md, break-even against brute force, irr against
-scipy's brentq, the hybrid's limits, a version-1 book refused."""
+scipy's brentq, the hybrid's limits, a version-1 book refused. (The irr kernel alone:
+``test_irr_kernel.py``.)"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from scipy.optimize import brentq
 
 from mc_tco.errors import BookError
 from mc_tco.models import tco
+from mc_tco.models.kernels import breakeven, factors, layout
 
 from .conftest import DEFAULT_BOOK
 
@@ -264,10 +266,10 @@ def default_book_points(n: int, seed: int) -> list[dict]:
 def peak_nodes_per_token(p: dict, w: int) -> float:
     """Nodes per token/month of demand in the busiest month (strategy w of the kernels)."""
     x = tco.input_matrix({k: np.array([p[k]]) for k in tco.INPUTS})
-    m = tco.kern.months(x)
-    k, s = np.empty((tco.kern.NV, m)), np.empty(tco.kern.NS)
-    tco.kern._row(x[0], k, s)
-    return tco.kern._bounds(k, s)[-1][w]
+    m = factors.months(x)
+    k, s = np.empty((layout.NV, m)), np.empty(layout.NS)
+    factors.row(x[0], k, s)
+    return breakeven.bounds(k, s)[-1][w]
 
 
 def test_breakeven_against_brute_force():
@@ -350,35 +352,6 @@ def test_irr_against_brentq():
         assert out.irr.sel(strategy=s).isnull().all()
 
 
-def test_irr_one_root_claim_and_any_guess():
-    """Flows with several sign changes: where ``_one_root`` (Descartes' rule on the running
-    sums) says so, the present value changes sign once over the bracket (on a grid of
-    4001 rates), and ``_irr`` finds that root (brentq's) from any first guess."""
-    kern = tco.kern
-    rng = np.random.default_rng(3)
-    v = np.exp(-np.linspace(kern.IRR_LO, kern.IRR_HI, 4001) / 12)
-    claimed = 0
-    for _ in range(1500):
-        n = 48
-        flows = rng.uniform(-1, 3, size=n) * rng.choice([1.0, 10.0], size=n)
-        flows[:rng.integers(1, 6)] -= rng.uniform(0, 100)
-        resale = rng.normal() * 20
-        pv = np.polynomial.polynomial.polyval(v, np.append(flows, resale))
-        if pv[0] * pv[-1] >= 0 or not kern._one_root(flows, n, resale):
-            continue
-        claimed += 1
-        assert np.count_nonzero(np.diff(np.sign(pv))) == 1
-        if claimed <= 40:
-            def f(y, flows=flows, resale=resale):
-                return np.polynomial.polynomial.polyval(math.exp(-y / 12), [*flows, resale])
-
-            want = brentq(f, kern.IRR_LO, kern.IRR_HI, xtol=1e-14, rtol=1e-14)
-            for guess in (kern.IRR_GUESS, kern.IRR_LO + 0.01, kern.IRR_HI - 0.01, np.nan):
-                got = math.log1p(kern._irr(flows, n, resale, guess))
-                assert got == pytest.approx(want, abs=1e-10), guess
-    assert claimed > 500
-
-
 # ---------------------------------------------------------------- the hybrid's limits
 
 def test_hybrid_below_one_base_load_node_is_the_api():
@@ -451,7 +424,7 @@ def test_a_version_1_book_is_refused_with_each_rename():
 
 def test_the_spec_lists_every_input_of_the_books(default_book, article_book):
     assert set(default_book.inputs) == set(tco.INPUTS) == set(article_book.inputs)
-    assert set(tco.INPUTS) == set(tco.kern.COLUMNS)
+    assert set(tco.INPUTS) == set(layout.COLUMNS)
     assert tco.SPEC.report["strategy"] == ["buy", "rent", "owned", "hybrid"]
     assert len(default_book.uncertain) == 30
 
@@ -464,11 +437,40 @@ def test_kernels_import_without_a_writable_numba_cache():
     import sys
     from pathlib import Path
 
-    kernels = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "tco_kernels.py"
+    jit = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "kernels" / "jit.py"
     env = {**os.environ, "NUMBA_CACHE_LOCATOR_CLASSES": "IPythonCacheLocator"}  # no place
-    code = ("import importlib.util as u; "  # the module alone (numpy, numba), not the package
-            f"s = u.spec_from_file_location('k', {str(kernels)!r}); m = u.module_from_spec(s); "
-            "s.loader.exec_module(m); assert type(m._months._cache).__name__ == 'NullCache'")
+    code = ("import importlib.util as u; "  # the decorator alone (numba), not the package
+            f"s = u.spec_from_file_location('k', {str(jit)!r}); m = u.module_from_spec(s); "
+            "s.loader.exec_module(m); f = m.jit(lambda x: x + 1); "
+            "assert type(f._cache).__name__ == 'NullCache' and f(1) == 2")
     res = subprocess.run([sys.executable, "-W", "error", "-c", code], env=env,
                          capture_output=True, text=True, timeout=120, check=False)
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_an_edit_of_any_kernel_module_recompiles_the_kernels_that_use_it(tmp_path):
+    """numba keys a kernel's cache on its own file; ``factors.months`` compiles in
+    ``layout``'s constants, so an edit of layout.py alone must still miss its cache (the
+    package's hash in every stamp), while an unchanged package hits it."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "kernels"
+    shutil.copytree(source, tmp_path / "kcopy", ignore=shutil.ignore_patterns("__pycache__"))
+    code = ("import numpy as np; from kcopy import factors; "
+            "factors.months(np.ones((1, 36))); s = factors.months.stats; "
+            "print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+
+    def hits_misses():
+        res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=300, check=False)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return tuple(int(v) for v in res.stdout.split())
+
+    assert hits_misses() == (0, 1)  # compiled, cached
+    assert hits_misses() == (1, 0)  # loaded from the cache
+    with open(tmp_path / "kcopy" / "layout.py", "a") as f:
+        f.write("# an edit\n")
+    assert hits_misses() == (0, 1)  # stale: compiled again

@@ -4,8 +4,8 @@ This is the model of ``shared/MODEL.md`` (version 2), reconstructed from the art
 Self-Hosting DeepSeek Pay Off for Mid-Size Companies". Every quantity of its input list is
 an input of the book (constants included); :data:`model.spec` lists them with units and
 allowed ranges. Months ``t = 0 .. T-1``, ``T = round(12 * horizon_years)``; the equations
-are MODEL.md's, written out month by month in :func:`.tco_kernels.paths` and, for the
-npv alone, in the equivalent fused form of :func:`.tco_kernels.npv_grid`::
+are MODEL.md's, written out month by month in :func:`.kernels.paths.paths` and, for the
+npv alone, in the equivalent fused form of :func:`.kernels.npv.npv_grid`::
 
     npv[buy]   = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VB[t]
     npv[owned] = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VO[t]
@@ -71,11 +71,11 @@ import xarray as xr
 
 from ..book import Grid
 from . import InputRule, ModelSpec, check_outputs, check_samples
-from . import tco_kernels as kern
+from .kernels import breakeven, factors, layout, npv, paths
 
 NAME = "mc_tco.models.tco:model"
-HOURS_PER_MONTH = kern.HOURS_PER_MONTH
-DAYS_PER_MONTH = kern.DAYS_PER_MONTH
+HOURS_PER_MONTH = layout.HOURS_PER_MONTH
+DAYS_PER_MONTH = layout.DAYS_PER_MONTH
 STRATEGIES = ("api", "buy", "rent", "owned", "hybrid")
 COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff", "setup_api")
 #: DeepSeek's revenue per GPU-hour the article quotes (for ``implied_valley_factor``)
@@ -187,8 +187,8 @@ PER_SAMPLE = {"api_price_per_mtok", "list_price_per_mtok", "node_capacity",
 
 
 def input_matrix(x: dict[str, np.ndarray]) -> np.ndarray:
-    """The inputs as the kernels' matrix (rows, ``kern.COLUMNS``)."""
-    return np.ascontiguousarray(np.stack([x[c] for c in kern.COLUMNS], axis=1), dtype=float)
+    """The inputs as the kernels' matrix (rows, ``layout.COLUMNS``)."""
+    return np.ascontiguousarray(np.stack([x[c] for c in layout.COLUMNS], axis=1), dtype=float)
 
 
 def wanted_outputs(inputs: xr.Dataset) -> set[str]:
@@ -214,16 +214,16 @@ def _shape(name: str, rows: int, n_dem: int, n_cash: int, n_months: int) -> tupl
 def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) -> None:
     """Compute the outputs ``want`` of the rows ``rows`` into the arrays of ``out``."""
     X = input_matrix({k: v[rows] for k, v in x.items()})
-    M = kern.months(X)
+    M = factors.months(X)
     n, n_dem = X.shape[0], demand.shape[0]
-    S = np.empty((n, kern.NS))
+    S = np.empty((n, layout.NS))
     if want & (PER_SAMPLE | {"cost"}) or {"npv", "saving"} <= want:  # (not the hot path)
-        kern.scalars(X, M, S)
-    ann = S[:, kern.ANN]
+        factors.scalars(X, M, S)
+    ann = S[:, layout.ANN]
     if want & FAST:
         first = "npv" if "npv" in want else "saving"
         dest = out[first][rows] if first in out else np.empty((n, n_dem, len(STRATEGIES)))
-        kern.npv_grid(X, M, demand, first == "saving", dest)
+        npv.npv_grid(X, M, demand, first == "saving", dest)
         if first == "npv" and want & {"saving", "cost"}:
             saving = out["saving"][rows] if "saving" in out else np.empty_like(dest)
             np.multiply(dest, (1.0 / ann)[:, None, None], out=saving)  # as the kernel
@@ -231,26 +231,26 @@ def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) 
             saving = dest
         if "cost" in want:
             cost = out["cost"][rows]
-            owns = np.floor(demand[None, :] * S[:, kern.MAX_QH, None] * (1 + kern.EPS)) > 0
-            np.subtract((S[:, kern.API_LEVEL, None] * demand[None, :])[:, :, None], saving,
+            owns = np.floor(demand[None, :] * S[:, layout.MAX_QH, None] * (1 + layout.EPS)) > 0
+            np.subtract((S[:, layout.API_LEVEL, None] * demand[None, :])[:, :, None], saving,
                         out=cost)
-            cost[:, :, 1:4] += S[:, kern.SOV, None, None]
-            cost[:, :, 4] += S[:, kern.SOV, None] * owns
+            cost[:, :, 1:4] += S[:, layout.SOV, None, None]
+            cost[:, :, 4] += S[:, layout.SOV, None] * owns
     if want & (PATH | {"irr"}):
-        res = np.empty((n, n_dem, kern.NRES))
+        res = np.empty((n, n_dem, layout.NRES))
         irr = np.full((n, n_dem, 2), np.nan)
-        kern.paths(X, M, demand, "irr" in want, False, res, irr, np.empty((1, 1, 1, 4)))
-        capn, caps = res[:, :, kern.CAPN], res[:, :, kern.CAPS]
+        paths.paths(X, M, demand, "irr" in want, False, res, irr, np.empty((1, 1, 1, 4)))
+        capn, caps = res[:, :, layout.CAPN], res[:, :, layout.CAPS]
         fields = {
-            "payback_months": lambda: res[:, :, kern.PAY:kern.PAY + 4],
-            "peak_cash_need": lambda: res[:, :, kern.PEAK:kern.PEAK + 4],
-            "nodes": lambda: res[:, :, kern.NODES],
-            "storage_tb": lambda: res[:, :, kern.TB],
-            "initial_investment": lambda: res[:, :, kern.INIT],
+            "payback_months": lambda: res[:, :, layout.PAY:layout.PAY + layout.NK],
+            "peak_cash_need": lambda: res[:, :, layout.PEAK:layout.PEAK + layout.NK],
+            "nodes": lambda: res[:, :, layout.NODES],
+            "storage_tb": lambda: res[:, :, layout.TB],
+            "initial_investment": lambda: res[:, :, layout.INIT],
             "investment": lambda: capn + caps,
             "gpu_share": lambda: capn / (capn + caps),
             "storage_to_gpu_ratio": lambda: caps / capn,
-            "cost_component": lambda: res[:, :, kern.COMP:kern.COMP + len(COMPONENTS)],
+            "cost_component": lambda: res[:, :, layout.COMP:layout.COMP + len(COMPONENTS)],
         }
         for name in want & set(fields):
             if name in ("payback_months", "peak_cash_need"):
@@ -264,28 +264,28 @@ def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) 
             out["irr"][rows, :, 4] = irr[:, :, 1]
     if "cash_path" in want:
         cash = np.empty((n, cash_demand.shape[0], M, 4))
-        scratch = np.empty((n, cash_demand.shape[0], kern.NRES))
-        kern.paths(X, M, cash_demand, False, True, scratch, np.empty((1, 1, 2)), cash)
+        scratch = np.empty((n, cash_demand.shape[0], layout.NRES))
+        paths.paths(X, M, cash_demand, False, True, scratch, np.empty((1, 1, 2)), cash)
         out["cash_path"][rows, :, :, 0] = 0.0
         out["cash_path"][rows, :, :M, 1:] = cash
         out["cash_path"][rows, :, M:, 1:] = cash[:, :, -1:]
     if "breakeven_demand" in want:
         be = np.empty((n, 4))
-        kern.breakeven(X, M, *BREAKEVEN_RANGE, BREAKEVEN_STEP, BREAKEVEN_FINE,
+        breakeven.breakeven(X, M, *BREAKEVEN_RANGE, BREAKEVEN_STEP, BREAKEVEN_FINE,
                        BISECTION_STEPS, be)
         out["breakeven_demand"][rows, 0] = np.nan
         out["breakeven_demand"][rows, 1:] = be
     G = x["gpus_per_node"][rows]
     per_sample = {
-        "api_price_per_mtok": lambda: S[:, kern.P_MEAN] * 1e6,
-        "list_price_per_mtok": lambda: S[:, kern.BLEND],
-        "node_capacity": lambda: S[:, kern.CAP0],
+        "api_price_per_mtok": lambda: S[:, layout.P_MEAN] * 1e6,
+        "list_price_per_mtok": lambda: S[:, layout.BLEND],
+        "node_capacity": lambda: S[:, layout.CAP0],
         "node_api_revenue_per_hour": lambda: (
             G * x["reference_tokens_per_gpu_hour"][rows] / x["throughput_multiple"][rows]
-            * S[:, kern.P0]),
+            * S[:, layout.P0]),
         "rent_per_node_hour": lambda: G * x["gpu_rent_per_hour"][rows],
         "implied_valley_factor": lambda: ARTICLE_REVENUE_PER_GPU_HOUR / (
-            x["reference_tokens_per_gpu_hour"][rows] * S[:, kern.BLEND] / 1e6),
+            x["reference_tokens_per_gpu_hour"][rows] * S[:, layout.BLEND] / 1e6),
     }
     for name in want & PER_SAMPLE:
         out[name][rows] = per_sample[name]()
