@@ -15,6 +15,8 @@ from typing import Any
 import xarray as xr
 
 from ..errors import BookError, McTcoError
+from ..fmt import pct_ci as fmt_pct_ci  # noqa: F401  (the API writes shares as the memo)
+from ..fmt import tokens as fmt_tokens  # noqa: F401
 
 __all__ = [
     "DEFAULT_BOOK",
@@ -192,20 +194,6 @@ def memo_answer(ds: xr.Dataset, demand: float) -> str | None:
         return answer_paragraph(MemoContext(ds, float(demand)))
     except (KeyError, ValueError, IndexError, ImportError, AttributeError, McTcoError):
         return None
-
-
-def fmt_pct_ci(p: float, lo: float, hi: float) -> str:
-    """A probability with its interval, as the memo writes it."""
-    from ..memo.fmt import pct_ci
-
-    return pct_ci(p, lo, hi)
-
-
-def fmt_tokens(d: float) -> str:
-    """A demand in tokens, as the memo writes it (e.g. ``1T``)."""
-    from ..memo.fmt import tokens
-
-    return tokens(d)
 
 
 def warm_up() -> None:

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import xarray as xr
 
 from .analysis import TOKENS_PER_USER, prob_with_ci
-from .fmt import prob, prob_ci, share_of, tokens
+from .fmt import money, prob, prob_ci, share_of, tokens, users
 
 __all__ = [
     "CLAIM_DEMANDS",
@@ -191,17 +192,8 @@ def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
     return f"median {fmt(med)} (90% of scenarios {fmt(lo)} - {fmt(hi)})"
 
 
-def _pct(x: float) -> str:
-    """A share of a total or a ratio (GPU share, SSDs / GPUs), whole percent."""
-    return share_of(float(x))
-
-
-def _usd(x: float) -> str:
-    return f"{x:,.1f} USD/h"
-
-
-def _users(d: float) -> str:
-    return f"{d / TOKENS_PER_USER:,.0f} users"
+# Hourly amounts with one decimal, as the claim's evidence reads them: '56.8 USD/h'.
+_PER_HOUR = partial(money, per=" USD/h", symbol="", compact=False, decimals=1)
 
 
 def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
@@ -224,8 +216,8 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
     _REPLICATES[0] = int(ds.attrs["replicates"]) if ds.attrs.get("ci") == "rqmc" else None
     users_d = claim_demand(ds, FEW_HUNDRED_USERS)
     scale_d = claim_demand(ds, BREAKEVEN_SCALE)
-    at_users = f"at {tokens(FEW_HUNDRED_USERS)} tokens/month ({_users(FEW_HUNDRED_USERS)})"
-    at_scale = f"at {tokens(BREAKEVEN_SCALE)} tokens/month ({_users(BREAKEVEN_SCALE)})"
+    at_users = f"at {tokens(FEW_HUNDRED_USERS)} tokens/month ({users(FEW_HUNDRED_USERS, 'users')})"
+    at_scale = f"at {tokens(BREAKEVEN_SCALE)} tokens/month ({users(BREAKEVEN_SCALE, 'users')})"
     be = ds["breakeven_demand"]
     claims = []
 
@@ -271,7 +263,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
             evidence.append(f"{at}: {_q(da, fmt)}")
         return parts, evidence
 
-    parts, ev = at_both("gpu_share", lambda v: v > 0.9, "over 90%", _pct)
+    parts, ev = at_both("gpu_share", lambda v: v > 0.9, "over 90%", share_of)
     claims.append(Claim(
         3,
         "Hardware is over 90% of the investment.",
@@ -282,7 +274,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         [f"GPU share of the investment {'; '.join(ev)}."] if ev else [],
     ))
 
-    parts, ev = at_both("storage_to_gpu_ratio", lambda v: v < 0.1, "under 10%", _pct)
+    parts, ev = at_both("storage_to_gpu_ratio", lambda v: v < 0.1, "under 10%", share_of)
     if users_d is not None:
         tb_u = ds["storage_tb"].sel(demand=users_d)
         ev[0] += f", for {_q(tb_u, lambda v: f'{v:,.0f} TB')}"
@@ -305,7 +297,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "under 100 USD/hour.",
         [_part("API bill below the rent", buy_rent, conf, True),
          _part("API bill under 100 USD/hour", api_h < 100, conf)],
-        [f"Rent of eight GPUs: {_q(rent_h, _usd)}; API bill of a full node's load: "
-         f"{_q(api_h, _usd)}."],
+        [f"Rent of eight GPUs: {_q(rent_h, _PER_HOUR)}; API bill of a full node's load: "
+         f"{_q(api_h, _PER_HOUR)}."],
     ))
     return claims

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from ..fmt import number
 from . import analysis as A
 from . import figures as F
 from . import figures_drivers as FD
@@ -92,12 +93,8 @@ def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
 
 
 def _compact(v: float) -> str:
-    """A value of an input for a label: '500M', '1.4B', '173k', '0.63'."""
-    a = abs(v)
-    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e4, "k")):
-        if a >= scale:
-            return f"{v / (scale if suffix != 'k' else 1e3):.3g}{suffix}"
-    return f"{v:.3g}"
+    """A value of an input for a label: '500M', '1.4B', '173k', '5,000', '0.63'."""
+    return number(float(v), 3, k_from=1e4)
 
 
 def section_drivers(ctx: MemoContext) -> Section:

@@ -23,7 +23,7 @@ from .context import (
     _st,
     _target_words,
 )
-from .fmt import prob, prob_ci, tokens
+from .fmt import prob, prob_ci, tokens, users
 from .labels import plain
 from .render import Figure, Paragraph, Section, Table
 
@@ -60,12 +60,11 @@ ARTICLE_USERS = (2000, 4000)
 def heavy_user_note() -> str:
     """The article's "300-500B tokens/month <-> 2,000-4,000 heavy users", stated as the
     article's, with the correction at its own 100M tokens per user."""
-    lo, hi = (x / A.TOKENS_PER_USER for x in ARTICLE_BAND)
     return (f"The article maps its break-even band, {tokens(ARTICLE_BAND[0])}-"
             f"{tokens(ARTICLE_BAND[1])} tokens/month, to {ARTICLE_USERS[0]:,}-"
             f"{ARTICLE_USERS[1]:,} heavy users; at its own 100M tokens per heavy user a month "
-            f"that band is {lo:,.0f}-{hi:,.0f} users, which is what this memo uses wherever "
-            "it converts tokens to users.")
+            f"that band is {users(ARTICLE_BAND[0], '')}-{users(ARTICLE_BAND[1], 'users')}, "
+            "which is what this memo uses wherever it converts tokens to users.")
 
 
 def nearest_grid(ds: xr.Dataset, demand: float) -> float:

@@ -15,8 +15,9 @@ import xarray as xr
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
+from ..fmt import number
 from .analysis import TOKENS_PER_USER
-from .fmt import prob, tokens
+from .fmt import money, prob, tokens
 
 __all__ = [
     "acceptability_figure",
@@ -74,11 +75,8 @@ def _token_label(x, _pos=None) -> str:
 
 
 def _users_label(x, _pos=None) -> str:
-    if x >= 1e6:
-        return f"{x / 1e6:g}M"
-    if x >= 1e3:
-        return f"{x / 1e3:g}k"
-    return f"{x:g}"
+    """An axis tick of users: '100', '1k', '10k' (6 digits at most, as matplotlib's)."""
+    return number(float(x), 6)
 
 
 def _demand_axis(ax, lim, users: bool = True, xlabel: bool = True) -> None:
@@ -103,13 +101,8 @@ def _demand_axis(ax, lim, users: bool = True, xlabel: bool = True) -> None:
 
 
 def _usd(x, _pos=None) -> str:
-    ax_ = abs(x)
-    sign = "-" if x < 0 else ""
-    if ax_ >= 1e6:
-        return f"{sign}${ax_ / 1e6:g}M"
-    if ax_ >= 1e3:
-        return f"{sign}${ax_ / 1e3:g}k"
-    return f"{sign}${ax_:g}"
+    """An axis tick in USD: '$1k', '-$2.5k', '$0' (6 digits at most, as matplotlib's)."""
+    return money(float(x), digits=6)
 
 
 def _symlog_usd(ax, linthresh: float, span: float) -> None:

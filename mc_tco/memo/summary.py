@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
+from ..fmt import rounded
 from ..uncertainty import MIN_EVENTS
-from .analysis import CHOICES, TOKENS_PER_USER, nearest_point
-from .fmt import money, months, prob, tokens
+from .analysis import CHOICES, nearest_point
+from .fmt import money, months, prob, tokens, users
 from .labels import plain
 
 __all__ = ["RISKS", "Summary", "summary_data", "summary_markdown"]
@@ -150,7 +151,7 @@ def demand_trigger(ds: xr.Dataset, demand: float, best: str) -> str:
         if winners:
             s = max(winners, key=lambda s: p_beats(ds, s, d))
             return (f"**Your volume grows past {tokens(d)} tokens/month** (about "
-                    f"{float(f'{d / TOKENS_PER_USER:.2g}'):,.0f} heavy users): there "
+                    f"{users(d, digits=2)}): there "
                     f"{NAMES[s]} beats the "
                     f"API in {prob(p_beats(ds, s, d))} of scenarios.")
     if demand >= grid[-1]:
@@ -189,7 +190,7 @@ def input_trigger(ds: xr.Dataset, demand: float, strategy: str, name: str,
     if unit == "1/year":
         shown = f"{value:+.0%} a year"
     else:
-        shown = f"{float(f'{value:.2g}'):,.10g}" + (f" {unit}" if unit not in ("1", "") else "")
+        shown = rounded(value, 2) + (f" {unit}" if unit not in ("1", "") else "")
     label = plain(name)
     return (f"**{label[:1].upper() + label[1:]} {beyond} {shown}** (true in "
             f"{prob((k + 1) / ws.size)} of the scenarios assumed): there {NAMES[strategy]} "
@@ -200,7 +201,7 @@ def _bound(ds: xr.Dataset, name: str, v: float) -> str:
     unit = str(ds["input_unit"].sel(input=name).values) if "input_unit" in ds.coords else ""
     if unit == "1/year":
         return f"{v:+.0%} a year"
-    text = f"{float(f'{v:.2g}'):,.10g}"
+    text = rounded(v, 2)
     return text + (f" {unit}" if unit not in ("1", "") else "")
 
 
@@ -307,10 +308,9 @@ def _cell(quantity: str, v: float) -> str:
 def summary_markdown(s: Summary, horizon_years: float = 4, heading: str = "##") -> str:
     """The summary page as Markdown (a ``##`` section, or a page with ``#``)."""
     d = s.demand
-    users = d / TOKENS_PER_USER
     head = (f"**Recommendation: {RECOMMEND[s.choice]}** at your demand of {tokens(d)} "
             f"tokens/month (about "
-            f"{users:,.0f} heavy users at 100M tokens a month each): it is the cheapest "
+            f"{users(d)} at 100M tokens a month each): it is the cheapest "
             f"option in {prob(s.choice_share)} of the scenarios assumed.")
     if s.choice == "api":
         p = s.table[("chance of beating the API", s.best_self)][1]

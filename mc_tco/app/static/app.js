@@ -38,23 +38,53 @@ async function api(path, body) {
 function color(s, i) { return COLORS[s] || PALETTE[i % PALETTE.length]; }
 
 // ------------------------------------------------------------------ formatting
+// fmt:begin -- mc_tco/fmt.py's tokens, money(x, digits=3) and pct, for what the browser
+// draws itself (axis ticks, table cells); tests/fmt_cases.json holds the cases both meet.
+function fixed(x, d) {  // Python's f"{x:.{d}f}": an exact tie goes to the even digit
+  const t = x.toFixed(d), long = Math.abs(x).toFixed(Math.min(100, d + 40));
+  const cut = long.indexOf(".") + (d > 0 ? 1 + d : 0);
+  if (!/^\.?50*$/.test(long.slice(cut))) return t;
+  const lower = long.slice(0, cut).replace(/\.$/, "");
+  return +lower.slice(-1) % 2 === 0 ? (x < 0 ? "-" : "") + lower : t;
+}
+function sig(a, digits) {  // a >= 0 rounded to `digits` significant digits
+  if (a === 0) return 0;
+  const d = digits - 1 - Math.floor(Math.log10(a));
+  if (d >= 0) return +fixed(a, d);
+  const p = 10 ** -d, r = a % p;
+  let n = Math.round((a - r) / p) + (r * 2 > p ? 1 : 0);
+  if (r * 2 === p && n % 2 === 1) n += 1;
+  return n * p;
+}
+function digitsText(v, digits) {
+  const t = fixed(v, Math.max(0, digits - 1 - Math.floor(Math.log10(v))));
+  return t.includes(".") ? t.replace(/0+$/, "").replace(/\.$/, "") : t;
+}
+function scaled(a, digits) {
+  a = sig(a, digits);
+  if (a === 0) return "0";
+  if (a >= 1e15) return Math.round(a / 1e12).toLocaleString("en") + "T";
+  for (const [v, s] of [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "k"]]) if (a >= v) return digitsText(a / v, digits) + s;
+  return a >= 10 ** (digits - 1) ? Math.round(a).toLocaleString("en") : digitsText(a, digits);
+}
 function fmtTokens(d) {
-  const u = [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "k"]];
-  for (const [v, s] of u) if (Math.abs(d) >= v) return +(d / v).toPrecision(3) + s;
-  return String(+d.toPrecision(3));
+  if (d === null || d === undefined || Number.isNaN(d)) return "n/a";
+  if (!Number.isFinite(d)) return "never";
+  return (d < 0 ? "-" : "") + scaled(Math.abs(d), 3);
 }
 function fmtUsd(x) {
-  const a = Math.abs(x), sign = x < 0 ? "-" : "";
-  if (a >= 1e6) return sign + "$" + +(a / 1e6).toPrecision(3) + "M";
-  if (a >= 1e3) return sign + "$" + +(a / 1e3).toPrecision(3) + "k";
-  return sign + "$" + +a.toPrecision(3);
+  if (x === null || x === undefined || !Number.isFinite(x)) return "n/a";
+  return (x < 0 ? "-" : "") + "$" + scaled(Math.abs(x), 3);
 }
 function fmtPct(p) {
   if (p === null || p === undefined || Number.isNaN(p)) return "n/a";
-  const v = 100 * p;
-  if (v === 0 || v === 100) return v + "%";
-  return (v < 1 || v > 99 ? v.toPrecision(2) : v.toFixed(1)) + "%";
+  if (p === 0) return "0%";
+  if (p === 1) return "100%";
+  const v = sig(100 * Math.abs(p), 2);
+  const d = v === 0 || v >= 1 ? 1 : Math.min(4, Math.max(1, 1 - Math.floor(Math.log10(v))));
+  return fixed(100 * p, d) + "%";
 }
+// fmt:end
 function fmtNum(x) { return typeof x === "number" ? String(+x.toPrecision(6)) : String(x); }
 
 // ------------------------------------------------------------------ svg helpers

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ...fmt import fmt_pct, fmt_prob_ci, fmt_tokens, fmt_value
+from ...fmt import fmt_pct, fmt_prob_ci, fmt_tokens, fmt_value, rounded
 from ..boxes import FoundBox
 from ..data import point_text
 from ..discovery import Discovery, Scenarios, discover_nearest
@@ -28,10 +28,7 @@ __all__ = [
 
 def fmt_bound(x: float, unit: str = "") -> str:
     """A box bound with 3 significant digits and its unit: ``476,000 USD``, ``0.417``."""
-    v = float(f"{x:.3g}")
-    text = f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.3g}"
-    if unit in ("tokens/month",):
-        text = fmt_tokens(x)
+    text = fmt_tokens(x) if unit == "tokens/month" else rounded(x, 3)
     return f"{text} {unit}" if unit and unit != "1" else text
 
 
