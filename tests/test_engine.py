@@ -12,6 +12,7 @@ from mc_tco.engine import design_values, plan_run, run
 from mc_tco.errors import ModelError, OptionError
 
 from .conftest import ARTICLE_BOOK
+from .references import rqmc_proportion
 
 
 def test_results_have_the_documented_dims_and_variables(article_run):
@@ -61,42 +62,17 @@ def test_summaries_come_from_the_base_rows(article_run):
     assert "randomized-QMC" in ds.breakeven_demand_p_never_ci.attrs["method"]
 
 
-def _rqmc_proportion_reference(event, sample, replicates):
-    """P(event) over the non-NaN rows with the documented interval, from its definition
-    (``mc_tco/uncertainty.py``, docs/estimators.md), with numpy and scipy only.
-
-    Row ``g`` belongs to scramble ``g % R``. The interval is the randomized-QMC t interval
-    ``p +- t_{R-1, 0.975} sd(p_r) / sqrt(R)`` of the ``R`` per-scramble shares ``p_r``,
-    centred on the pooled share ``p``; it is Wilson's on the pooled count
-    (``scipy.stats.binomtest``) where a scramble has no event or only events, the ``p_r`` are
-    all equal, or the t interval leaves [0, 1]. Returns ``(p, lower, upper, fallback)``.
-    """
-    from scipy import stats
-
-    keep = ~np.isnan(event)
-    x, g = event[keep].astype(bool), np.asarray(sample)[keep] % replicates
-    p = x.mean()
-    p_r = np.array([x[g == r].mean() for r in range(replicates)])
-    half = stats.t.ppf(0.975, replicates - 1) * p_r.std(ddof=1) / np.sqrt(replicates)
-    lo, hi = p - half, p + half
-    if (p_r == 0).any() or (p_r == 1).any() or half == 0 or lo < 0 or hi > 1:
-        ci = stats.binomtest(int(x.sum()), int(x.size)).proportion_ci(0.95, method="wilson")
-        return p, ci.low, ci.high, True
-    return p, lo, hi, False
-
-
 def test_summaries_equal_an_independent_recomputation_from_the_base_rows(article_run):
     """The stored P(saving > 0) and never share with their intervals, recomputed from the
-    stored base rows by :func:`_rqmc_proportion_reference` (no mc_tco code): cells on the t
-    interval and cells that fall back to Wilson's."""
+    stored base rows by :func:`tests.references.rqmc_proportion` (numpy and scipy only):
+    cells on the t interval and cells that fall back to Wilson's."""
     ds = article_run
     r = int(ds.attrs["replicates"])
     seen = set()
     for demand in ds.demand.values[::4]:
         for strategy in ["buy", "rent", "owned", "hybrid"]:
             y = ds.saving.sel(demand=demand, strategy=strategy).transpose("sample", ...).values
-            p, lo, hi, fb = _rqmc_proportion_reference((y > 0).astype(float), ds.sample.values,
-                                                       r)
+            p, lo, hi, fb = rqmc_proportion((y > 0).astype(float), ds.sample.values, r)
             cell = dict(target="saving", demand=demand, strategy=strategy)
             np.testing.assert_allclose(float(ds.p_positive.sel(cell)), p, rtol=1e-12)
             np.testing.assert_allclose(ds.p_positive_ci.sel(cell).values, [lo, hi], rtol=1e-9)
@@ -106,7 +82,7 @@ def test_summaries_equal_an_independent_recomputation_from_the_base_rows(article
     for strategy in ["buy", "rent", "owned", "hybrid"]:
         b = ds.breakeven_demand.sel(strategy=strategy).values
         event = np.where(np.isnan(b), np.nan, np.isinf(b).astype(float))
-        p, lo, hi, fb = _rqmc_proportion_reference(event, ds.sample.values, r)
+        p, lo, hi, fb = rqmc_proportion(event, ds.sample.values, r)
         np.testing.assert_allclose(float(ds.breakeven_demand_p_never.sel(strategy=strategy)), p,
                                    rtol=1e-12)
         np.testing.assert_allclose(ds.breakeven_demand_p_never_ci.sel(strategy=strategy).values,
