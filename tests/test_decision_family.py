@@ -19,6 +19,8 @@ from mc_tco.engine.family import (
     swap_family,
 )
 
+from .references import newcombe_method_10
+
 
 @pytest.mark.parametrize("family", SHAPES)
 def test_swap_keeps_support_and_mode(default_book, family):
@@ -150,3 +152,24 @@ def test_add_family_check_keeps_every_run_variable(article_small):
     assert set(ds.data_vars) <= set(merged.data_vars)
     assert merged.attrs["book_sha256"] == ds.attrs["book_sha256"]
     assert "family_check_p_positive" in merged and "family_check_swapped" in merged.attrs
+
+#: Newcombe (1998, paired), Table II, method 10 (95%): (a, b, c, d) = counts of the pairs
+#: (1, 1), (1, 0), (0, 1), (0, 0), and his published interval for ``(b - c) / n`` to 4
+#: decimals (the same four examples are the checks of the R package propint,
+#: tests/testthat/test_Two_Dependent_Props_CI.R)
+NEWCOMBE_1998_TABLE_II = [
+    ((36, 12, 2, 0), (0.0569, 0.3404)),
+    ((18, 12, 2, 18), (0.0562, 0.3290)),
+    ((53, 0, 0, 1), (-0.0729, 0.0729)),
+    ((0, 30, 0, 0), (0.8395, 1.0000)),
+]
+
+
+@pytest.mark.parametrize(("table", "published"), NEWCOMBE_1998_TABLE_II)
+def test_paired_interval_is_newcombes_published_method_10(table, published):
+    """The four worked examples of Newcombe's Table II, to his 4 decimals; the second and
+    third have ``ad > bc``, where his phi carries the ``- n/2`` continuity correction."""
+    a, b, c, d = table
+    lo, hi = paired_difference_interval(b, c, a + b + c + d, 0.95, a=a, d=d)
+    np.testing.assert_allclose([lo, hi], published, atol=5e-5)
+    np.testing.assert_allclose([lo, hi], newcombe_method_10(a, b, c, d), rtol=1e-12)

@@ -12,6 +12,7 @@ from mc_tco.engine import design_values, plan_run, run
 from mc_tco.errors import ModelError, OptionError
 
 from .conftest import ARTICLE_BOOK
+from .references import rqmc_proportion
 
 
 def test_results_have_the_documented_dims_and_variables(article_run):
@@ -59,6 +60,34 @@ def test_summaries_come_from_the_base_rows(article_run):
     np.testing.assert_array_equal(ds.breakeven_demand_p_never_fallback.values,
                                   ref["fallback"].values.astype(np.int8))
     assert "randomized-QMC" in ds.breakeven_demand_p_never_ci.attrs["method"]
+
+
+def test_summaries_equal_an_independent_recomputation_from_the_base_rows(article_run):
+    """The stored P(saving > 0) and never share with their intervals, recomputed from the
+    stored base rows by :func:`tests.references.rqmc_proportion` (numpy and scipy only):
+    cells on the t interval and cells that fall back to Wilson's."""
+    ds = article_run
+    r = int(ds.attrs["replicates"])
+    seen = set()
+    for demand in ds.demand.values[::4]:
+        for strategy in ["buy", "rent", "owned", "hybrid"]:
+            y = ds.saving.sel(demand=demand, strategy=strategy).transpose("sample", ...).values
+            p, lo, hi, fb = rqmc_proportion((y > 0).astype(float), ds.sample.values, r)
+            cell = dict(target="saving", demand=demand, strategy=strategy)
+            np.testing.assert_allclose(float(ds.p_positive.sel(cell)), p, rtol=1e-12)
+            np.testing.assert_allclose(ds.p_positive_ci.sel(cell).values, [lo, hi], rtol=1e-9)
+            assert bool(ds.p_positive_fallback.sel(cell)) == fb
+            seen.add(fb)
+    assert seen == {True, False}  # both branches of the interval were compared
+    for strategy in ["buy", "rent", "owned", "hybrid"]:
+        b = ds.breakeven_demand.sel(strategy=strategy).values
+        event = np.where(np.isnan(b), np.nan, np.isinf(b).astype(float))
+        p, lo, hi, fb = rqmc_proportion(event, ds.sample.values, r)
+        np.testing.assert_allclose(float(ds.breakeven_demand_p_never.sel(strategy=strategy)), p,
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ds.breakeven_demand_p_never_ci.sel(strategy=strategy).values,
+                                   [lo, hi], rtol=1e-9)
+        assert bool(ds.breakeven_demand_p_never_fallback.sel(strategy=strategy)) == fb
 
 
 def test_indices_equal_salib_on_the_same_design(article_book):

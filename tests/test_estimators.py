@@ -102,6 +102,65 @@ def test_borehole_estimate_within_its_reference():
     np.testing.assert_allclose(res["ST"][:, 0], f.st, atol=0.002)
 
 
+def _borehole_by_definition(m=2**13, nodes=32, seed=0):
+    """Borehole S1 and ST from Sobol's definitions, without any pick-freeze estimator.
+
+    ``S1_i = Var(E[Y | x_i]) / V``: ``E[Y | x_i]`` at the ``nodes`` Gauss-Legendre nodes of
+    ``x_i`` (averaged over ``m`` scrambled Sobol' points of the other inputs, the same points
+    at every node), then its variance by the same quadrature. ``ST_i = E[Var(Y | x_~i)] / V``:
+    the variance over ``x_i`` by quadrature at each of the ``m`` points, then averaged.
+    ``V`` from 2^16 scrambled Sobol' points (scipy). The quadrature is exact to rounding for
+    this smooth function; the error (about 1e-5, the spread over seeds) is that of ``V``
+    and of the outer averages.
+    """
+    from scipy.stats import qmc
+
+    f = tf.borehole()
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    x, w = (x + 1) / 2, w / 2
+    z = qmc.Sobol(8, scramble=True, seed=seed).random(m)
+    v = f.evaluate(qmc.Sobol(8, scramble=True, seed=seed + 1).random(2**16)).var()
+    s1, st = [], []
+    for i in range(8):
+        u = np.repeat(z[None], nodes, axis=0)
+        u[:, :, i] = x[:, None]
+        y = f.evaluate(u)  # (nodes, m)
+        cond = y.mean(axis=1)
+        s1.append(w @ (cond - w @ cond) ** 2 / v)
+        st.append(np.mean(w @ y**2 - (w @ y) ** 2) / v)
+    return np.array(s1), np.array(st)
+
+
+def test_borehole_formula_is_harper_and_guptas():
+    """The function itself, written out from Harper & Gupta (1983) on its physical inputs."""
+    f = tf.borehole()
+    u = np.random.default_rng(3).random((50, 8))
+    low = np.array([0.05, 100, 63070, 990, 63.1, 700, 1120, 9855])
+    high = np.array([0.15, 50000, 115600, 1110, 116, 820, 1680, 12045])
+    rw, r, tu, hu, tl, hl, length, kw = (low + (high - low) * u).T
+    q = 2 * np.pi * tu * (hu - hl) / (np.log(r / rw) * (
+        1 + 2 * length * tu / (np.log(r / rw) * rw**2 * kw) + tu / tl))
+    np.testing.assert_allclose(f(u), q, rtol=1e-12)
+
+
+def test_borehole_reference_equals_the_indices_by_definition():
+    """``BOREHOLE_REFERENCE`` (from mc_tco's own estimator, benchmarks/borehole_reference.py)
+    against the indices computed from their definitions by quadrature: within 5e-5."""
+    s1, st = _borehole_by_definition()
+    f = tf.borehole()
+    np.testing.assert_allclose(f.s1, s1, atol=5e-5)
+    np.testing.assert_allclose(f.st, st, atol=5e-5)
+
+
+def test_borehole_estimate_within_the_indices_by_definition():
+    """N = 2^14 janon estimate within 0.002 of the quadrature reference (not of a table
+    made by mc_tco's own estimator)."""
+    s1, st = _borehole_by_definition()
+    res = sums_of(qmc_outputs(tf.borehole(), 2**14, 5), "janon").result()
+    np.testing.assert_allclose(res["S1"][:, 0], s1, atol=0.002)
+    np.testing.assert_allclose(res["ST"][:, 0], st, atol=0.002)
+
+
 def _direct(estimator, a, b, c):
     """The estimators written out on the output vectors, per the papers (one factor)."""
     m = np.mean(np.r_[a, b, c])  # only used by the centred ones (design = A, AB_j, B)

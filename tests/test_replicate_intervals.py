@@ -81,3 +81,37 @@ def test_independence_check_intervals_come_from_the_scrambles(tmp_path):
     ch = paired_change(y1, y0, rep, plan.n_replicates)
     np.testing.assert_allclose(out.correlation_change_ci.sel(target="y>0").values,
                                [ch.lower, ch.upper])
+
+
+def test_independence_check_intervals_equal_an_independent_recomputation(tmp_path):
+    """The independence check's P(y > 0) without the copula and its change, recomputed from
+    the same rows with numpy and scipy only (:mod:`tests.references`), not mc_tco's
+    interval code."""
+    import dataclasses
+
+    from mc_tco.book import load_book
+    from mc_tco.engine.dependence import independence_check
+    from mc_tco.engine.evaluate import evaluate_base
+    from mc_tco.engine.plan import plan_run
+
+    from . import references
+    from .test_correlation import owen_book
+
+    book = load_book(owen_book(tmp_path))
+    plan = plan_run(book, samples=256, seed=2, resamples=0, shapley=False)
+    out = independence_check(plan)
+    free = dataclasses.replace(plan, book=dataclasses.replace(book, correlation=None,
+                                                             correlations=[]))
+    y0 = evaluate_base(free)["y"].values > 0
+    y1 = evaluate_base(plan)["y"].values > 0
+    sample = np.arange(256)
+    p, lo, hi, fb = references.rqmc_proportion(y0.astype(float), sample, plan.n_replicates)
+    cell = dict(target="y>0")
+    np.testing.assert_allclose(float(out.independent_p_positive.sel(cell)), p, rtol=1e-12)
+    np.testing.assert_allclose(out.independent_p_positive_ci.sel(cell).values, [lo, hi],
+                               rtol=1e-9)
+    assert bool(out.independent_p_positive_fallback.sel(cell)) == fb
+    _, lo, hi, fb = references.paired_change(y1, y0, sample, plan.n_replicates)
+    np.testing.assert_allclose(out.correlation_change_ci.sel(cell).values, [lo, hi],
+                               rtol=1e-9)
+    assert bool(out.correlation_change_fallback.sel(cell)) == fb

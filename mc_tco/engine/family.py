@@ -138,14 +138,23 @@ def paired_difference_interval(b, c, n, conf_level: float = 0.95, a=None, d=None
     -------
     (ndarray, ndarray)
         Lower and upper bounds of ``(b - c) / n``.
+
+    Notes
+    -----
+    Wilson's intervals of the two margins, combined with the correlation ``phi`` of the
+    pairs; as in Newcombe's method 10, ``phi``'s numerator ``ad - bc`` is reduced by ``n/2``
+    (not below 0) where it is positive, and ``phi = 0`` where a margin is empty. Equal to his
+    Table II to 4 decimals (``tests/test_decision_family.py``).
     """
     a, b, c, d = (np.asarray(v, dtype=float) for v in (a, b, c, d))
     p1, p2 = (a + b) / n, (a + c) / n
     l1, u1 = wilson_interval(a + b, n, conf_level)
     l2, u2 = wilson_interval(a + c, n, conf_level)
     denom = (a + b) * (c + d) * (a + c) * (b + d)
+    cross = a * d - b * c
+    cross = np.where(cross > 0, np.maximum(cross - n / 2, 0.0), cross)
     with np.errstate(invalid="ignore", divide="ignore"):
-        phi = np.where(denom > 0, (a * d - b * c) / np.sqrt(np.where(denom > 0, denom, 1)), 0.0)
+        phi = np.where(denom > 0, cross / np.sqrt(np.where(denom > 0, denom, 1)), 0.0)
     delta = p1 - p2
     lower = delta - np.sqrt(np.clip(
         (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0, None))
