@@ -389,7 +389,7 @@ def nearest_correlation(a, *, tol: float = 1e-12, max_iter: int = 10_000,
         ds = x - r
         y_new = x.copy()
         np.fill_diagonal(y_new, 1.0)
-        change = np.linalg.norm(y_new - y) / max(np.linalg.norm(y_new), 1.0)
+        change = float(np.linalg.norm(y_new - y)) / max(float(np.linalg.norm(y_new)), 1.0)
         y = y_new
         if change < tol:
             break

@@ -292,7 +292,7 @@ def _beta_args(dist) -> tuple[float, float, float, float] | None:
     Not for a or b = 1 nor a = b = 1/2: boost inverts those in closed form, as fast.
     """
     gen = getattr(dist, "dist", None)
-    if getattr(gen, "name", None) != "beta":
+    if gen is None or getattr(gen, "name", None) != "beta":
         return None
     try:
         (a, b), loc, scale = gen._parse_args(*dist.args, **dist.kwds)

@@ -44,13 +44,13 @@ def _correlations(raw, inputs: dict[str, Input], analysis: dict, text: str, path
         matrix = check_correlation_matrix(list(inputs), pairs, uncertain,
                                           repair=analysis.get("repair_correlations"))
     except CorrelationError as exc:
-        index = exc.index
-        if index is None and exc.pair is not None:  # the pair that moved most, if written
+        where: int | None = exc.index
+        if where is None and exc.pair is not None:  # the pair that moved most, if written
             key = set(exc.pair)
-            index = next((i for i, c in enumerate(pairs)
+            where = next((i for i, c in enumerate(pairs)
                           if isinstance(c.get("between"), list) and set(c["between"]) == key),
                          None)
-        raise err(index, exc.reason, exc.field if exc.index is not None else None) from None
+        raise err(where, exc.reason, exc.field if exc.index is not None else None) from None
     written = []
     for corr in pairs:
         kind = "kendall" if "kendall" in corr else "spearman"

@@ -171,10 +171,10 @@ def _grid(dim: str, spec, err) -> Grid:
                     'use spacing = "linear" or a positive start',
                     "start",
                 )
-            values = np.geomspace(start, stop, num)
+            points = np.geomspace(start, stop, num)
         else:
-            values = np.linspace(start, stop, num)
-        grid = Grid(dim, values, unit, spacing, description)
+            points = np.linspace(start, stop, num)
+        grid = Grid(dim, points, unit, spacing, description)
     if "include" in spec:
         grid = grid.with_points(_number_list(spec["include"], where, "include", err))
     return grid

@@ -65,14 +65,14 @@ def _locate(text: str, where: str | None, field_name: str | None) -> int | None:
         # "key = value" before the first table
         name = r"\s*\.\s*".join(_key(p) for p in parts)
         sub = re.compile(rf"^\s*\[\s*{name}\s*\.")
-        key = re.compile(rf"^\s*{name}\s*=") if len(parts) == 1 else None
+        top_key = re.compile(rf"^\s*{name}\s*=") if len(parts) == 1 else None
         before_tables = True
         for i, line in enumerate(lines):
             if sub.match(line):
                 return i + 1
             if line.lstrip().startswith("["):
                 before_tables = False
-            elif before_tables and key is not None and key.match(line):
+            elif before_tables and top_key is not None and top_key.match(line):
                 return i + 1
         return None
     return field_line(lines, header, field_name)
