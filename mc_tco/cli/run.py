@@ -143,7 +143,7 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
                  shapley_progress=Progress("Shapley effects", enabled=not quiet)) as ds:
         if not quiet:
             click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
-            if ds.attrs.get("converged") == 0:
+            if ds.mc_tco.run.converged is False:
                 last = ds.mc_tco.convergence_path[-1]
                 click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
                            f"({last['why']}).")
