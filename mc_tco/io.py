@@ -696,7 +696,7 @@ def open_results(path: str | Path, load: bool = False, note=None) -> xr.Dataset:
         raise
     except (OSError, ValueError) as exc:
         raise OptionError(f"{path}: not a readable netCDF results file ({exc})") from None
-    if "book_sha256" not in ds.attrs:
+    if not ds.mc_tco.is_results_file:
         ds.close()
         raise OptionError(f"{path}: not an mc_tco results file (no book_sha256 attribute)")
     if unchecked and note is not None:

@@ -27,17 +27,10 @@ from .engine import plan_run, run
 from .engine.plan import shapley_permutations_for
 from .errors import ModelError, OptionError
 from .models import model_source_hash
+from .results.schema import DEFAULT_MODEL, VERSION_ATTRS
 
 __all__ = ["Comparison", "check_model_unchanged", "compare_results", "rerun", "stored_options"]
 
-#: attrs that describe the computation's environment, shown when they differ
-VERSION_ATTRS = ("mc_tco_version", "numpy_version", "scipy_version", "SALib_version",
-                 "xarray_version")
-#: the attrs written before ``run_options`` existed, by run() keyword
-_LEGACY = {"samples": "samples", "seed": "seed", "resamples": "bootstrap_resamples",
-           "conf_level": "conf_level", "chunk_size": "chunk_size",
-           "second_order": "second_order", "ci": "ci", "replicates": "replicates",
-           "estimator": "estimator", "keep_samples": "keep_samples", "by_group": "by_group"}
 
 
 def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str, Any]:
@@ -51,9 +44,10 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
     ------
     OptionError
     """
-    if "run_options" in ds.attrs:
+    stored = ds.mc_tco.run
+    if stored.run_options is not None:
         try:
-            options = json.loads(ds.attrs["run_options"])
+            options = json.loads(stored.run_options)
         except json.JSONDecodeError as exc:
             raise OptionError(f"{source}: the run_options attr is not JSON ({exc})") from None
         if not isinstance(options, dict):
@@ -61,7 +55,7 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
         if options.get("shapley") and "shapley_at" not in options:
             options["shapley_at"] = "grid"  # files from before --shapley-at had every point
     else:
-        options = {k: ds.attrs[a] for k, a in _LEGACY.items() if a in ds.attrs}
+        options = dict(stored.legacy_options)
         for k, v in list(options.items()):
             if isinstance(v, np.generic):
                 options[k] = v.item()
@@ -81,7 +75,7 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
     if unknown:
         raise OptionError(
             f"{source}: stored option '{unknown[0]}' is not an option of this mc_tco "
-            f"({ds.attrs.get('mc_tco_version', '?')} wrote the file); rerun with that version"
+            f"({stored.mc_tco_version} wrote the file); rerun with that version"
         )
     return options
 
@@ -98,17 +92,18 @@ def check_model_unchanged(ds: xr.Dataset, book, source: str = "the results file"
     ModelError
         When the SHA-256 differs; the message says how to run it anyway.
     """
-    recorded = str(ds.attrs.get("model_sha256", "") or "")
+    stored = ds.mc_tco.run
+    recorded = stored.model_sha256
     if not recorded:
         return
     now = model_source_hash(book)
     if now == recorded:
         return
-    model = book.model or "mc_tco.models.tco:model"
+    model = book.model or DEFAULT_MODEL
     found = (f"the model file found now has SHA-256 {now}" if now is not None
              else "no model file is found now")
     raise ModelError(
-        f"{source}: model {model}: the run executed {ds.attrs.get('model_file', '?')} with "
+        f"{source}: model {model}: the run executed {stored.model_file or '?'} with "
         f"SHA-256 {recorded}, {found}; the model changed since the run, so rerun refuses "
         "to run it; pass --accept-model-change to run the model as it is now"
     )
@@ -141,9 +136,10 @@ def rerun(ds: xr.Dataset, source: str = "the results file", progress=None,
         When the file lacks the book, or the stored book or options no longer load (the
         message names the book's stored path), or the model file changed since the run.
     """
-    if "book_text" not in ds.attrs:
+    stored = ds.mc_tco.run
+    if stored.book_text is None:
         raise OptionError(f"{source}: no book_text attr; the file cannot be rerun")
-    book = loads_book(str(ds.attrs["book_text"]), str(ds.attrs.get("book_path", source)))
+    book = loads_book(stored.book_text, stored.book_path or source)
     options = stored_options(ds, source)
     if not accept_model_change:
         check_model_unchanged(ds, book, source)

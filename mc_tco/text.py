@@ -78,23 +78,23 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None = None) -> str:
     """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST."""
-    a = ds.attrs
+    run = ds.mc_tco.run
     targets = ds.mc_tco.targets
-    label = a.get("indicator_label", "> 0")
+    label = run.indicator_label
     out = []
-    runs = f"{a['model_runs']:,} model runs"
-    if "shapley_evaluations" in a:
-        runs += f" (+ {int(a['shapley_evaluations']):,} for the Shapley effects)"
-    head = f"{a['book_name']} ({a['book_path']})"
+    runs = f"{run.model_runs:,} model runs"
+    if run.shapley_evaluations is not None:
+        runs += f" (+ {run.shapley_evaluations:,} for the Shapley effects)"
+    head = f"{run.book_name} ({run.book_path})"
     out.append(head)
     out.append(
-        f"  {ds.sizes['input']} uncertain inputs, {a['samples']:,} base samples x "
-        f"{a['rows_per_sample']} design rows = {runs}, seed {a['seed']}"
+        f"  {ds.sizes['input']} uncertain inputs, {run.samples:,} base samples x "
+        f"{run.rows_per_sample} design rows = {runs}, seed {run.seed}"
         + (f", {elapsed:.1f} s" if elapsed is not None else "")
     )
     if path:
         out.append(f"  wrote {path}")
-    conf = f"{float(a['conf_level']):.0%}"
+    conf = f"{run.conf_level:.0%}"
     for t in targets:
         prob, ci = ds["p_positive"].sel(target=f"{t}>0"), ds["p_positive_ci"].sel(target=f"{t}>0")
         what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
@@ -139,7 +139,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
     hinted = False
     if "correlation_used" in ds:
         out.append("")
-        within = bool(ds.attrs.get("groups_independent"))
+        within = ds.mc_tco.run.groups_independent
         out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
                    "Shapley effects shown" + (
                        " (with grouped Sobol' indices, exact: every correlation stays "
@@ -183,7 +183,7 @@ def run_summary(ds: xr.Dataset, path: str | None = None, elapsed: float | None =
             for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
                 if f"ST{suffix}" not in ds or (correlated and dim == "input"):
                     continue
-                if correlated and not ds.attrs.get("groups_independent"):
+                if correlated and not ds.mc_tco.run.groups_independent:
                     out.append(f"Groups not ranked by Sobol' indices for {what}: correlations "
                                "cross the book's groups, so the groups are not independent")
                     continue
@@ -212,7 +212,7 @@ def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
         what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
         out.append(f"Does the answer depend on the correlations? P({what}) with the inputs "
                    f"independent (same Sobol' points, first "
-                   f"{int(ds.attrs.get('independence_check_samples', 0)):,} samples), and "
+                   f"{ds.mc_tco.run.independence_check_samples:,} samples), and "
                    f"the {conf} interval of what the correlations change (points)")
 
         def cell(point, prob=prob, change=change):
@@ -233,16 +233,13 @@ EXTRA_ROWS_NOTE = (
 # -- version-2 cash-flow medians (issue 12): a separate block, computed by mc_tco.uncertainty
 
 
-def _replicates(ds: xr.Dataset) -> int:
-    return int(ds.attrs.get("replicates", 1) or 1) if ds.attrs.get("ci") == "rqmc" else 1
-
-
 def _median(ds: xr.Dataset, da: xr.DataArray):
     """Median over ``sample`` and its replicate interval (``inf`` kept: "never")."""
     from .uncertainty import quantiles_with_interval
 
-    res = quantiles_with_interval(da, [0.5], replicates=_replicates(ds),
-                                  conf_level=float(ds.attrs.get("conf_level", 0.95)))
+    run = ds.mc_tco.run
+    res = quantiles_with_interval(da, [0.5], replicates=run.scrambles,
+                                  conf_level=run.conf_level)
     est = res["estimate"].squeeze("quantile", drop=True)
     ci = res["ci"].squeeze("quantile", drop=True)
     return est, ci
@@ -254,7 +251,7 @@ def _median_lines(ds: xr.Dataset, name: str, unit: str) -> list[str]:
         return []
     report, _ = _report(ds)
     est, ci = _median(ds, ds[name])
-    conf = f"{float(ds.attrs['conf_level']):.0%}"
+    conf = f"{ds.mc_tco.run.conf_level:.0%}"
     rows = [[str(s), fmt_value(float(est.sel(strategy=s)), unit),
              "[" + " - ".join(fmt_value(float(v), unit) for v in ci.sel(strategy=s).values) + "]"]
             for s in report.get("strategy", list(ds["strategy"].values))]
@@ -273,7 +270,7 @@ def _payback_lines(ds: xr.Dataset) -> list[str]:
         return []
     pay = ds["payback_months"].sel(strategy=strategies).sel(demand=demands, method="nearest")
     est, ci = _median(ds, pay)
-    conf = f"{float(ds.attrs['conf_level']):.0%}"
+    conf = f"{ds.mc_tco.run.conf_level:.0%}"
     header = ["demand (tokens/month)"] + [fmt_value(float(d), "tokens/month") for d in demands]
     rows = []
     for s in strategies:
@@ -294,8 +291,8 @@ def _months(x: float) -> str:
 
 
 def _ci_label(ds: xr.Dataset) -> str:
-    ci = ds.attrs.get("ci", "bootstrap")
-    return f"RQMC, {int(ds.attrs.get('replicates', 0))} scrambles," if ci == "rqmc" else ci
+    run = ds.mc_tco.run
+    return f"RQMC, {run.scrambles} scrambles," if run.ci == "rqmc" else run.ci
 
 
 #: fewer winning (or losing) samples than this and an indicator's indices are not ranked

@@ -8,7 +8,6 @@ browser tabs never share state. Runs are cached by (text, samples, seed).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import threading
 from collections import OrderedDict
@@ -255,10 +254,10 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
     strategies, baseline = _strategies(ds, indicator)
     out = {"dim": dim, "unit": ds[dim].attrs.get("units", ""), "grid": grid.tolist(),
            "target": target, "target_unit": ds[target].attrs.get("units", "")
-           if target in ds else "", "indicator_label": ds.attrs.get("indicator_label", "> 0"),
+           if target in ds else "", "indicator_label": ds.mc_tco.run.indicator_label,
            "strategies": strategies, "baseline": baseline, "n": int(ds.sizes["sample"]),
-           "seed": int(ds.attrs.get("seed", 0)), "elapsed": elapsed,
-           "book_sha256": ds.attrs.get("book_sha256", "")}
+           "seed": ds.mc_tco.run.seed, "elapsed": elapsed,
+           "book_sha256": ds.mc_tco.run.book_sha256}
     p = ds["p_positive"].sel(target=indicator)
     ci = ds["p_positive_ci"].sel(target=indicator)
     out["p"] = {s: {"p": [_num(v) for v in p.sel(strategy=s).values],
@@ -280,9 +279,9 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
                       "p_never": _num(ds["breakeven_demand_p_never"].sel(strategy=s)),
                       "median": _num(np.median(vals)) if len(vals) else None}
         out["breakeven"] = cdf
-    report = json.loads(ds.attrs.get("report", "{}")).get(dim) or []
+    report = ds.mc_tco.report.get(dim) or []
     out["report"] = [float(grid[int(np.argmin(np.abs(grid - r)))]) for r in report]
-    focus = json.loads(ds.attrs.get("focus", "{}")).get(dim)
+    focus = ds.mc_tco.focus.get(dim)
     out["focus"] = float(focus) if focus is not None else (out["report"] or [grid[0]])[0]
     return out
 
@@ -341,7 +340,7 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
             [str(names[i]), _num(st.values[i]), _num(conf.values[i]),
              None if s1 is None else _num(s1.values[i])]
             for i in order]}
-    conf = float(ds.attrs.get("conf_level", 0.95))
+    conf = ds.mc_tco.run.conf_level
     return {"demand": d, "sentence": text, "ranking": ranking, "conf_level": conf}
 
 

@@ -175,7 +175,7 @@ def full_run(
     ds = open_results(out)
     try:
         # the TCO memo at MEMO_DEMAND; another model's (the generic memo) at its focus
-        demand = MEMO_DEMAND if ds.attrs.get("model") == "mc_tco.models.tco:model" else None
+        demand = MEMO_DEMAND if ds.mc_tco.run.is_tco_model else None
         m = build_memo(ds, demand=demand, command=shlex.join(["mc-tco", "memo", str(out)]),
                        paths={"results": str(out), "compare": ""})
         write_memo(m, memo_dir)

@@ -76,13 +76,13 @@ def rerun(results, out, accept_model_change, no_wait, quiet):
             check_writable(out)
             # one writer of -o at a time: wait for another (or, --no-wait, stop) before rerunning
             lock.enter_context(hold_output(out, wait=not no_wait))
-        a = original.attrs
+        run = original.mc_tco.run
         if not quiet:
-            click.echo(f"rerunning {results}: book {a.get('book_path')} (sha256 "
-                       f"{str(a.get('book_sha256', ''))[:12]}), seed {a.get('seed')}, "
-                       f"{a.get('samples', 0):,} samples")
-        if not quiet and hashlib.sha256(str(a.get("book_text", "")).encode()).hexdigest() != str(
-            a.get("book_sha256")
+            click.echo(f"rerunning {results}: book {run.book_path} (sha256 "
+                       f"{run.book_sha256[:12]}), seed {run.seed}, "
+                       f"{run.samples:,} samples")
+        if not quiet and hashlib.sha256((run.book_text or "").encode()).hexdigest() != (
+            run.book_sha256
         ):
             click.echo("note: the stored book_text does not match its book_sha256: the file's "
                        "book was edited after the run", err=True)

@@ -157,7 +157,7 @@ def _run(plan, out, scheduler, quiet, family_check):
                  shapley_progress=Progress("Shapley effects", enabled=not quiet)) as ds:
         if not quiet:
             click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
-            if ds.attrs.get("converged") == 0:
+            if ds.mc_tco.run.converged is False:
                 last = ds.mc_tco.convergence_path[-1]
                 click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
                            f"({last['why']}).")

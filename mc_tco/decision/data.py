@@ -58,12 +58,11 @@ def decision_spec(ds: xr.Dataset) -> DecisionSpec:
     model's spec; another file without them has no baseline, allows every output and
     takes ``strategy`` as the alternatives dim when it has one.
     """
-    attrs = ds.attrs
-    if "benefits" in attrs:
+    if ds.mc_tco.declares_decision:
         benefits = tuple(ds.mc_tco.benefits)
-        alternatives = attrs.get("alternatives") or None
-        baseline = attrs.get("baseline") or None
-    elif attrs.get("model", DEFAULT_MODEL) == DEFAULT_MODEL:
+        alternatives = ds.mc_tco.declared_alternatives
+        baseline = ds.mc_tco.baseline
+    elif ds.mc_tco.run.is_tco_model:
         from ..models.tco import SPEC
 
         benefits = tuple(getattr(SPEC, "benefits", ()))
@@ -277,7 +276,7 @@ def decision_data(
         point=point,
         has_strategy=has_strategy,
         path=where,
-        label=str(ds.attrs.get("indicator_label", "> 0")),
+        label=ds.mc_tco.run.indicator_label,
         alternatives=alt if has_strategy else None,
     )
 

@@ -136,7 +136,7 @@ def discover(
         option = "act"
     y = data.option_values(option) > 0
     wins, n = int(y.sum()), data.n
-    conf = float(ds.attrs.get("conf_level", 0.95))
+    conf = ds.mc_tco.run.conf_level
     out = Discovery(data, option, wins, n, min_cases=min_cases, conf_level=conf,
                     min_coverage=min_coverage)
     rep = None

@@ -31,9 +31,7 @@ __all__ = [
 
 def file_replicates(ds: xr.Dataset) -> int | None:
     """``R`` of a results file run with randomized-QMC intervals, else None."""
-    if ds.attrs.get("ci") == "rqmc" and int(ds.attrs.get("replicates", 1)) > 1:
-        return int(ds.attrs["replicates"])
-    return None
+    return ds.mc_tco.run.replicates
 
 
 @dataclass
@@ -171,7 +169,7 @@ def value_of_information(
     expected = dict(zip(data.options, map(float, nb.mean(axis=0)), strict=True))
     best = max(expected, key=expected.get)
     if conf_level is None:
-        conf_level = float(ds.attrs.get("conf_level", 0.95))
+        conf_level = ds.mc_tco.run.conf_level
     out = VoiResult(data, value, se, expected, best, conf_level=conf_level)
     rep = None
     if replicates == "auto":

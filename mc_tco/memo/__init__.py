@@ -133,9 +133,10 @@ def build_memo(
     kw = {"created": created} if created else {}
     ctx = S.MemoContext(ds, d, compare=compare, command=command, paths=paths, **kw)
     sections = [sec for f in S.SECTIONS if (sec := f(ctx)) is not None]
-    subtitle = (f"Book: **{ds.attrs.get('book_name', '')}** "
-                f"(`{ds.attrs.get('book_path', '')}`), {ctx.n:,} scenarios"
-                + (f", compared with **{compare.attrs.get('book_name', '')}**"
+    run = ds.mc_tco.run
+    subtitle = (f"Book: **{run.book_name}** "
+                f"(`{run.book_path}`), {ctx.n:,} scenarios"
+                + (f", compared with **{compare.mc_tco.run.book_name}**"
                    if compare is not None else "")
                 + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}.")
     doc = Document(TITLE, subtitle, sections)
@@ -156,11 +157,11 @@ def _generic_memo(ds, *, demand, at, command, paths, created) -> Memo:
         at["demand"] = demand
     ctx = generic_context(ds, at=at, command=command, paths=paths, created=created)
     sections = generic_sections(ctx)
-    a = ds.attrs
-    subtitle = (f"Book: **{a.get('book_name', '')}** (`{a.get('book_path', '')}`), model "
-                f"`{a.get('model', '')}`, {ctx.n:,} scenarios"
+    run = ds.mc_tco.run
+    subtitle = (f"Book: **{run.book_name}** (`{run.book_path}`), model "
+                f"`{run.model or ''}`, {ctx.n:,} scenarios"
                 + (f", at {ctx.where}" if ctx.where else "") + f". Written {ctx.created}.")
-    name = a.get("book_name", "") or "the results"
+    name = run.book_name or "the results"
     doc = Document(f"{name} — a decision memo", subtitle, sections)
     page = Document(f"{name} — the answer", subtitle + " The full memo: memo.html.",
                     [sections[0]])

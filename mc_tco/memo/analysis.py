@@ -85,16 +85,14 @@ def is_tco_model(ds: xr.Dataset, path: str = "results") -> bool:
     (the generic memo). A TCO run that kept only its targets (``--keep-samples targets``)
     lacks what the investment memo reads: an OptionError says to rerun with
     ``--keep-samples all``."""
-    model = ds.attrs.get("model")
-    tco = model == TCO_MODEL or (model is None and "saving" in ds.variables)
-    keep = ds.attrs.get("keep_samples") or ds.mc_tco.options.get("keep_samples", "all")
-    if tco and keep == "targets":
-        book = ds.attrs.get("book_path", "BOOK")
+    run = ds.mc_tco.run
+    tco = run.is_tco_model
+    if tco and run.keep_samples == "targets":
+        book = run.book_path or "BOOK"
         raise OptionError(
             f"{path}: the memo needs every output of every sample, but this run kept only "
             f"its targets (--keep-samples targets); rerun with --keep-samples all: mc-tco run "
-            f"{book} -n {int(ds.attrs.get('samples', ds.sizes.get('sample', 0)))} --seed "
-            f"{ds.attrs.get('seed', 0)} --keep-samples all"
+            f"{book} -n {run.samples} --seed {run.seed} --keep-samples all"
         )
     return tco
 
@@ -370,7 +368,7 @@ def breakeven_cdf(
     from ..uncertainty import proportion_from_counts, replicate_of
 
     be = ds["breakeven_demand"].sel(strategy=list(strategies)).transpose("strategy", "sample")
-    reps = _file_replicates(ds)
+    reps = ds.mc_tco.run.scrambles
     rep = replicate_of(be["sample"].values if "sample" in be.coords
                        else np.arange(be.sizes["sample"]), reps)
     x = np.asarray(x, dtype=float)
@@ -386,11 +384,6 @@ def breakeven_cdf(
          "cdf_fallback": (("strategy", "x"), res.fallback)},
         coords={"strategy": list(strategies), "x": x, "ci_bound": ["lower", "upper"]},
     )
-
-
-def _file_replicates(ds: xr.Dataset) -> int:
-    """``R`` of a results file's scrambles (1 unless it was run with ``--ci rqmc``)."""
-    return int(ds.attrs.get("replicates", 1) or 1) if ds.attrs.get("ci") == "rqmc" else 1
 
 
 def cost_breakdown(ds: xr.Dataset) -> xr.Dataset:

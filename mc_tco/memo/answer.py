@@ -39,8 +39,8 @@ def cheapest_shares(ds: xr.Dataset, demand: float):
     cost = ds["cost"].sel(demand=demand, strategy=choices).transpose("sample", "strategy")
     best = xr.DataArray(np.argmin(cost.values, axis=1), dims="sample",
                         coords={"sample": cost["sample"].values})
-    conf = float(ds.attrs.get("conf_level", 0.95))
-    reps = int(ds.attrs.get("replicates", 0)) if ds.attrs.get("ci") == "rqmc" else None
+    run = ds.mc_tco.run
+    conf, reps = run.conf_level, run.replicates
     return {s: A.prob_with_ci(best == i, conf, reps)[:3] for i, s in enumerate(choices)}
 
 

@@ -30,6 +30,7 @@ from functools import partial
 import numpy as np
 import xarray as xr
 
+from ..results.run_info import RunInfo
 from .analysis import TOKENS_PER_USER, prob_with_ci
 from .fmt import money, prob, prob_ci, share_of, tokens, users
 
@@ -161,12 +162,10 @@ class Claim:
                              [p.substantive for p in self.parts])
 
 
-#: replicates of the dataset being evaluated (set by :func:`evaluate_claims`)
-_REPLICATES: list[int | None] = [None]
-
-
-def _part(statement: str, event, conf_level: float, substantive: bool = False) -> Part:
-    p, lo, hi, k, n = prob_with_ci(event, conf_level, _REPLICATES[0])
+def _part(statement: str, event, run: RunInfo, substantive: bool = False) -> Part:
+    """A part of a claim: P(event) with the interval of the run ``run``
+    (``ds.mc_tco.run``: its level, and its scrambles when the intervals are theirs)."""
+    p, lo, hi, k, n = prob_with_ci(event, run.conf_level, run.replicates)
     return Part(statement, p, lo, hi, k, n, substantive)
 
 
@@ -212,8 +211,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         the article's break-even band. Both are read at exactly that demand; a grid without
         one leaves the parts there (and their claims) not evaluated.
     """
-    conf = float(ds.attrs.get("conf_level", 0.95))
-    _REPLICATES[0] = int(ds.attrs["replicates"]) if ds.attrs.get("ci") == "rqmc" else None
+    run = ds.mc_tco.run
     users_d = claim_demand(ds, FEW_HUNDRED_USERS)
     scale_d = claim_demand(ds, BREAKEVEN_SCALE)
     at_users = f"at {tokens(FEW_HUNDRED_USERS)} tokens/month ({users(FEW_HUNDRED_USERS, 'users')})"
@@ -227,7 +225,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         1,
         "Renting never pays off at any utilization.",
         "Renting never breaks even against the API, at any demand.",
-        [_part("renting never breaks even", np.isinf(rent_be), conf, True)],
+        [_part("renting never breaks even", np.isinf(rent_be), run, True)],
         [f"The API bill of a fully used node is below the rent of its eight GPUs in "
          f"{prob(float(buy_rent.mean()))} of scenarios (see claim 5)."],
     ))
@@ -241,8 +239,8 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "~300B tokens/month.",
         "Buying does not break even below 300B tokens/month, and does by 500B (the "
         "article's break-even band, ~300-500B).",
-        [_part("buying does not break even below 300B", buy_be >= ARTICLE_BAND[0], conf),
-         _part("buying breaks even by 500B", buy_be <= ARTICLE_BAND[1], conf, True)],
+        [_part("buying does not break even below 300B", buy_be >= ARTICLE_BAND[0], run),
+         _part("buying breaks even by 500B", buy_be <= ARTICLE_BAND[1], run, True)],
         [f"Break-even demand of buying: median {tokens(med)}; it never breaks even in "
          f"{prob(p_never)} of scenarios. Renting never breaks even in "
          f"{prob(float(np.isinf(rent_be).mean()))}. The first part is also true in every "
@@ -259,7 +257,7 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
                 parts.append(_not_on_grid(f"{words} {at}", demand))
                 continue
             da = ds[name].sel(demand=d)
-            parts.append(_part(f"{words} {at}", test(da), conf))
+            parts.append(_part(f"{words} {at}", test(da), run))
             evidence.append(f"{at}: {_q(da, fmt)}")
         return parts, evidence
 
@@ -295,8 +293,8 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         "tops out in the tens of USD/hour.",
         "The API bill of the load one fully used node serves is below the node's rent, and "
         "under 100 USD/hour.",
-        [_part("API bill below the rent", buy_rent, conf, True),
-         _part("API bill under 100 USD/hour", api_h < 100, conf)],
+        [_part("API bill below the rent", buy_rent, run, True),
+         _part("API bill under 100 USD/hour", api_h < 100, run)],
         [f"Rent of eight GPUs: {_q(rent_h, _PER_HOUR)}; API bill of a full node's load: "
          f"{_q(api_h, _PER_HOUR)}."],
     ))

@@ -67,18 +67,17 @@ class MemoContext:
 
     @property
     def conf(self) -> float:
-        return float(self.ds.attrs.get("conf_level", 0.95))
+        return self.ds.mc_tco.run.conf_level
 
     @cached_property
     def book(self) -> Book:
-        return loads_book(self.ds.attrs["book_text"], self.ds.attrs.get("book_path", "<book>"))
+        return _loads(self.ds)
 
     @cached_property
     def compare_book(self) -> Book | None:
         if self.compare is None:
             return None
-        c = self.compare
-        return loads_book(c.attrs["book_text"], c.attrs.get("book_path", "<book>"))
+        return _loads(self.compare)
 
     @cached_property
     def ranking(self) -> A.Ranking:
@@ -99,7 +98,7 @@ class MemoContext:
     @cached_property
     def tornado(self) -> xr.Dataset:
         return A.tornado(self.ds, self.demand, self.strategy, conf_level=self.conf,
-                         seed=int(self.ds.attrs.get("seed", 0)))
+                         seed=self.ds.mc_tco.run.seed)
 
     @cached_property
     def report_demands(self) -> list[float]:
@@ -120,12 +119,18 @@ class MemoContext:
         return p, lo, hi, round(p * ds.sizes["sample"])
 
 
+def _loads(ds: xr.Dataset) -> Book:
+    """The book stored in results ``ds``."""
+    run = ds.mc_tco.run
+    return loads_book(run.book_text, run.book_path or "<book>")
+
+
 def _name(ds: xr.Dataset) -> str:
-    return str(ds.attrs.get("book_name", "the book"))
+    return ds.mc_tco.run.book_name or "the book"
 
 
 def _stem(ds: xr.Dataset) -> str:
-    path = str(ds.attrs.get("book_path", "book"))
+    path = ds.mc_tco.run.book_path or "book"
     return path.rsplit("/", 1)[-1].removesuffix(".toml")
 
 
@@ -169,7 +174,7 @@ def dependence_sentences(ctx: MemoContext) -> list[str]:
                        f"input's share of the variance, summing to 1; Owen 2014): for "
                        f"{_target_words(r)} at {tokens(at['demand'])}{moved} it is led by "
                        f"{lead}.")
-    if "ST_group" in ds and ds.attrs.get("groups_independent"):
+    if "ST_group" in ds and ds.mc_tco.run.groups_independent:
         out.append("The grouped Sobol' indices remain exact: every correlation lies within "
                    "one of the book's groups, so the groups are independent.")
     if "independent_p_positive" in ds:

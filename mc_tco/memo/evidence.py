@@ -99,7 +99,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
         ])
     words = _target_words(r)
     intro = (
-        f"Every input of the book `{ctx.ds.attrs.get('book_path', '')}`, ordered by its total "
+        f"Every input of the book `{ctx.ds.mc_tco.run.book_path}`, ordered by its total "
         f"Sobol' index ST for {words} at {tokens(ctx.demand)} (rank, then ST ± {ctx.level} "
         f"half-width). **⚑** marks an input that is both in the top {TOP_FIVE} and sourced "
         "only by an assumption (its source begins with 'assumption'): important and weakly "
@@ -153,7 +153,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                 *other["breakeven_demand_p_never_ci"].sel(strategy=s).values)
     text = [
         f"This book (**{name}**) is set beside **{oname}** "
-        f"(`{other.attrs.get('book_path', '')}`). It makes {len(added)} input"
+        f"(`{other.mc_tco.run.book_path}`). It makes {len(added)} input"
         f"{'s' if len(added) != 1 else ''} uncertain that the other fixes"
         + (f" ({_listed(added)})" if added else "")
         + (f", fixes {len(dropped)} that the other leaves uncertain "
@@ -254,24 +254,25 @@ def section_compare(ctx: MemoContext) -> Section | None:
 
 def _ci_words(ds: xr.Dataset) -> str:
     """How the Sobol' half-widths were made, in a few words."""
-    ci = ds.attrs.get("ci", "bootstrap")
+    run = ds.mc_tco.run
+    ci = run.ci
     if ci == "rqmc":
-        return f"randomized-QMC ({int(ds.attrs.get('replicates', 0))} independent scrambles)"
+        return f"randomized-QMC ({run.scrambles} independent scrambles)"
     return {"asymptotic": "asymptotic (delta-method)"}.get(ci, "bootstrap")
 
 
 def section_provenance(ctx: MemoContext) -> Section:
     from .provenance import provenance_rows
 
-    rows = provenance_rows(ctx.ds.attrs, results=ctx.paths.get("results", ""), n=ctx.n,
+    rows = provenance_rows(ctx.ds.mc_tco.run, results=ctx.paths.get("results", ""),
                            level=f"{ctx.conf:.0%}", created=ctx.created,
                            design=" (Saltelli design)")
     if ctx.compare is not None:
-        c = ctx.compare.attrs
-        rows.insert(3, ["compared with", f"{c.get('book_name', '')} (`{c.get('book_path', '')}`"
-                                         f", SHA-256 `{c.get('book_sha256', '')[:16]}…`, "
-                                         f"seed {c.get('seed', '')}, "
-                                         f"{int(c.get('samples', 0)):,} samples; "
+        c = ctx.compare.mc_tco.run
+        rows.insert(3, ["compared with", f"{c.book_name} (`{c.book_path}`"
+                                         f", SHA-256 `{c.book_sha256[:16]}…`, "
+                                         f"seed {c.seed}, "
+                                         f"{c.samples:,} samples; "
                                          f"`{ctx.paths.get('compare', '')}`)"])
     blocks = [
         Table(["", ""], rows, "ll"),
@@ -281,7 +282,7 @@ def section_provenance(ctx: MemoContext) -> Section:
             "Every number above is read from the results file(s): the memo never re-runs the "
             "model. Probabilities come with "
             + ("intervals from the spread of the independent scrambles (Wilson score where "
-               "a scramble has no or only events)" if ctx.ds.attrs.get("ci") == "rqmc"
+               "a scramble has no or only events)" if ctx.ds.mc_tco.run.ci == "rqmc"
                else "Wilson score intervals")
             + f", Sobol' indices with "
             f"{_ci_words(ctx.ds)} half-widths; quantile bands are the spread of the "

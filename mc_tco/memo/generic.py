@@ -89,7 +89,7 @@ class GenericContext:
 
     @property
     def baseline(self) -> str | None:
-        return self.ds.attrs.get("baseline") or None
+        return self.ds.mc_tco.baseline
 
     @property
     def where(self) -> str:

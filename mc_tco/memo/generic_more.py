@@ -145,7 +145,7 @@ def section_distributions(ctx: GenericContext) -> Section | None:
 def section_provenance(ctx: GenericContext) -> Section:
     from .provenance import provenance_rows
 
-    rows = provenance_rows(ctx.ds.attrs, results=ctx.paths.get("results", ""), n=ctx.n,
+    rows = provenance_rows(ctx.ds.mc_tco.run, results=ctx.paths.get("results", ""),
                            level=ctx.level, created=ctx.created, model=True)
     return Section("Provenance", [
         Table(["", ""], rows, "ll"),

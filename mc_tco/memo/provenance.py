@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..results.run_info import RunInfo
+
 __all__ = ["provenance_rows"]
 
-_VERSIONS = ("mc_tco_version", "numpy_version", "scipy_version", "SALib_version",
-             "xarray_version")
 
-
-def provenance_rows(attrs: dict, *, results: str, n: int, level: str, created: str,
+def provenance_rows(run: RunInfo, *, results: str, level: str, created: str,
                     model: bool = False, design: str = "") -> list[list[str]]:
     """Rows ``[label, value]``: book and its SHA-256, (model,) results file, samples and
     model runs, seed, interval level and method, Sobol' estimators, versions, date.
 
     Parameters
     ----------
-    attrs : dict
-        The results file's attrs.
+    run : RunInfo
+        How the results file's run was made (``ds.mc_tco.run``).
     results : str
         The results file's name as the user gave it.
-    n : int
-        Base samples (used when ``attrs`` lacks ``samples``).
     level : str
         The run's interval level, e.g. ``"95%"``.
     created : str
@@ -32,19 +32,19 @@ def provenance_rows(attrs: dict, *, results: str, n: int, level: str, created: s
     """
     import matplotlib
 
-    a = attrs
     rows = [
-        ["book", f"{a.get('book_name', '')} (`{a.get('book_path', '')}`)"],
-        ["book SHA-256", f"`{a.get('book_sha256', '')}`"],
-        *([["model", f"`{a.get('model', '')}`"]] if model else []),
+        ["book", f"{run.book_name} (`{run.book_path}`)"],
+        ["book SHA-256", f"`{run.book_sha256}`"],
+        *([["model", f"`{run.model or ''}`"]] if model else []),
         ["results file", f"`{results}`"],
-        ["samples", f"{int(a.get('samples', n)):,} base samples, "
-                    f"{int(a.get('model_runs', 0)):,} model runs{design}"],
-        ["seed", str(a.get("seed", ""))],
-        ["intervals", f"{level}; {a.get('ci_method', '')}"],
-        ["Sobol' estimators", str(a.get("sobol_estimators", ""))],
-        ["versions", ", ".join(f"{k.removesuffix('_version')} {a[k]}" for k in _VERSIONS
-                               if k in a) + f", matplotlib {matplotlib.__version__}"],
+        ["samples", f"{run.samples:,} base samples, "
+                    f"{run.model_runs:,} model runs{design}"],
+        ["seed", str(run.seed)],
+        ["intervals", f"{level}; {run.ci_method}"],
+        ["Sobol' estimators", run.sobol_estimators],
+        ["versions", ", ".join(f"{k.removesuffix('_version')} {v}"
+                               for k, v in run.versions.items())
+         + f", matplotlib {matplotlib.__version__}"],
         ["memo written", created],
     ]
     return rows

@@ -11,7 +11,6 @@ against the dataset), :func:`summary_markdown` the page.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -74,7 +73,7 @@ def _input(ds: xr.Dataset, name: str) -> xr.DataArray | float:
     """An input per sample (from ``input_value``) or its constant."""
     if name in map(str, ds["input"].values):
         return ds["input_value"].sel(input=name, drop=True)
-    constants = json.loads(ds.attrs.get("constants", "{}") or "{}")
+    constants = ds.mc_tco.constants
     if name in constants:
         return float(constants[name])
     raise KeyError(name)

@@ -38,7 +38,7 @@ def p_beats_api(ctx: MemoContext) -> pd.DataFrame:
         df.insert(0, "book", _stem(ds))
         df["winning_scenarios"] = np.round(df["p_beats_api"] * ds.sizes["sample"]).astype(int)
         df["scenarios"] = ds.sizes["sample"]
-        df["conf_level"] = float(ds.attrs.get("conf_level", 0.95))
+        df["conf_level"] = ds.mc_tco.run.conf_level
         frames.append(df)
     return _demand_columns(pd.concat(frames, ignore_index=True))
 

@@ -32,15 +32,12 @@ class Estimate:
         return iter((self.value, self.lower, self.upper))
 
 
-def _replicates(ds: xr.Dataset) -> int:
-    return int(ds.attrs.get("replicates", 1) or 1) if ds.attrs.get("ci") == "rqmc" else 1
-
-
 def median_ci(ds: xr.Dataset, da: xr.DataArray, q: float = 0.5) -> Estimate:
     """The ``q`` quantile over ``sample`` of a 1-d per-sample DataArray, NaN left out,
     ``inf`` kept (a median of ``inf`` reads "never")."""
-    res = quantiles_with_interval(da, [q], replicates=_replicates(ds),
-                                  conf_level=float(ds.attrs.get("conf_level", 0.95)))
+    run = ds.mc_tco.run
+    res = quantiles_with_interval(da, [q], replicates=run.scrambles,
+                                  conf_level=run.conf_level)
     lo, hi = (float(v) for v in res["ci"].values.ravel())
     return Estimate(float(res["estimate"].values.ravel()[0]), lo, hi)
 
@@ -48,9 +45,9 @@ def median_ci(ds: xr.Dataset, da: xr.DataArray, q: float = 0.5) -> Estimate:
 def share_ci(ds: xr.Dataset, event: xr.DataArray) -> Estimate:
     """The share of samples where ``event`` (1-d over ``sample``, NaN = not applicable)
     is true, with its interval."""
+    run = ds.mc_tco.run
     res = probability_with_interval(event.astype(float).where(event.notnull()),
-                                    replicates=_replicates(ds),
-                                    conf_level=float(ds.attrs.get("conf_level", 0.95)))
+                                    replicates=run.scrambles, conf_level=run.conf_level)
     lo, hi = (float(v) for v in res["ci"].values)
     return Estimate(float(res["estimate"]), lo, hi)
 
@@ -98,9 +95,7 @@ def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
 
 
 def _constant(ds: xr.Dataset, name: str, default: float) -> float:
-    import json
-
     try:
-        return float(json.loads(ds.attrs.get("constants", "{}")).get(name, default))
-    except (TypeError, ValueError):
+        return float(ds.mc_tco.constants.get(name, default))
+    except (TypeError, ValueError):  # an OptionError (not JSON) is a ValueError
         return default

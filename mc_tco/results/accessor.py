@@ -8,15 +8,17 @@ Registered as an xarray Dataset accessor when :mod:`mc_tco` is imported::
     ds.mc_tco.ranking("saving", demand="500B", strategy="buy")
     ds.mc_tco.bands("saving", strategy="buy")
     ds.mc_tco.options                                     # the run's run_options
+    ds.mc_tco.run.conf_level                              # how the run was made (RunInfo)
 
-The JSON attributes of the file (``run_options``, ``targets``, ``report``, ``focus``, ...)
-are parsed here and nowhere else; grid points are matched by
+The file's attributes are read here and nowhere else: the scalar ones as one typed
+record, :class:`~mc_tco.results.run_info.RunInfo` (``ds.mc_tco.run``), the JSON ones
+(``run_options``, ``targets``, ``report``, ``focus``, ...) by the properties below, each
+with the schema's default for a file that lacks it; grid points are matched by
 :func:`mc_tco.results.points.match_point` (one tolerance everywhere).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -24,19 +26,10 @@ import xarray as xr
 
 from ..errors import OptionError
 from .points import match_point
+from .run_info import RunInfo, json_attr
 from .schema import SCHEMA_VERSION
 
-__all__ = ["ResultsAccessor"]
-
-
-def _json(ds: xr.Dataset, name: str, default):
-    text = ds.attrs.get(name)
-    if text is None:
-        return default
-    try:
-        return json.loads(text)
-    except (TypeError, json.JSONDecodeError):
-        raise OptionError(f"the results' {name} attribute is not JSON") from None
+__all__ = ["ResultsAccessor", "RunInfo"]
 
 
 @xr.register_dataset_accessor("mc_tco")
@@ -48,9 +41,36 @@ class ResultsAccessor:
 
     # ------------------------------------------------------------------ what the run was
     @property
+    def run(self) -> RunInfo:
+        """How the run was made (book, model, seed, samples, interval method and level,
+        scrambles, versions, ...): read from the attrs on each call, so it follows them."""
+        return RunInfo.from_attrs(self._ds.attrs, self._ds.sizes, self._ds.variables)
+
+    @property
+    def is_results_file(self) -> bool:
+        """Whether the dataset is an mc_tco results file (it has ``book_sha256``)."""
+        return "book_sha256" in self._ds.attrs
+
+    @property
+    def declares_decision(self) -> bool:
+        """Whether the file stores its model's benefits, alternatives and baseline (files
+        written before issue 11 do not)."""
+        return "benefits" in self._ds.attrs
+
+    @property
+    def baseline(self) -> str | None:
+        """The alternative every benefit is measured against (None if none)."""
+        return self._ds.attrs.get("baseline") or None
+
+    @property
+    def declared_alternatives(self) -> str | None:
+        """The alternatives dim as the file declares it (None if it declares none)."""
+        return self._ds.attrs.get("alternatives") or None
+
+    @property
     def schema_version(self) -> int:
         """The file's schema version (1: written before the schema was declared)."""
-        return int(self._ds.attrs.get("schema_version", 1))
+        return self.run.schema_version
 
     @property
     def is_current(self) -> bool:
@@ -59,56 +79,56 @@ class ResultsAccessor:
     @property
     def options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`mc_tco.run` that made the file."""
-        return _json(self._ds, "run_options", {})
+        return self.run.options
 
     @property
     def targets(self) -> list[str]:
-        return list(_json(self._ds, "targets", []))
+        return list(json_attr(self._ds.attrs, "targets"))
 
     @property
     def report(self) -> dict[str, list]:
         """Report points per dim, e.g. ``{"demand": [1e11, ...], "strategy": [...]}``."""
-        return dict(_json(self._ds, "report", {}))
+        return dict(json_attr(self._ds.attrs, "report"))
 
     @property
     def focus(self) -> dict[str, Any]:
         """The point whose ranking is printed, e.g. ``{"demand": 5e11, "strategy": "buy"}``."""
-        return dict(_json(self._ds, "focus", {}))
+        return dict(json_attr(self._ds.attrs, "focus"))
 
     @property
     def distributions(self) -> list[str]:
-        return list(_json(self._ds, "distributions", []))
+        return list(json_attr(self._ds.attrs, "distributions"))
 
     @property
     def constants(self) -> dict[str, float]:
-        return dict(_json(self._ds, "constants", {}))
+        return dict(json_attr(self._ds.attrs, "constants"))
 
     @property
     def convergence_path(self) -> list[dict]:
-        return list(_json(self._ds, "convergence_path", []))
+        return list(json_attr(self._ds.attrs, "convergence_path"))
 
     @property
     def benefits(self) -> list[str]:
         """Outputs the model declares as benefits (higher is better), e.g. saving, npv."""
-        return list(_json(self._ds, "benefits", []))
+        return list(json_attr(self._ds.attrs, "benefits"))
 
     @property
     def family_swapped(self) -> list[str]:
         """Inputs whose family the family check swapped."""
-        return list(_json(self._ds, "family_check_swapped", []))
+        return list(json_attr(self._ds.attrs, "family_check_swapped"))
 
     @property
     def family_unchanged(self) -> list[str]:
         """Inputs the family check left as written (unbounded families)."""
-        return list(_json(self._ds, "family_check_unchanged", []))
+        return list(json_attr(self._ds.attrs, "family_check_unchanged"))
 
     @property
     def conf_level(self) -> float:
-        return float(self._ds.attrs.get("conf_level", 0.95))
+        return self.run.conf_level
 
     @property
     def indicator_label(self) -> str:
-        return str(self._ds.attrs.get("indicator_label", "> 0"))
+        return self.run.indicator_label
 
     @property
     def alternatives(self) -> str | None:
@@ -171,7 +191,7 @@ class ResultsAccessor:
     @property
     def correlations(self) -> list[dict]:
         """The book's correlated pairs (between, kind, value, source); [] when independent."""
-        return _json(self._ds, "correlations", [])
+        return json_attr(self._ds.attrs, "correlations")
 
     def shapley_points(self) -> dict[str, np.ndarray]:
         """Per grid dim the run estimated its Shapley effects at part of (``--shapley-at

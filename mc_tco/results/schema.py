@@ -14,12 +14,28 @@ outputs (``saving``, ``npv``, ``breakeven_demand``, ...) are described by the mo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["ATTRS", "COORDS", "SCHEMA_VERSION", "VARIABLES", "Attr", "Var", "markdown",
+__all__ = ["ATTRS", "COORDS", "DEFAULT_MODEL", "LEGACY_OPTIONS", "SCHEMA_VERSION",
+           "VARIABLES", "VERSION_ATTRS", "Attr", "Var", "attr_names", "default", "markdown",
            "problems"]
 
 #: 1: files before the schema was declared (no ``schema_version`` attr); 2: this one
 SCHEMA_VERSION = 2
+
+#: the model of a book without ``[book] model`` (every version has written ``model``)
+DEFAULT_MODEL = "mc_tco.models.tco:model"
+
+#: attrs that describe the computation's environment, shown when they differ
+VERSION_ATTRS = ("mc_tco_version", "numpy_version", "scipy_version", "SALib_version",
+                 "xarray_version")
+
+#: the per-option attrs written before ``run_options`` existed, by run() keyword
+LEGACY_OPTIONS = {"samples": "samples", "seed": "seed", "resamples": "bootstrap_resamples",
+                  "conf_level": "conf_level", "chunk_size": "chunk_size",
+                  "second_order": "second_order", "ci": "ci", "replicates": "replicates",
+                  "estimator": "estimator", "keep_samples": "keep_samples",
+                  "by_group": "by_group"}
 
 
 @dataclass(frozen=True)
@@ -36,12 +52,20 @@ class Var:
 
 @dataclass(frozen=True)
 class Attr:
-    """A global attribute of the results file."""
+    """A global attribute of the results file.
+
+    ``default`` is what a reader gets when a file lacks the attribute (an older file, or
+    one written without the option in ``when``): decided here once, applied by the
+    accessor (:class:`mc_tco.results.run_info.RunInfo`), never guessed at a reading site.
+    ``default_words`` says it in the docs when it is not a plain value.
+    """
 
     name: str
     kind: str
     meaning: str
     when: str = ""
+    default: Any = None
+    default_words: str = ""
 
 
 G = "*grid"
@@ -162,60 +186,132 @@ VARIABLES = (
 )
 
 ATTRS = (
-    Attr("schema_version", "int", f"version of this contract ({SCHEMA_VERSION})"),
-    Attr("title", "str", "what the file is"),
-    Attr("book_name", "str", "[book] name"),
-    Attr("book_path", "str", "where the book was read from"),
-    Attr("book_sha256", "str", "SHA-256 of book_text"),
-    Attr("book_text", "str", "the book itself, as read: enough to rerun"),
-    Attr("model", "str", "module:function of the model"),
+    Attr("schema_version", "int", f"version of this contract ({SCHEMA_VERSION})", default=1,
+         default_words="1 (written before the schema was declared)"),
+    Attr("title", "str", "what the file is", default=""),
+    Attr("book_name", "str", "[book] name", default=""),
+    Attr("book_path", "str", "where the book was read from", default=""),
+    Attr("book_sha256", "str", "SHA-256 of book_text", default=""),
+    Attr("book_text", "str", "the book itself, as read: enough to rerun",
+         default_words="none: the file cannot be rerun"),
+    Attr("model", "str", "module:function of the model",
+         default_words="none: the TCO model's if the file has its output saving"),
     Attr("model_file", "str", "absolute path of the model's source file as the run found it "
-         "(a file next to the book or in the working directory, or an installed module's)"),
+         "(a file next to the book or in the working directory, or an installed module's)",
+         default=""),
     Attr("model_sha256", "str", "SHA-256 of model_file as the run executed it: mc-tco rerun "
-         "refuses a model whose file changed (--accept-model-change runs it anyway)"),
-    Attr("seed", "int", "seed of the scrambles"),
-    Attr("samples", "int", "base sample size N of the file"),
-    Attr("rows_per_sample", "int", "design rows per base sample"),
-    Attr("model_runs", "int", "model evaluations (N x rows_per_sample)"),
+         "refuses a model whose file changed (--accept-model-change runs it anyway)",
+         default="", default_words="'' (not checked)"),
+    Attr("seed", "int", "seed of the scrambles", default=0),
+    Attr("samples", "int", "base sample size N of the file",
+         default_words="the size of dim sample"),
+    Attr("rows_per_sample", "int", "design rows per base sample", default=0),
+    Attr("model_runs", "int", "model evaluations (N x rows_per_sample)", default=0),
+    Attr("bootstrap_resamples", "int", "resamples of the bootstrap intervals (--ci "
+         "bootstrap)"),
+    Attr("second_order", "int", "1 with --second-order", default=0),
+    Attr("chunk_size", "int", "base samples per chunk (never changes the numbers)"),
+    Attr("keep_samples", "str", "which per-sample outputs the file keeps (--keep-samples)",
+         default="all"),
+    Attr("by_group", "int", "1 with --by group", default=0),
     Attr("run_options", "JSON object", "every keyword of mc_tco.run() that made the file "
-         "(read it with ds.mc_tco.options): mc-tco rerun reproduces the file from it"),
-    Attr("targets", "JSON list", "[analysis] targets (ds.mc_tco.targets)"),
-    Attr("report", "JSON object", "report points per dim (ds.mc_tco.report)"),
+         "(read it with ds.mc_tco.options): mc-tco rerun reproduces the file from it",
+         default={}, default_words="{} (the per-option attrs samples, seed, ci, ... stand "
+         "for it)"),
+    Attr("targets", "JSON list", "[analysis] targets (ds.mc_tco.targets)", default=[]),
+    Attr("report", "JSON object", "report points per dim (ds.mc_tco.report)", default={}),
     Attr("focus", "JSON object", "the point whose ranking is printed (ds.mc_tco.focus); "
-         "its key 'target', if any, names the target the memo explains first"),
-    Attr("distributions", "JSON list", "per-sample outputs summarised by quantiles"),
-    Attr("indicator_label", "str", "what 'target > 0' means, e.g. 'beats the API'"),
-    Attr("constants", "JSON object", "the book's constant inputs"),
-    Attr("ci", "str", "interval method of the Sobol' indices: rqmc, asymptotic, bootstrap"),
-    Attr("replicates", "int", "independent scrambles (rqmc)"),
-    Attr("estimator", "str", "Sobol' estimator"),
-    Attr("sobol_estimators", "str", "the papers behind the estimator used"),
-    Attr("ci_method", "str", "how every interval was made"),
-    Attr("conf_level", "float", "level of every interval"),
-    Attr("design", "str", "the sampling design"),
-    Attr("summaries_from", "str", "which rows the summaries use"),
-    Attr("scheduler", "str", "where the chunks ran (never changes the numbers)"),
-    Attr("mc_tco_version", "str", "package versions, shown by rerun when they differ"),
-    Attr("created", "str", "UTC time of the run: the only attr two identical runs differ in"),
+         "its key 'target', if any, names the target the memo explains first", default={}),
+    Attr("distributions", "JSON list", "per-sample outputs summarised by quantiles",
+         default=[]),
+    Attr("indicator_label", "str", "what 'target > 0' means, e.g. 'beats the API'",
+         default="> 0"),
+    Attr("benefits", "JSON list", "outputs the model declares as benefits (higher is "
+         "better; ds.mc_tco.benefits)", default=[],
+         default_words="[] (mc_tco.decision takes the TCO model's for its files)"),
+    Attr("alternatives", "str", "the dim of the alternatives compared with the baseline "
+         "('' if none)", default=""),
+    Attr("baseline", "str", "the alternative every benefit is measured against ('' if none)",
+         default=""),
+    Attr("constants", "JSON object", "the book's constant inputs", default={}),
+    Attr("ci", "str", "interval method of the Sobol' indices: rqmc, asymptotic, bootstrap",
+         default="bootstrap", default_words="bootstrap (the method before rqmc)"),
+    Attr("replicates", "int", "independent scrambles (rqmc; 1 otherwise)", default=1),
+    Attr("estimator", "str", "Sobol' estimator", default=""),
+    Attr("sobol_estimators", "str", "the papers behind the estimator used", default=""),
+    Attr("ci_method", "str", "how every interval was made", default=""),
+    Attr("conf_level", "float", "level of every interval", default=0.95),
+    Attr("design", "str", "the sampling design", default=""),
+    Attr("summaries_from", "str", "which rows the summaries use", default=""),
+    Attr("scheduler", "str", "where the chunks ran (never changes the numbers)", default=""),
+    Attr("mc_tco_version", "str", "package versions, shown by rerun when they differ "
+         "(also numpy_version, scipy_version, SALib_version, xarray_version)", default="?"),
+    Attr("numpy_version", "str", "see mc_tco_version", default="?"),
+    Attr("scipy_version", "str", "see mc_tco_version", default="?"),
+    Attr("SALib_version", "str", "see mc_tco_version", default="?"),
+    Attr("xarray_version", "str", "see mc_tco_version", default="?"),
+    Attr("created", "str", "UTC time of the run: the only attr two identical runs differ in",
+         default=""),
     Attr("shapley_evaluations", "int", "model runs of the Shapley effects (besides "
-         "model_runs)", "--shapley, [[correlation]]"),
+         "model_runs)", "--shapley, [[correlation]]",
+         default_words="none: no Shapley effects"),
     Attr("shapley_method", "str", "the Shapley estimator, its sizes and intervals",
-         "--shapley, [[correlation]]"),
+         "--shapley, [[correlation]]", default=""),
     Attr("correlations", "JSON list", "the book's pairs: between, kind, value, source",
-         "[[correlation]]"),
+         "[[correlation]]", default=[]),
     Attr("correlations_repaired", "int", "1 if the sample uses the nearest valid matrix",
-         "[[correlation]]"),
+         "[[correlation]]", default=0),
     Attr("correlation_min_eigenvalue", "float", "smallest eigenvalue of "
          "correlation_normal (< 0: not jointly possible as written)", "[[correlation]]"),
     Attr("groups_independent", "int", "1 if every correlation stays within one of the "
-         "book's groups (grouped Sobol' indices are then exact)", "[[correlation]]"),
+         "book's groups (grouped Sobol' indices are then exact)", "[[correlation]]",
+         default=0),
     Attr("independence_check_samples", "int", "base samples of independent_p_positive "
-         "(the first min(N, 8192))", "[[correlation]]"),
-    Attr("convergence_path", "JSON list", "each doubling's record", "--target-halfwidth"),
-    Attr("converged", "int", "1 if the adaptive run met its target", "--target-halfwidth"),
+         "(the first min(N, 8192))", "[[correlation]]", default=0),
+    Attr("convergence_path", "JSON list", "each doubling's record", "--target-halfwidth",
+         default=[]),
+    Attr("convergence_target_halfwidth", "float", "the half-width the adaptive run aimed "
+         "at", "--target-halfwidth"),
+    Attr("converged", "int", "1 if the adaptive run met its target", "--target-halfwidth",
+         default_words="none: not an adaptive run"),
     Attr("family_check_swapped", "JSON list", "inputs whose family was swapped",
-         "--family-check"),
+         "--family-check", default=[]),
+    Attr("family_check_unchanged", "JSON list", "inputs left as written (unbounded "
+         "families)", "--family-check", default=[]),
+    Attr("family_check_shapes", "JSON list", "the families tried", "--family-check"),
+    Attr("family_check_mode_rule", "str", "how each swapped family keeps the book's "
+         "centre and support", "--family-check"),
+    Attr("family_check_seconds", "float", "wall time of the family check",
+         "--family-check", default=float("nan")),
 )
+
+
+_BY_NAME = {a.name: a for a in ATTRS}
+
+
+def attr_names() -> frozenset[str]:
+    """Every global attribute the contract declares."""
+    return frozenset(_BY_NAME)
+
+
+def default(name: str) -> Any:
+    """What a reader gets for attribute ``name`` when a file lacks it (:class:`Attr`).
+
+    Raises
+    ------
+    KeyError
+        When the contract does not declare ``name``.
+    """
+    value = _BY_NAME[name].default
+    return value.copy() if isinstance(value, (list, dict)) else value
+
+
+def _default_words(a: Attr) -> str:
+    if a.default_words:
+        return a.default_words
+    if a.default is None:
+        return ""
+    return "''" if a.default == "" else str(a.default)
 
 
 def _dims(dims: tuple[str, ...]) -> str:
@@ -248,6 +344,7 @@ def markdown() -> str:
         "half-widths",
         "ds.mc_tco.bands('saving', strategy='buy')      # quantiles by demand",
         "ds.mc_tco.options                              # the run's options (run_options)",
+        "ds.mc_tco.run.conf_level                       # how the run was made (RunInfo)",
         "```",
         "",
         "## Coordinates",
@@ -263,9 +360,12 @@ def markdown() -> str:
     for v in VARIABLES:
         lines.append(f"| `{v.name}` | {_dims(v.dims)} | {v.units} | {v.meaning} | "
                      f"{v.when or 'always'} |")
-    lines += ["", "## Attributes", "", "| name | type | meaning | written |", "|---|---|---|---|"]
+    lines += ["", "## Attributes", "", "A reader of a file that lacks an attribute (an older "
+              "file) gets the default shown (`ds.mc_tco.run`).", "",
+              "| name | type | meaning | written | if missing |", "|---|---|---|---|---|"]
     for a in ATTRS:
-        lines.append(f"| `{a.name}` | {a.kind} | {a.meaning} | {a.when or 'always'} |")
+        lines.append(f"| `{a.name}` | {a.kind} | {a.meaning} | {a.when or 'always'} | "
+                     f"{_default_words(a)} |")
     lines.append("")
     return "\n".join(lines)
 

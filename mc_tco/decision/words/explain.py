@@ -18,7 +18,7 @@ def explain_text(disc: Discovery | None, voi: VoiResult | None, ds: xr.Dataset,
                  path: str = "", command: str | None = None) -> str:
     """What ``mc-tco explain`` prints: the scenario discovery, then the value of information."""
     data = (disc or voi).data
-    out = [f"{path} ({ds.attrs.get('book_name', '')}): {data.n:,} scenarios, "
+    out = [f"{path} ({ds.mc_tco.run.book_name}): {data.n:,} scenarios, "
            f"{len(data.inputs)} uncertain inputs"]
     if disc is not None:
         out += ["", *prim_text(disc, ds, command)]
