@@ -15,6 +15,9 @@ def test_the_readme_python_example_runs(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
-    assert printed[-1] == "1024"
+    assert printed[-2] == "1024"
+    seed, samples, conf, ci, scrambles, model = printed[-1].split()
+    assert (seed, samples, conf, ci, scrambles, model) == (
+        "0", "1024", "0.95", "rqmc", "8", "mc_tco.models.tco:model")
     p, lower = map(float, printed[0].split())
     assert 0 <= lower <= p <= 1
