@@ -3,10 +3,10 @@ with another book and the provenance."""
 
 from __future__ import annotations
 
-import numpy as np
 import xarray as xr
 
 from ..fmt import fmt_value
+from ..results.points import point_index
 from . import analysis as A
 from . import figures as F
 from . import figures_drivers as FD
@@ -168,7 +168,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
         f"{prob_ci(*never_ot, ctx.conf)} there: {_compare_word(never_me, never_ot)}.",
     ]
     grid_o = other["demand"].values
-    shared = [x for x in ctx.report_demands if np.any(np.isclose(grid_o, x, rtol=1e-6, atol=0))]
+    shared = [x for x in ctx.report_demands if point_index(grid_o, x) is not None]
     if shared and shared[-1] != d:  # the largest report demand shows where the books part
         far = shared[-1]
         p_far, p_far_ot = ctx.p(s, far)[:3], ctx.p(s, far, other)[:3]
