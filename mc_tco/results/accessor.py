@@ -220,7 +220,8 @@ class ResultsAccessor:
         """``point(**at)`` moved, along each dim where the Shapley effects were estimated at
         some points only, to the nearest such point (on the dim's scale,
         :func:`~mc_tco.results.points.scale_of`: by ratio for demand): where a reader
-        shows Shapley effects for a point the run did not estimate them at. Compare with ``point(**at)`` to say so."""
+        shows Shapley effects for a point the run did not estimate them at.
+        Compare with ``point(**at)`` to say so."""
         point = self.point(**at)
         for dim, have in self.shapley_points().items():
             if dim not in point:
