@@ -20,8 +20,8 @@ import numpy as np
 from ..errors import OptionError
 from ..units import unit_suffix
 
-__all__ = ["GRID_DIGITS", "GRID_RTOL", "SCALES", "match_point", "nearest_point",
-           "parse_amount", "point_index", "scale_of"]
+__all__ = ["GRID_DIGITS", "GRID_RTOL", "SCALES", "match_point", "nearest_index",
+           "nearest_point", "parse_amount", "point_index", "scale_of"]
 
 #: significant digits of a printed grid value (1.2589e12 prints as 1.26T): a value matches
 #: a grid point when it is the point, or the point as printed
@@ -114,6 +114,12 @@ def nearest_point(coord, value, scale: str = "log") -> float:
     Use :func:`scale_of` for a dim's scale; :func:`match_point` for a value a person typed
     (it refuses a value that is not a point).
     """
+    coord = np.asarray(coord, dtype=float)
+    return float(coord[nearest_index(coord, value, scale)])
+
+
+def nearest_index(coord, value, scale: str = "log") -> int:
+    """The index of :func:`nearest_point`."""
     if scale not in ("log", "linear"):
         raise ValueError(f"scale must be 'log' or 'linear', not {scale!r}")
     coord = np.asarray(coord, dtype=float)
@@ -122,7 +128,7 @@ def nearest_point(coord, value, scale: str = "log") -> float:
         dist = np.abs(np.log(coord / v))
     else:
         dist = np.abs(coord - v)
-    return float(coord[int(np.argmin(dist))])
+    return int(np.argmin(dist))
 
 
 def _printed(x: float) -> float:
