@@ -27,6 +27,7 @@ __all__ = [
     "breakeven_cdf",
     "check_results",
     "cost_breakdown",
+    "focus_demand",
     "grid_point",
     "indicator_counts",
     "input_order",
@@ -111,6 +112,18 @@ def grid_point(ds: xr.Dataset, demand, option: str = "--demand") -> float:
         raise OptionError(f"{option} must be a positive number of tokens/month, got {demand}")
     return match_point(ds["demand"].values, value, dim="demand", flag=option,
                        unit=ds["demand"].attrs.get("units", ""))
+
+
+def focus_demand(ds: xr.Dataset) -> float:
+    """The decision demand of the TCO memo: the focus demand of the book the results were
+    run from (``[analysis] focus``); when the book's focus names none, the model's shipped
+    default (``mc_tco.models.tco.SPEC.focus``, the only place it is written)."""
+    demand = ds.mc_tco.focus.get("demand")
+    if demand is None:
+        from ..models.tco import SPEC
+
+        demand = SPEC.focus["demand"]
+    return float(demand)
 
 
 def nearest_point(ds: xr.Dataset, demand: float) -> float:

@@ -13,7 +13,7 @@ from . import figures_drivers as FD
 from .answer import (
     nonmonotone_note,
 )
-from .claims import ARTICLE_BAND, RULES
+from .claims import ARTICLE_BAND, BREAKEVEN_SCALE, RULES
 from .context import (
     TOP_FIVE,
     VERB,
@@ -47,7 +47,7 @@ def section_claims(ctx: MemoContext) -> Section:
         ),
         Paragraph(heavy_user_note()),
     ]
-    note = nonmonotone_note(ctx.ds, nearest_grid(ctx.ds, 5e11), "buy")
+    note = nonmonotone_note(ctx.ds, nearest_grid(ctx.ds, BREAKEVEN_SCALE), "buy")
     if note:
         blocks.append(Paragraph(note))
     return Section("The article's claims", blocks, "claims")
