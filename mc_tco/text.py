@@ -8,6 +8,7 @@ import numpy as np
 import xarray as xr
 
 from .fmt import fmt_prob_ci, fmt_value
+from .results.ranking import rank_order
 from .uncertainty import MIN_EVENTS
 
 __all__ = ["inputs_table", "run_summary"]
@@ -306,7 +307,7 @@ def _ranking(ds: xr.Dataset, suffix: str, dim: str, target: str, focus: dict, to
     conf = {name: _sel(ds[f"{name}{suffix}_conf"].sel(target=target), focus)
             for name in ("ST", "S1")}
     st = pick["ST"]
-    order = np.argsort(-np.nan_to_num(st.values, nan=-np.inf))[:top]
+    order = rank_order(st.values, top=top)
     rows = []
     for rank, j in enumerate(order, 1):
         rows.append([
@@ -323,7 +324,7 @@ def _shapley_ranking(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> 
     half = _sel(ds["shapley_conf"].sel(target=target), focus)
     if not np.isfinite(sh.values).any():
         return "  (not defined: the target does not vary here)"
-    order = np.argsort(-np.nan_to_num(sh.values, nan=-np.inf))[:top]
+    order = rank_order(sh.values, top=top)
     rows = [[f"{rank}. {sh['input'].values[j]}",
              f"Shapley {sh.values[j]:.3f} ± {half.values[j]:.3f}"]
             for rank, j in enumerate(order, 1)]
@@ -334,7 +335,7 @@ def _pairs(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
     s2 = _sel(ds["S2"].sel(target=target), focus)
     s2_conf = _sel(ds["S2_conf"].sel(target=target), focus)
     values = np.nan_to_num(s2.values, nan=-np.inf)
-    flat = np.argsort(-values, axis=None)[:top]
+    flat = rank_order(values, top=top)
     rows = []
     for rank, idx in enumerate(flat, 1):
         i, j = np.unravel_index(idx, values.shape)

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ..results.points import nearest_point, scale_of
+from ..results.ranking import rank_order
 from . import bridge
 from .edit import apply_edits, source_prompt
 
@@ -280,15 +282,14 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
                       "median": _num(np.median(vals)) if len(vals) else None}
         out["breakeven"] = cdf
     report = ds.mc_tco.report.get(dim) or []
-    out["report"] = [float(grid[int(np.argmin(np.abs(grid - r)))]) for r in report]
+    out["report"] = [nearest_point(grid, r, scale_of(dim)) for r in report]
     focus = ds.mc_tco.focus.get(dim)
     out["focus"] = float(focus) if focus is not None else (out["report"] or [grid[0]])[0]
     return out
 
 
 def _nearest(ds: xr.Dataset, dim: str, value: float) -> float:
-    grid = ds[dim].values.astype(float)
-    return float(grid[int(np.argmin(np.abs(np.log(grid / value))))]) if value > 0 else grid[0]
+    return nearest_point(ds[dim].values, value, scale_of(dim))
 
 
 def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
@@ -333,7 +334,7 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
         st = ds[index].sel(target=target, **sel)
         conf = ds[f"{index}_conf"].sel(target=target, **sel)
         s1 = ds["S1"].sel(target=target, **sel) if index == "ST" else None
-        order = np.argsort(-np.nan_to_num(st.values, nan=-np.inf), kind="stable")[:top]
+        order = rank_order(st.values, top=top)
         names = ds["input"].values
         ranking[s] = {"target": target, "wins": wins, "index": index,
                       "at": _num(sel[dim]), "rows": [

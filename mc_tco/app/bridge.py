@@ -38,8 +38,6 @@ __all__ = [
 
 DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
 DEFAULT_MODEL = "mc_tco.models.tco:model"
-#: the memo's default decision demand (tokens/month), as ``mc-tco memo``
-MEMO_DEMAND = 5e11
 
 
 def load_book(path: str | Path):
@@ -174,9 +172,8 @@ def full_run(
     memo_dir = default_out_dir(out)
     ds = open_results(out)
     try:
-        # the TCO memo at MEMO_DEMAND; another model's (the generic memo) at its focus
-        demand = MEMO_DEMAND if ds.mc_tco.run.is_tco_model else None
-        m = build_memo(ds, demand=demand, command=shlex.join(["mc-tco", "memo", str(out)]),
+        # the memo at the book's focus, as `mc-tco memo` without --demand
+        m = build_memo(ds, command=shlex.join(["mc-tco", "memo", str(out)]),
                        paths={"results": str(out), "compare": ""})
         write_memo(m, memo_dir)
     finally:

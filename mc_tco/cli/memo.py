@@ -13,8 +13,6 @@ import click
 
 from ._common import Progress, friendly, note
 
-DEFAULT_DEMAND = 5e11  # == mc_tco.memo.DEFAULT_DEMAND (not imported: keeps startup light)
-
 
 def _demand(text) -> float:
     from ..errors import OptionError
@@ -26,6 +24,14 @@ def _demand(text) -> float:
     return value
 
 
+def _shipped_focus_demand() -> float:
+    """The TCO model's default focus demand (imported here, not at startup: it loads the
+    model)."""
+    from ..models.tco import SPEC
+
+    return SPEC.focus["demand"]
+
+
 def _summary(out_dir: Path, files: list[Path]) -> str:
     figs = sum(1 for f in files if f.suffix == ".png")
     csvs = sum(1 for f in files if f.suffix == ".csv")
@@ -35,7 +41,7 @@ def _summary(out_dir: Path, files: list[Path]) -> str:
 
 
 _demand_option = click.option(
-    "--demand", default=None, show_default="5e11",
+    "--demand", default=None, show_default="the book's focus demand",
     help="Your demand in tokens/month (5e11, 500B, 1.26T): the answer, the ranking and the "
          "tornado are given there. A point of the results' demand grid.",
 )
@@ -104,7 +110,7 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
     args = ["mc-tco", "memo", str(results)]
     if compare is not None:
         args += ["--compare", str(compare)]
-    if demand is not None and demand != DEFAULT_DEMAND:
+    if demand is not None and demand != ds.mc_tco.focus.get("demand"):
         args += ["--demand", f"{demand:g}"]
     args += [f"--at={item}" for item in at_items]
     if out_dir is not None:
@@ -154,7 +160,7 @@ def report(book, samples, seed, demand, results_dir, no_wait, quiet):
         args += ["--samples", str(samples)]
     if seed != 0:
         args += ["--seed", str(seed)]
-    if demand is not None and demand != DEFAULT_DEMAND:
+    if demand is not None and demand != _shipped_focus_demand():
         args += ["--demand", f"{demand:g}"]
     if results_dir != Path("results"):
         args += ["--results-dir", str(results_dir)]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
+from ..results.points import nearest_index, scale_of
 from ..uncertainty import proportion, replicate_of, wilson_interval
 from .boxes import FoundBox
 from .data import DecisionData, check_option, decision_data, decision_spec
@@ -191,13 +192,8 @@ def _suggest(ds: xr.Dataset, data: DecisionData, option: str, min_cases: int) ->
     ok = (counts >= min_cases) & (n - counts >= min_cases)
     if not ok.any():
         return None
-    here = float(data.point[dim])
-    if (values > 0).all() and here > 0:
-        dist = np.abs(np.log(values) - np.log(here))
-    else:
-        dist = np.abs(values - here)
-    dist = np.where(ok, dist, np.inf)
-    i = int(np.argmin(dist))
+    eligible = np.flatnonzero(ok)
+    i = int(eligible[nearest_index(values[ok], float(data.point[dim]), scale_of(dim))])
     return {"dim": dim, "value": float(values[i]), "winners": int(counts[i]), "scenarios": n}
 
 

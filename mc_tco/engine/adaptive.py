@@ -9,6 +9,8 @@ from itertools import product
 import numpy as np
 import xarray as xr
 
+from ..results.points import nearest_index, scale_of
+from ..results.ranking import rank_order
 from .evaluate import _targets_array, evaluate_chunk
 from .plan import Plan, RunSums
 
@@ -75,7 +77,7 @@ def convergence_step(
             half = float(np.max(np.where(np.isnan(halves), np.inf, halves)))
             if half > worst or worst_cell is None:
                 worst, worst_cell = half, label
-            order = np.argsort(-np.nan_to_num(st[(slice(None), *cell)], nan=-np.inf))[:5]
+            order = rank_order(st[(slice(None), *cell)], top=5)
             rankings[label] = [plan.factors[j] for j in order]
     stable = previous is not None and previous["rankings"] == rankings
     converged = worst <= target and (stable or held == 0)
@@ -128,7 +130,7 @@ def _report_cells(plan: Plan, layout: dict) -> list[tuple[int, ...]]:
             if isinstance(w, str):
                 idx += [i for i, v in enumerate(values) if v == w]
             else:
-                idx.append(int(np.argmin(np.abs(np.asarray(values, dtype=float) - w))))
+                idx.append(nearest_index(values, w, scale_of(dim)))
         axes.append(idx)
     return list(product(*axes))
 

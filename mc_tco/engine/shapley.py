@@ -37,6 +37,7 @@ import numpy as np
 import xarray as xr
 
 from ..interrupt import check
+from ..results.points import point_index
 from ..sensitivity.shapley import evaluation_count, shapley_effects
 from .evaluate import _call_model, _input_dataset, _targets_array, _targets_into
 from .plan import Plan
@@ -80,8 +81,7 @@ def shapley_grid(plan: Plan) -> dict[str, np.ndarray]:
         if focus is not None and not isinstance(focus, str):
             wanted.append(focus)
         values = np.asarray(grid.values, dtype=float)
-        keep = np.isclose(values[:, None], np.asarray(wanted, dtype=float)[None, :],
-                          rtol=1e-12, atol=0.0).any(axis=1)
+        keep = np.array([point_index(wanted, v) is not None for v in values])
         if keep.any() and not keep.all():
             sub[dim] = values[keep]
     return sub

@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the CLI imports this package at start-up: keep it light
     import xarray as xr
 
 __all__ = [
-    "DEFAULT_DEMAND",
     "Memo",
     "build_memo",
     "check_out_dir",
@@ -35,8 +34,6 @@ __all__ = [
     "write_memo",
 ]
 
-#: the decision demand of the memo (tokens/month): the top of the article's 300-500B band
-DEFAULT_DEMAND = 5e11
 TITLE = "Buy GPUs, rent them, or keep paying the API? — an investment memo"
 SUMMARY_TITLE = "Buy GPUs, rent them, or keep paying the API? — the one-page summary"
 
@@ -87,7 +84,8 @@ def build_memo(
         Results of a second book, set beside the first (TCO memo only).
     demand : float, optional
         Decision demand in tokens/month (answer, ranking, tornado); must be on the grid
-        (default :data:`DEFAULT_DEMAND` for the TCO model, the focus point otherwise).
+        (default: the focus demand of the results' book,
+        :func:`mc_tco.memo.analysis.focus_demand`; for another model the focus point).
     at : dict, optional
         Grid values by dim for the generic memo (``{"volume": 2}``); default the file's
         focus point, else the middle of each grid.
@@ -105,7 +103,7 @@ def build_memo(
         If a dataset is not a results file of ``mc-tco run`` (or a TCO run that kept only
         its targets), or ``demand`` is not on its grid.
     """
-    from .analysis import check_results, grid_point, is_tco_model
+    from .analysis import check_results, focus_demand, grid_point, is_tco_model
 
     paths = dict(paths or {})
     if not is_tco_model(ds, paths.get("results", "results")):
@@ -123,7 +121,7 @@ def build_memo(
     from .render import Document, to_html, to_markdown
     from .tables import csv_tables
 
-    demand = DEFAULT_DEMAND if demand is None else demand
+    demand = focus_demand(ds) if demand is None else demand
     check_results(ds, paths.get("results", "results"))
     if compare is not None:
         check_results(compare, paths.get("compare", "--compare results"))

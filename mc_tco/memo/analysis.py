@@ -15,7 +15,9 @@ import numpy as np
 import xarray as xr
 
 from ..errors import OptionError
+from ..results import points
 from ..results.points import match_point, parse_amount
+from ..results.ranking import rank_order
 from ..uncertainty import MIN_EVENTS, wilson_interval
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "breakeven_cdf",
     "check_results",
     "cost_breakdown",
+    "focus_demand",
     "grid_point",
     "indicator_counts",
     "input_order",
@@ -111,10 +114,22 @@ def grid_point(ds: xr.Dataset, demand, option: str = "--demand") -> float:
                        unit=ds["demand"].attrs.get("units", ""))
 
 
+def focus_demand(ds: xr.Dataset) -> float:
+    """The decision demand of the TCO memo: the focus demand of the book the results were
+    run from (``[analysis] focus``); when the book's focus names none, the model's shipped
+    default (``mc_tco.models.tco.SPEC.focus``, the only place it is written)."""
+    demand = ds.mc_tco.focus.get("demand")
+    if demand is None:
+        from ..models.tco import SPEC
+
+        demand = SPEC.focus["demand"]
+    return float(demand)
+
+
 def nearest_point(ds: xr.Dataset, demand: float) -> float:
-    """The demand grid value nearest ``demand`` on a log scale."""
-    grid = ds["demand"].values
-    return float(grid[int(np.argmin(np.abs(np.log(grid / demand))))])
+    """The demand grid value nearest ``demand`` on a log scale
+    (:func:`mc_tco.results.points.nearest_point`)."""
+    return points.nearest_point(ds["demand"].values, demand, points.scale_of("demand"))
 
 
 def prob_with_ci(event: xr.DataArray | np.ndarray, conf_level: float = 0.95,
@@ -171,7 +186,7 @@ def rank_intervals(st: np.ndarray, conf: np.ndarray):
     st = np.nan_to_num(np.asarray(st, dtype=float), nan=-np.inf)
     conf = np.nan_to_num(np.asarray(conf, dtype=float), nan=0.0)
     lo, hi = st - conf, st + conf
-    order = np.argsort(-st, kind="stable")
+    order = rank_order(st)
     rank = np.empty(st.size, dtype=int)
     rank[order] = np.arange(1, st.size + 1)
     best = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
@@ -335,7 +350,7 @@ def tornado_swing(
     for k in ("median_low", "median_high", "swing", "swing_ci"):
         res[k].attrs["units"] = units
     res.attrs.update(base_median=float(np.median(y)), tail=tail, samples_per_end=m)
-    order = np.argsort(-np.abs(res["swing"].values), kind="stable")
+    order = rank_order(np.abs(res["swing"].values))
     return res.isel(input=order)
 
 

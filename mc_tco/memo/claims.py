@@ -30,6 +30,7 @@ from functools import partial
 import numpy as np
 import xarray as xr
 
+from ..results.points import point_index
 from ..results.run_info import RunInfo
 from .analysis import TOKENS_PER_USER, prob_with_ci
 from .fmt import money, prob, prob_ci, share_of, tokens, users
@@ -170,11 +171,11 @@ def _part(statement: str, event, run: RunInfo, substantive: bool = False) -> Par
 
 
 def claim_demand(ds: xr.Dataset, demand: float) -> float | None:
-    """The grid value equal to ``demand`` (relative tolerance 1e-6), or None: a claim's
-    demand is read exactly or not at all."""
+    """The grid value equal to ``demand`` (:func:`mc_tco.results.points.point_index`), or
+    None: a claim's demand is read exactly or not at all."""
     grid = np.asarray(ds["demand"].values, dtype=float)
-    hit = np.flatnonzero(np.isclose(grid, demand, rtol=1e-6, atol=0))
-    return float(grid[hit[0]]) if hit.size else None
+    i = point_index(grid, demand)
+    return None if i is None else float(grid[i])
 
 
 def _not_on_grid(statement: str, demand: float) -> Part:

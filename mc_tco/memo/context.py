@@ -11,6 +11,8 @@ import numpy as np
 import xarray as xr
 
 from ..book import Book, loads_book
+from ..results.points import point_index
+from ..results.ranking import rank_order
 from . import analysis as A
 from .claims import Claim, evaluate_claims
 from .fmt import pct, pct_ci, tokens
@@ -104,7 +106,7 @@ class MemoContext:
     def report_demands(self) -> list[float]:
         report = self.ds.mc_tco.report.get("demand") or []
         grid = self.ds["demand"].values
-        pts = [float(d) for d in report if np.any(np.isclose(grid, d, rtol=1e-6, atol=0))]
+        pts = [float(d) for d in report if point_index(grid, d) is not None]
         if self.demand not in pts:
             pts = sorted([*pts, self.demand])
         return pts
@@ -163,11 +165,11 @@ def dependence_sentences(ctx: MemoContext) -> list[str]:
         sel = {"target": r.target, **at}
         sh = ds["shapley"].sel(sel)
         half = ds["shapley_conf"].sel(sel)
-        moved = "" if np.isclose(at["demand"], r.demand, rtol=1e-9) else (
+        moved = "" if point_index([at["demand"]], r.demand) is not None else (
             f" (the nearest demand where the run estimated them; {tokens(r.demand)} is "
             "not one: rerun with --shapley-at grid)")
         if np.isfinite(sh.values).any():
-            order = np.argsort(-np.nan_to_num(sh.values, nan=-np.inf))[:3]
+            order = rank_order(sh.values, top=3)
             lead = ", ".join(f"`{sh['input'].values[j]}` {sh.values[j]:.3f} ± "
                              f"{half.values[j]:.3f}" for j in order)
             out.append(f"The ranking that accounts for them is by Shapley effects (each "

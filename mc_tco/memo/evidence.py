@@ -3,17 +3,17 @@ with another book and the provenance."""
 
 from __future__ import annotations
 
-import numpy as np
 import xarray as xr
 
 from ..fmt import fmt_value
+from ..results.points import point_index
 from . import analysis as A
 from . import figures as F
 from . import figures_drivers as FD
 from .answer import (
     nonmonotone_note,
 )
-from .claims import ARTICLE_BAND, RULES
+from .claims import ARTICLE_BAND, BREAKEVEN_SCALE, RULES
 from .context import (
     TOP_FIVE,
     VERB,
@@ -47,7 +47,7 @@ def section_claims(ctx: MemoContext) -> Section:
         ),
         Paragraph(heavy_user_note()),
     ]
-    note = nonmonotone_note(ctx.ds, nearest_grid(ctx.ds, 5e11), "buy")
+    note = nonmonotone_note(ctx.ds, nearest_grid(ctx.ds, BREAKEVEN_SCALE), "buy")
     if note:
         blocks.append(Paragraph(note))
     return Section("The article's claims", blocks, "claims")
@@ -168,7 +168,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
         f"{prob_ci(*never_ot, ctx.conf)} there: {_compare_word(never_me, never_ot)}.",
     ]
     grid_o = other["demand"].values
-    shared = [x for x in ctx.report_demands if np.any(np.isclose(grid_o, x, rtol=1e-6, atol=0))]
+    shared = [x for x in ctx.report_demands if point_index(grid_o, x) is not None]
     if shared and shared[-1] != d:  # the largest report demand shows where the books part
         far = shared[-1]
         p_far, p_far_ot = ctx.p(s, far)[:3], ctx.p(s, far, other)[:3]

@@ -17,6 +17,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from ..fmt import number
 from .analysis import TOKENS_PER_USER
+from .claims import ARTICLE_BAND
 from .fmt import money, prob, tokens
 
 __all__ = [
@@ -176,7 +177,7 @@ def acceptability_figure(
     p: xr.DataArray,
     ci: xr.DataArray,
     strategies=STRATEGIES,
-    band=(3e11, 5e11),
+    band=ARTICLE_BAND,
     demand: float | None = None,
     n: int = 0,
     level: str = "95%",
@@ -229,7 +230,7 @@ def acceptability_figure(
 def breakeven_cdf_figure(
     cdf: xr.Dataset,
     p_never: dict[str, float],
-    band=(3e11, 5e11),
+    band=ARTICLE_BAND,
     level: str = "95%",
 ) -> Figure:
     """Distribution (CDF) of the break-even demand per strategy, with the article's band.

@@ -13,6 +13,7 @@ from matplotlib.ticker import FuncFormatter
 
 __all__ = ["compare_figure", "cost_breakdown_figure", "sobol_heatmap", "tornado_figure"]
 
+from .claims import ARTICLE_BAND
 from .context import VERB as _VERB
 from .figures import (
     BAND_COLOR,
@@ -228,7 +229,7 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
 def compare_figure(
     books: list[tuple[str, xr.DataArray, xr.DataArray, xr.Dataset]],
     strategies=("buy", "owned", "hybrid"),
-    band=(3e11, 5e11),
+    band=ARTICLE_BAND,
 ) -> Figure:
     """Two books side by side: P(beats the API) and the CDF of buy's break-even demand.
 

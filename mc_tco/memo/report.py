@@ -54,7 +54,7 @@ def make_report(
         its ``run_options`` record it, so ``mc-tco rerun`` reproduces the files.
     demand : float, optional
         The decision demand of the memo (tokens/month; default
-        :data:`mc_tco.memo.DEFAULT_DEMAND` for the TCO model, the focus point otherwise).
+        :func:`mc_tco.memo.analysis.focus_demand` for the TCO model, the focus point otherwise).
     results_dir : path
         Where ``<book>.nc`` and the memo folder ``<first book>/`` go.
     command : str

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from ..results.points import nearest_point, point_index, scale_of
 from . import figures as F
 from .figures_time import cash_fan_figure, payback_figure
 from .fmt import money, prob, tokens
@@ -68,7 +67,7 @@ def time_section(ctx) -> Section:
     ds = ctx.ds
     d = ctx.demand
     cd = ds["cash_demand"].values
-    cash_d = float(cd[int(np.argmin(np.abs(np.log(cd / d))))])
+    cash_d = nearest_point(cd, d, scale_of("cash_demand"))
     nums = {s: time_numbers(ds, d, s) for s in TIME_STRATEGIES}
     blocks = [Paragraph(
         "Version 2 of the cost model follows the cash month by month: demand ramps up and "
@@ -81,7 +80,7 @@ def time_section(ctx) -> Section:
         blocks.append(Paragraph(f"**{VERB[s].capitalize()}** at {tokens(d)}: "
                                 + time_sentences(nums[s], VERB[s], ctx.conf)))
     cash = ds["cash_path"].sel(cash_demand=cash_d)
-    note = "" if np.isclose(cash_d, d, rtol=1e-6) else (
+    note = "" if point_index([cash_d], d) is not None else (
         f" The file keeps month-by-month cash at {', '.join(tokens(x) for x in cd)} "
         f"tokens/month only; the nearest, {tokens(cash_d)}, is shown.")
     blocks.append(Figure(

@@ -25,7 +25,8 @@ import numpy as np
 import xarray as xr
 
 from ..errors import OptionError
-from .points import match_point
+from .points import match_point, nearest_point, scale_of
+from .ranking import rank_order
 from .run_info import RunInfo, json_attr
 from .schema import SCHEMA_VERSION
 
@@ -217,17 +218,15 @@ class ResultsAccessor:
 
     def shapley_point(self, **at) -> dict[str, Any]:
         """``point(**at)`` moved, along each dim where the Shapley effects were estimated at
-        some points only, to the nearest such point (by ratio for positive grids, such as
-        demand): where a reader shows Shapley effects for a point the run did not estimate
-        them at. Compare with ``point(**at)`` to say so."""
+        some points only, to the nearest such point (on the dim's scale,
+        :func:`~mc_tco.results.points.scale_of`: by ratio for demand): where a reader
+        shows Shapley effects for a point the run did not estimate them at.
+        Compare with ``point(**at)`` to say so."""
         point = self.point(**at)
         for dim, have in self.shapley_points().items():
             if dim not in point:
                 continue
-            v = float(point[dim])
-            ratio = v > 0 and (have > 0).all()
-            dist = np.abs(np.log(have / v)) if ratio else np.abs(have - v)
-            point[dim] = have[int(np.argmin(dist))].item()
+            point[dim] = nearest_point(have, float(point[dim]), scale_of(dim))
         return point
 
     def ranking(self, target: str | None = None, index: str | None = None,
@@ -261,8 +260,7 @@ class ResultsAccessor:
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "
                               f"e.g. {extra[0]}=...")
-        order = np.argsort(-np.nan_to_num(sub[index].values, nan=-np.inf), kind="stable")
-        return sub.isel(input=order)
+        return sub.isel(input=rank_order(sub[index].values))
 
     def bands(self, target: str | None = None, **at) -> xr.DataArray:
         """Quantiles of a target (dim ``quantile``) over the dims not selected."""

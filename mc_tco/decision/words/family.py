@@ -4,11 +4,10 @@ both from one :class:`~mc_tco.decision.family_summary.FamilySummary`."""
 
 from __future__ import annotations
 
-import math
-
 import xarray as xr
 
 from ...fmt import fmt_pct, fmt_value
+from ...results.points import point_index
 from ..family_summary import BreakevenRow, FamilyRow, FamilySummary, family_summary
 from .common import md_table, table, wrap
 
@@ -124,7 +123,7 @@ def _at(point: dict, focus: dict) -> bool:
         if isinstance(v, str) or isinstance(f, str):
             if str(v) != str(f):
                 return False
-        elif not math.isclose(float(v), float(f), rel_tol=1e-6):
+        elif point_index([float(f)], float(v)) is None:
             return False
     return True
 
