@@ -25,6 +25,12 @@ import h5netcdf
 import h5py
 import numpy as np
 import xarray as xr
+from h5netcdf.dimensions import Dimensions
+from xarray.backends import BackendEntrypoint, CachingFileManager, H5NetCDFStore
+from xarray.backends.h5netcdf_ import H5NetCDFArrayWrapper
+from xarray.backends.locks import HDF5_LOCK
+from xarray.backends.store import StoreBackendEntrypoint
+from xarray.core.indexing import LazilyIndexedArray
 
 __all__ = ["BaseStore"]
 
@@ -263,11 +269,10 @@ def _dump(path, mode: str, ds: xr.Dataset, encoding: dict, unlimited_dims=None) 
     along it each time a variable is created (seconds, quadratic in the variables). Here
     no variable along ``sample`` changes its length (the file's skeleton has none, the
     summaries add none), so each dim's size is looked up once
-    (:func:`_remember_read_only_sizes`).
+    (:class:`_SizedFile`).
     """
     with _hdf5_errors():
-        f = h5netcdf.File(path, mode)
-        f._mc_tco_sizes_fixed = True
+        f = _SizedFile(path, mode)
         try:
             ds.dump_to_store(xr.backends.H5NetCDFStore(f, mode=mode), encoding=encoding,
                              unlimited_dims=unlimited_dims)
@@ -315,59 +320,120 @@ def _close_after_failure(file) -> None:
         sys.unraisablehook = hook
 
 
-def _remember_read_only_sizes() -> None:
-    """Make h5netcdf size an unlimited dim of a read-only file once per open file.
+class _SizedDimension(h5netcdf.Dimension):
+    """An h5netcdf dim of a file that does not grow along it, sized once per open file.
 
     h5netcdf sizes an unlimited dim (``sample``, streamed) from the shapes of every
     variable that uses it, each time any variable's shape is asked, and it asks on every
-    read (padding): opening and reading a results file with ~80 such variables spent
-    seconds in HDF5 lookups (quadratic in the variables). A file opened with mode ``r``
-    cannot grow, so its sizes are kept on the open file object (gone when it is); so are
-    those of a file :func:`_dump` writes (no variable along a dim changes length); other
-    files open for writing are sized as before. Installed once, when this module is
-    imported.
+    read and every variable created: opening and reading a results file with ~80 such
+    variables, or writing its summaries, spent seconds in HDF5 lookups (quadratic in the
+    variables). Used only by :class:`_SizedFile`, the files mc_tco opens itself to read
+    (mode ``r``: they cannot grow) or to write with :func:`_dump` (no variable along a
+    dim changes length); h5netcdf's own class is left as it is.
     """
-    from h5netcdf.dimensions import Dimension
 
-    if getattr(Dimension.size.fget, "_mc_tco", False):
-        return
-    original = Dimension.size
-
+    @property
     def size(self):
-        root = self._root_ref()
-        if root is None or (getattr(root, "_mode", None) != "r"
-                            and not root.__dict__.get("_mc_tco_sizes_fixed")):
-            return original.fget(self)
-        seen = root.__dict__.setdefault("_mc_tco_dim_sizes", {})
+        seen = self._root_ref().__dict__.setdefault("_mc_tco_dim_sizes", {})
         if self._h5path not in seen:
-            seen[self._h5path] = original.fget(self)
+            seen[self._h5path] = h5netcdf.Dimension.size.fget(self)
         return seen[self._h5path]
 
-    size._mc_tco = True
-    size.original = original  # h5netcdf's own sizing (tests compare with it)
-    Dimension.size = property(size)
+
+class _SizedDimensions(Dimensions):
+    """The dims of a :class:`_SizedFile`: each one it creates or finds is sized once."""
+
+    def __setitem__(self, name, size):
+        super().__setitem__(name, size)
+        self._objects[name].__class__ = _SizedDimension
+
+    def add(self, name):
+        super().add(name)
+        self._objects[name].__class__ = _SizedDimension
 
 
-def _lazy_dask_check() -> None:
-    """Let xarray ask "is this a dask array?" without importing dask first.
+class _SizedFile(h5netcdf.File):
+    """An h5netcdf File whose dims are :class:`_SizedDimension`; only for files no
+    variable grows in while open. h5netcdf has no hook for its dim class (its
+    ``Dimensions`` makes ``Dimension`` objects), so this file's own dims, once made, are
+    given the subclass; h5netcdf's classes and other files are left as they are."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._dimensions.__class__ = _SizedDimensions
+        for dim in self._dimensions._objects.values():
+            if type(dim) is h5netcdf.Dimension:
+                dim.__class__ = _SizedDimension
+
+
+class _CheckedArray(H5NetCDFArrayWrapper):
+    """xarray's lazily read h5netcdf variable, a failed read of which (a damaged block:
+    its Fletcher-32 checksum fails) raises :class:`mc_tco.io.DamagedFileError` naming the
+    file and the variable, wherever the read happens (a memo's ``.values``, a rerun's
+    comparison)."""
+
+    def _getitem(self, key):
+        try:
+            return super()._getitem(key)
+        except OSError as exc:
+            from .io import _damaged
+
+            raise _damaged(self.datastore._filename, self.variable_name, exc) from None
+
+
+class _ResultsStore(H5NetCDFStore):
+    """xarray's h5netcdf store of a results file opened to read, through
+    :class:`_SizedFile` and with :class:`_CheckedArray` variables."""
+
+    @classmethod
+    def open_read_only(cls, path) -> _ResultsStore:
+        manager = CachingFileManager(_SizedFile, os.fspath(path), mode="r",
+                                     kwargs={"decode_vlen_strings": True})
+        return cls(manager, mode="r", lock=HDF5_LOCK)
+
+    def open_store_variable(self, name, var):
+        v = super().open_store_variable(name, var)
+        return xr.Variable(v.dims, LazilyIndexedArray(_CheckedArray(name, self)), v.attrs,
+                           v.encoding)
+
+
+class ResultsBackend(BackendEntrypoint):
+    """The xarray backend :func:`mc_tco.io.open_results` reads through
+    (``xr.open_dataset(path, engine=ResultsBackend)``): xarray's h5netcdf reading, with
+    dims sized once (:class:`_SizedDimension`) and damaged blocks named
+    (:class:`_CheckedArray`), and nothing of xarray's or h5netcdf's changed."""
+
+    description = "mc_tco results files (h5netcdf, read only)"
+
+    def open_dataset(self, filename_or_obj, *, drop_variables=None):
+        store = _ResultsStore.open_read_only(filename_or_obj)
+        with store._manager.acquire_context():
+            return StoreBackendEntrypoint().open_dataset(store, drop_variables=drop_variables)
+
+
+@contextlib.contextmanager
+def lazy_dask_check():
+    """Let xarray ask "is this a dask array?" without importing dask, inside this block.
 
     Building any xarray Variable checks ``isinstance(data, array_type("dask"))``, and
     xarray imports dask to get that type: 0.6-0.7 s of a cold ``mc-tco run`` (dask.array,
     psutil, ...) that never makes a dask array. Until ``dask.array`` is imported no object
-    can be one, so the answer is ``()`` then, and dask's own type after; the module's other
-    fields (``available``, ``version``, ``module``) import it as before. Installed once,
-    when this module is imported (xarray's ``namedarray.pycompat`` cache; skipped if a
-    newer xarray moved it).
+    can be one, so the answer is ``()`` then, and dask's own type after; the entry's
+    other fields (``available``, ``version``, ``module``) import it as before. The entry
+    of xarray's ``namedarray.pycompat`` cache is put back as it was when the block ends
+    (nothing is done if a newer xarray moved it, or dask's entry is already there).
     """
     import sys
 
     try:
         from xarray.namedarray import pycompat
     except ImportError:  # pragma: no cover - another xarray layout
+        yield
         return
     cache = getattr(pycompat, "_cached_duck_array_modules", None)
     real = getattr(pycompat, "DuckArrayModule", None)
     if not isinstance(cache, dict) or real is None or "dask" in cache:
+        yield
         return
 
     class LazyDask:
@@ -376,7 +442,6 @@ def _lazy_dask_check() -> None:
         def _real(self):
             if self._loaded is None:
                 self._loaded = real("dask")
-                cache["dask"] = self._loaded
             return self._loaded
 
         @property
@@ -388,8 +453,9 @@ def _lazy_dask_check() -> None:
         def __getattr__(self, name):  # module, version, available
             return getattr(self._real(), name)
 
-    cache["dask"] = LazyDask()
-
-
-_remember_read_only_sizes()
-_lazy_dask_check()
+    lazy = cache["dask"] = LazyDask()
+    try:
+        yield
+    finally:
+        if cache.get("dask") is lazy:
+            del cache["dask"]
