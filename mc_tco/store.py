@@ -242,11 +242,11 @@ class BaseStore:
         """The base rows, lazily (xarray's own lazy indexing, no dask): a reader's
         ``isel(...).load()`` reads that block only, through h5py. With dask chunks the
         default run's summaries spent 0.6 s in dask's graph and threads to read 15 MB."""
-        return xr.open_dataset(self.path, engine="h5netcdf")
+        return xr.open_dataset(self.path, engine=ResultsBackend)
 
     def add(self, summary: xr.Dataset) -> None:
         """Append the summary variables (and the file's attrs) to the file."""
-        with h5netcdf.File(self.path, "r") as existing:  # the names only
+        with _SizedFile(self.path, "r") as existing:  # the names only
             present = set(existing.variables)  # (xarray would read every dim: ~1 s)
         extra = summary.drop_vars([v for v in summary.variables if v in present])
         encoding = {
