@@ -21,8 +21,9 @@ import xarray as xr
 
 from . import interrupt
 from . import results as _results  # noqa: F401  (registers ds.mc_tco)
-from . import store as _store  # (the backend results files are read through)
+from . import store as _store
 from .errors import McTcoError, OptionError
+from .h5file import ResultsBackend
 
 __all__ = [
     "DamagedFileError",
@@ -595,7 +596,7 @@ def write_results(ds: xr.Dataset, path: str | Path, backup: bool = True) -> Path
 #: :func:`open_results` reads every checksummed block of a file of up to this many stored
 #: bytes when it opens it (the default run's 196 MB file: ~0.15-0.3 s); of a larger file,
 #: the variables of up to :data:`VERIFY_VARIABLE_BYTES` each (the summaries, the grid),
-#: and every other block when a reader reads it (:class:`mc_tco.store._CheckedArray`)
+#: and every other block when a reader reads it (:class:`mc_tco.h5file._CheckedArray`)
 VERIFY_BYTES = 2**30
 VERIFY_VARIABLE_BYTES = 2**24
 #: bytes of a variable read at once by the check (bounded memory at any N)
@@ -688,11 +689,11 @@ def open_results(path: str | Path, load: bool = False, note=None) -> xr.Dataset:
         raise OptionError(f"{path}: no such results file; make one with 'mc-tco run'")
     unchecked = _verify(path)
     try:
-        ds = xr.open_dataset(path, engine=_store.ResultsBackend)
+        ds = xr.open_dataset(path, engine=ResultsBackend)
         if load:
             ds = ds.load()
             ds.close()
-    except DamagedFileError:  # a damaged block, named (store._CheckedArray)
+    except DamagedFileError:  # a damaged block, named (h5file._CheckedArray)
         raise
     except (OSError, ValueError) as exc:
         raise OptionError(f"{path}: not a readable netCDF results file ({exc})") from None

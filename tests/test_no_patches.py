@@ -1,7 +1,7 @@
 """Importing and using mc_tco leaves h5netcdf and xarray as they were (issue 22 item 8).
 
 mc_tco reads and writes results files through classes of its own (an h5netcdf File
-subclass, an xarray backend); the ``mc-tco`` command's lazy dask check is a context
+subclass, an xarray backend: mc_tco.h5file); the ``mc-tco`` command's lazy dask check is a context
 that puts xarray's cache entry back when it ends. Checked in a fresh interpreter: this
 session's imports and runs are not a clean slate.
 """

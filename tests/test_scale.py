@@ -101,8 +101,8 @@ def test_a_read_only_results_file_sizes_its_unlimited_dim_once(tmp_path):
     import h5netcdf
     from h5netcdf.dimensions import Dimension
 
+    from mc_tco.h5file import _SizedFile
     from mc_tco.io import open_results
-    from mc_tco.store import _SizedFile
 
     out = tmp_path / "s.nc"
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--bootstrap", "0",

@@ -12,8 +12,8 @@ from typing import Any
 import xarray as xr
 
 from ..book import Book
+from ..h5file import ResultsBackend
 from ..interrupt import check, stop_on_signals
-from ..store import ResultsBackend
 from .adaptive import cell_layout, convergence_step, with_path
 from .evaluate import evaluate_chunk, fit_chunk
 from .plan import Plan, plan_run
