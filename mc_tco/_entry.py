@@ -16,6 +16,7 @@ def main() -> None:
     interrupt.install()
     try:
         from .cli import main as cli_main
+        from .store import lazy_dask_check
 
         interrupt.check()  # a signal kept by a finalizer during the imports
     except KeyboardInterrupt as exc:
@@ -24,7 +25,8 @@ def main() -> None:
         sys.stderr.write(f"mc-tco: {word}; nothing was written\n")
         sys.exit(code)
     try:
-        cli_main()
+        with lazy_dask_check():  # xarray's dask check without importing dask (0.6 s)
+            cli_main()
     except SystemExit as exc:
         # the command has ended (its files written or not): a signal from here on would
         # kill the process in Python's exit (the handlers are reset then: exit -2, no

@@ -21,8 +21,9 @@ import xarray as xr
 
 from . import interrupt
 from . import results as _results  # noqa: F401  (registers ds.mc_tco)
-from . import store as _store  # (h5netcdf sizes read-only files once)
+from . import store as _store
 from .errors import McTcoError, OptionError
+from .h5file import ResultsBackend
 
 __all__ = [
     "DamagedFileError",
@@ -595,7 +596,7 @@ def write_results(ds: xr.Dataset, path: str | Path, backup: bool = True) -> Path
 #: :func:`open_results` reads every checksummed block of a file of up to this many stored
 #: bytes when it opens it (the default run's 196 MB file: ~0.15-0.3 s); of a larger file,
 #: the variables of up to :data:`VERIFY_VARIABLE_BYTES` each (the summaries, the grid),
-#: and every other block when a reader reads it (:func:`_name_damaged_reads`)
+#: and every other block when a reader reads it (:class:`mc_tco.h5file._CheckedArray`)
 VERIFY_BYTES = 2**30
 VERIFY_VARIABLE_BYTES = 2**24
 #: bytes of a variable read at once by the check (bounded memory at any N)
@@ -688,11 +689,11 @@ def open_results(path: str | Path, load: bool = False, note=None) -> xr.Dataset:
         raise OptionError(f"{path}: no such results file; make one with 'mc-tco run'")
     unchecked = _verify(path)
     try:
-        ds = xr.open_dataset(path, engine=ENGINE)
+        ds = xr.open_dataset(path, engine=ResultsBackend)
         if load:
             ds = ds.load()
             ds.close()
-    except DamagedFileError:  # a damaged block, named (_name_damaged_reads)
+    except DamagedFileError:  # a damaged block, named (h5file._CheckedArray)
         raise
     except (OSError, ValueError) as exc:
         raise OptionError(f"{path}: not a readable netCDF results file ({exc})") from None
@@ -708,26 +709,3 @@ def open_results(path: str | Path, load: bool = False, note=None) -> xr.Dataset:
         ds["constant_output"] = ds["constant_output"].astype(bool)
     return ds
 
-
-def _name_damaged_reads() -> None:
-    """Make a failed read of an h5netcdf variable through xarray (a damaged block: its
-    checksum fails) a :class:`DamagedFileError` naming the file and the variable, wherever
-    the lazy read happens (a memo's ``.values``, a rerun's comparison). Installed once,
-    when this module is imported."""
-    from xarray.backends.h5netcdf_ import H5NetCDFArrayWrapper
-
-    if getattr(H5NetCDFArrayWrapper._getitem, "_mc_tco", False):
-        return
-    original = H5NetCDFArrayWrapper._getitem
-
-    def _getitem(self, key):
-        try:
-            return original(self, key)
-        except OSError as exc:
-            raise _damaged(self.datastore._filename, self.variable_name, exc) from None
-
-    _getitem._mc_tco = True
-    H5NetCDFArrayWrapper._getitem = _getitem
-
-
-_name_damaged_reads()

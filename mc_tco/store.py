@@ -21,10 +21,11 @@ import os
 import re
 import zlib
 
-import h5netcdf
 import h5py
 import numpy as np
 import xarray as xr
+
+from .h5file import ResultsBackend, _SizedFile
 
 __all__ = ["BaseStore"]
 
@@ -236,11 +237,11 @@ class BaseStore:
         """The base rows, lazily (xarray's own lazy indexing, no dask): a reader's
         ``isel(...).load()`` reads that block only, through h5py. With dask chunks the
         default run's summaries spent 0.6 s in dask's graph and threads to read 15 MB."""
-        return xr.open_dataset(self.path, engine="h5netcdf")
+        return xr.open_dataset(self.path, engine=ResultsBackend)
 
     def add(self, summary: xr.Dataset) -> None:
         """Append the summary variables (and the file's attrs) to the file."""
-        with h5netcdf.File(self.path, "r") as existing:  # the names only
+        with _SizedFile(self.path, "r") as existing:  # the names only
             present = set(existing.variables)  # (xarray would read every dim: ~1 s)
         extra = summary.drop_vars([v for v in summary.variables if v in present])
         encoding = {
@@ -263,11 +264,10 @@ def _dump(path, mode: str, ds: xr.Dataset, encoding: dict, unlimited_dims=None) 
     along it each time a variable is created (seconds, quadratic in the variables). Here
     no variable along ``sample`` changes its length (the file's skeleton has none, the
     summaries add none), so each dim's size is looked up once
-    (:func:`_remember_read_only_sizes`).
+    (:class:`_SizedFile`).
     """
     with _hdf5_errors():
-        f = h5netcdf.File(path, mode)
-        f._mc_tco_sizes_fixed = True
+        f = _SizedFile(path, mode)
         try:
             ds.dump_to_store(xr.backends.H5NetCDFStore(f, mode=mode), encoding=encoding,
                              unlimited_dims=unlimited_dims)
@@ -315,59 +315,29 @@ def _close_after_failure(file) -> None:
         sys.unraisablehook = hook
 
 
-def _remember_read_only_sizes() -> None:
-    """Make h5netcdf size an unlimited dim of a read-only file once per open file.
-
-    h5netcdf sizes an unlimited dim (``sample``, streamed) from the shapes of every
-    variable that uses it, each time any variable's shape is asked, and it asks on every
-    read (padding): opening and reading a results file with ~80 such variables spent
-    seconds in HDF5 lookups (quadratic in the variables). A file opened with mode ``r``
-    cannot grow, so its sizes are kept on the open file object (gone when it is); so are
-    those of a file :func:`_dump` writes (no variable along a dim changes length); other
-    files open for writing are sized as before. Installed once, when this module is
-    imported.
-    """
-    from h5netcdf.dimensions import Dimension
-
-    if getattr(Dimension.size.fget, "_mc_tco", False):
-        return
-    original = Dimension.size
-
-    def size(self):
-        root = self._root_ref()
-        if root is None or (getattr(root, "_mode", None) != "r"
-                            and not root.__dict__.get("_mc_tco_sizes_fixed")):
-            return original.fget(self)
-        seen = root.__dict__.setdefault("_mc_tco_dim_sizes", {})
-        if self._h5path not in seen:
-            seen[self._h5path] = original.fget(self)
-        return seen[self._h5path]
-
-    size._mc_tco = True
-    size.original = original  # h5netcdf's own sizing (tests compare with it)
-    Dimension.size = property(size)
-
-
-def _lazy_dask_check() -> None:
-    """Let xarray ask "is this a dask array?" without importing dask first.
+@contextlib.contextmanager
+def lazy_dask_check():
+    """Let xarray ask "is this a dask array?" without importing dask, inside this block.
 
     Building any xarray Variable checks ``isinstance(data, array_type("dask"))``, and
     xarray imports dask to get that type: 0.6-0.7 s of a cold ``mc-tco run`` (dask.array,
     psutil, ...) that never makes a dask array. Until ``dask.array`` is imported no object
-    can be one, so the answer is ``()`` then, and dask's own type after; the module's other
-    fields (``available``, ``version``, ``module``) import it as before. Installed once,
-    when this module is imported (xarray's ``namedarray.pycompat`` cache; skipped if a
-    newer xarray moved it).
+    can be one, so the answer is ``()`` then, and dask's own type after; the entry's
+    other fields (``available``, ``version``, ``module``) import it as before. The entry
+    of xarray's ``namedarray.pycompat`` cache is put back as it was when the block ends
+    (nothing is done if a newer xarray moved it, or dask's entry is already there).
     """
     import sys
 
     try:
         from xarray.namedarray import pycompat
     except ImportError:  # pragma: no cover - another xarray layout
+        yield
         return
     cache = getattr(pycompat, "_cached_duck_array_modules", None)
     real = getattr(pycompat, "DuckArrayModule", None)
     if not isinstance(cache, dict) or real is None or "dask" in cache:
+        yield
         return
 
     class LazyDask:
@@ -376,7 +346,6 @@ def _lazy_dask_check() -> None:
         def _real(self):
             if self._loaded is None:
                 self._loaded = real("dask")
-                cache["dask"] = self._loaded
             return self._loaded
 
         @property
@@ -388,8 +357,9 @@ def _lazy_dask_check() -> None:
         def __getattr__(self, name):  # module, version, available
             return getattr(self._real(), name)
 
-    cache["dask"] = LazyDask()
-
-
-_remember_read_only_sizes()
-_lazy_dask_check()
+    lazy = cache["dask"] = LazyDask()
+    try:
+        yield
+    finally:
+        if cache.get("dask") is lazy:
+            del cache["dask"]

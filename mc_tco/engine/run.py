@@ -12,6 +12,7 @@ from typing import Any
 import xarray as xr
 
 from ..book import Book
+from ..h5file import ResultsBackend
 from ..interrupt import check, stop_on_signals
 from .adaptive import cell_layout, convergence_step, with_path
 from .evaluate import evaluate_chunk, fit_chunk
@@ -213,7 +214,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                 extra = _independence(plan, lazy, extra)
         store.add(with_extra(summary, extra))
         check()  # a signal swallowed on the way is raised here, before the rename
-    return xr.open_dataset(out, engine="h5netcdf")
+    return xr.open_dataset(out, engine=ResultsBackend)  # dims sized once (mc_tco.store)
 
 
 def _independence(plan, base, extra):
