@@ -80,7 +80,7 @@ class _CheckedArray(H5NetCDFArrayWrapper):
         try:
             return super()._getitem(key)
         except OSError as exc:
-            from .io import _damaged
+            from .reading import _damaged
 
             raise _damaged(self.datastore._filename, self.variable_name, exc) from None
 

@@ -17,7 +17,7 @@ import pytest
 import xarray as xr
 from click.testing import CliRunner
 
-from mc_tco import io as mc_io
+from mc_tco import reading
 from mc_tco.cli import main
 from mc_tco.io import DamagedFileError, open_results
 
@@ -77,8 +77,8 @@ CASES = pytest.mark.parametrize(("name", "lazy"), [*((n, False) for n in DAMAGED
 def eager_only_small(monkeypatch):
     """Open as a large file would be: only the small variables checked at open, the
     per-sample ones when a reader reads them."""
-    monkeypatch.setattr(mc_io, "VERIFY_BYTES", 0)
-    monkeypatch.setattr(mc_io, "VERIFY_VARIABLE_BYTES", 2**16)
+    monkeypatch.setattr(reading, "VERIFY_BYTES", 0)
+    monkeypatch.setattr(reading, "VERIFY_VARIABLE_BYTES", 2**16)
 
 
 def test_every_numeric_variable_carries_a_checksum(results):

@@ -22,7 +22,7 @@ LAYERS = [
     {"beta_ppf", "distributions", "copula", "book", "testfunctions"},
     {"design", "models"},
     {"sensitivity", "uncertainty", "summary"},
-    {"engine", "io", "store", "h5file", "results", "options"},
+    {"engine", "io", "store", "h5file", "reading", "output_lock", "results", "options"},
     {"decision", "reproduce", "text"},
     {"memo"},
     {"app"},
