@@ -2,7 +2,7 @@
 
 16 independent scrambles (seeds ``rqmc_seeds(2024, 16)``) of a Saltelli design of
 ``2^21`` base samples each, ``saltelli`` estimator, pooled, with the randomized-QMC 95%
-half-width of every index. The printed arrays are what ``mc_tco.testfunctions.
+half-width of every index. The printed arrays are what ``mc_tco.models.testfunctions.
 BOREHOLE_REFERENCE`` holds. About 3 minutes on 2 cores.
 
     python benchmarks/borehole_reference.py [log2_base_samples] [replicates]
@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 from mc_tco.design import SaltelliDesign
+from mc_tco.models.testfunctions import borehole
 from mc_tco.sensitivity.sobol import SobolSums, rqmc_result, rqmc_seeds
-from mc_tco.testfunctions import borehole
 
 CHUNK = 2**15
 

@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from mc_tco import testfunctions as tf
 from mc_tco.design import SaltelliDesign
+from mc_tco.models import testfunctions as tf
 from mc_tco.sensitivity.sobol import ESTIMATORS, SobolSums, rqmc_seeds
 
 POWERS = range(8, 17)

@@ -10,7 +10,7 @@ scramble ``g % 8``, exactly as ``Plan.base_points`` makes them.
   (P = 0.0098, a rare event: some scrambles see no event and fall back).
 * the break-even "never" share: ``b = 1e12 / (x1 - x2 + c)``, ``inf`` where the margin is
   not positive, so ``P(never) = Phi(-c / sqrt 2)`` (``c = 1``: 0.24; ``c = 3``: 0.017),
-  through :func:`mc_tco.summary.quantiles_with_never` as the engine calls it.
+  through :func:`mc_tco.uncertainty.statistics.quantiles_with_never` as the engine calls it.
 * the family check's paired change of a share on common random numbers:
   ``P(x1 - 0.6 x2 > 0.5) - P(x1 - x2 > 0.5)`` in closed form (Newcombe's interval before).
 * Ishigami (``x ~ U(-pi, pi)^3``): ``P(y > 3.5)``, ``P(y > 10)`` and the median, against a
@@ -23,7 +23,7 @@ scramble ``g % 8``, exactly as ``Plan.base_points`` makes them.
 For each number: coverage of the 95% interval (share of seeds whose interval holds the
 truth), and the mean half-width against the real spread (1.96 x the standard deviation of
 the estimate over the seeds): BEFORE (Wilson on the pooled count, the i.i.d. standard error,
-the regression standard error; quantiles had none) and AFTER (:mod:`mc_tco.uncertainty`,
+the regression standard error; quantiles had none) and AFTER (:mod:`mc_tco.uncertainty.scrambles`,
 :func:`mc_tco.decision.voi.evpi_replicates` / ``evppi_replicates``). A t interval over R = 8
 has an expected half-width of 2.365 x 0.965 = 1.16 x the oracle 1.96 sd, so AFTER's ideal
 ratio is about 1.16, not 1.
@@ -44,7 +44,7 @@ from scipy import stats
 from mc_tco.decision.voi import evpi, evpi_replicates, evppi, evppi_replicates
 from mc_tco.design import SaltelliDesign
 from mc_tco.sensitivity.sobol import rqmc_seeds
-from mc_tco.uncertainty import (
+from mc_tco.uncertainty.scrambles import (
     mean_interval,
     proportion,
     quantile_interval,
@@ -131,12 +131,13 @@ def normal_difference(n, seeds, c_values=(0.5, 3.3), qs=(0.05, 0.5, 0.95)):
 
 
 def never_share(n, seeds, c_values=(1.0, 3.0), scale=1e12):
-    """The break-even "never" share through :func:`mc_tco.summary.quantiles_with_never` (the
+    """The break-even "never" share through
+    :func:`mc_tco.uncertainty.statistics.quantiles_with_never` (the
     engine's code path for ``breakeven_demand_p_never``): break-even ``b = scale / m`` of a
     margin ``m = x1 - x2 + c``, ``inf`` where ``m <= 0``; P(never) = Phi(-c / sqrt 2)."""
     import xarray as xr
 
-    from mc_tco.summary import quantiles_with_never
+    from mc_tco.uncertainty.statistics import quantiles_with_never
 
     rows = []
     for c in c_values:

@@ -28,8 +28,8 @@ import time
 import numpy as np
 from SALib.analyze import sobol as salib_analyze
 
-from mc_tco import testfunctions as tf
 from mc_tco.design import SaltelliDesign
+from mc_tco.models import testfunctions as tf
 from mc_tco.sensitivity.sobol import SobolSums, poisson_weights, rqmc_result, rqmc_seeds
 
 CHUNK = 2**14

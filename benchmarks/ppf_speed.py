@@ -1,4 +1,5 @@
-"""Speed and accuracy of the fast beta ppf (:func:`mc_tco.beta_ppf.beta_ppf`) against scipy's.
+"""Speed and accuracy of the fast beta ppf (:func:`mc_tco.distributions.beta_ppf.beta_ppf`) against
+scipy's.
 
 For each distinct (a, b) of the default book's pert inputs, and a few other shapes, at
 ``--n`` scrambled Sobol' points (clipped to [U_MIN, 1 - U_MIN] as ``Input.ppf`` does), in
@@ -20,9 +21,9 @@ import numpy as np
 from scipy import stats
 from scipy.stats import qmc
 
-from mc_tco.beta_ppf import _solve, beta_ppf, beta_table
 from mc_tco.book import load_book
-from mc_tco.distributions import U_MIN, ppf
+from mc_tco.distributions.beta_ppf import _solve, beta_ppf, beta_table
+from mc_tco.distributions.families import U_MIN, ppf
 
 BOOK = Path(__file__).resolve().parent.parent / "distributions" / "deepseek-v4.1-flash.toml"
 OTHERS = [(0.3, 0.9), (2.5, 40.0), (40.0, 40.0), (1e4, 1e6)]

@@ -1,10 +1,10 @@
-"""Time writing the default run's base rows alone: the old store against mc_tco.store.
+"""Time writing the default run's base rows alone: the old store against mc_tco.results.store.
 
 The default run (default book, default samples) is evaluated once in this process (its 32
 chunks of base rows, ~200 MB, kept in memory); then its base rows are written into a
 results file the old way (:func:`old_write`: the store before issue 12's rewrite, one
 append per evaluation chunk through h5netcdf, HDF5 chunks of one evaluation chunk) and the
-new way (:class:`mc_tco.store.BaseStore`: chunks collected, each dataset written once per
+new way (:class:`mc_tco.results.store.BaseStore`: chunks collected, each dataset written once per
 64 MB), alternately, ``--repeat`` times each, in the same process. Prints wall and CPU
 seconds (this process: no other thread runs while writing) of ``create``, the appends and
 ``close``, the file's size, and the seconds to read the run's target back block by block
@@ -85,7 +85,7 @@ def old_write(path, parts: list[xr.Dataset], chunk_size: int, grid_dims: list[st
 
 
 def new_write(path, parts: list[xr.Dataset], chunk_size: int, grid_dims: list[str]) -> dict:
-    from mc_tco.store import BaseStore
+    from mc_tco.results.store import BaseStore
 
     samples = sum(p.sizes["sample"] for p in parts)
     times = {}

@@ -18,15 +18,15 @@ __all__ = ["__version__", "load_book", "open_results", "run"]
 
 def __getattr__(name):  # lazy: `mc-tco --help` does not import xarray
     if name == "load_book":
-        from .book import load_book
+        from mc_tco.book import load_book
 
         return load_book
     if name == "run":
-        from .engine import run
+        from mc_tco.engine import run
 
         return run
     if name == "open_results":
-        from .io import open_results
+        from mc_tco.results.io import open_results
 
         return open_results
     raise AttributeError(f"module 'mc_tco' has no attribute {name!r}")

@@ -11,8 +11,8 @@ import sys
 if __name__ == "__main__":
     if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd():
         del sys.path[0]
-    from .cli import main
-    from .store import lazy_dask_check
+    from mc_tco.cli import main
+    from mc_tco.results.store import lazy_dask_check
 
     with lazy_dask_check():  # xarray's dask check without importing dask (0.6 s)
         main()

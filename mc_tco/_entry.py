@@ -9,14 +9,14 @@ import os
 import signal
 import sys
 
-from . import interrupt
+from mc_tco import interrupt
 
 
 def main() -> None:
     interrupt.install()
     try:
-        from .cli import main as cli_main
-        from .store import lazy_dask_check
+        from mc_tco.cli import main as cli_main
+        from mc_tco.results.store import lazy_dask_check
 
         interrupt.check()  # a signal kept by a finalizer during the imports
     except KeyboardInterrupt as exc:
@@ -33,7 +33,7 @@ def main() -> None:
         # message); ignored ones stay ignored, and the exit code is the command's
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        io = sys.modules.get("mc_tco.io")
+        io = sys.modules.get("mc_tco.results.io")
         if io is not None and io.hdf5_left_open:
             # a write failed inside HDF5 (a full disk): HDF5's exit handler would crash
             # closing that file again (a segmentation fault after the one-line error)

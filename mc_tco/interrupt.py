@@ -9,7 +9,7 @@ runs h5py and xarray finalizers). So the handler also sets a flag, and the engin
 that was swallowed is raised again there, and nothing is written.
 
 The rename of the results file and of its backup must not be cut in two: within
-:func:`deferred` a signal waits until both are done (:func:`mc_tco.io.atomic_path`); the
+:func:`deferred` a signal waits until both are done (:func:`mc_tco.results.io.atomic_path`); the
 command then says which files were written (:func:`written`). Tests stop a write at a
 named point with ``MC_TCO_TEST_SIGNAL`` (:func:`signal_point`).
 """
@@ -123,7 +123,7 @@ def deferred():
     """Within the block SIGINT and SIGTERM are only recorded (in the list it yields); when
     it ends, the first one not taken from the list is delivered to the handler that was in
     place before. For steps that must not be cut in two (the renames of
-    :func:`mc_tco.io.atomic_path`). Outside the main thread it changes nothing."""
+    :func:`mc_tco.results.io.atomic_path`). Outside the main thread it changes nothing."""
     pending: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield pending

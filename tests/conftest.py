@@ -43,6 +43,6 @@ def default_run(default_book):
 def no_png(monkeypatch):
     """Skip rendering the memo's figures to PNG (the figure objects are still built):
     keeps memo tests fast; test_memo_writes_every_figure... renders and checks them."""
-    import mc_tco.memo.figures as F
+    import mc_tco.report.memo.figures as F
 
     monkeypatch.setattr(F, "to_png", lambda fig, dpi=None: b"\x89PNG")

@@ -2,7 +2,7 @@
 
 The tests compare mc_tco's stored summaries with these, so that a summary is checked against
 something other than the function that made it. The definitions are those documented in
-``mc_tco/uncertainty.py`` and docs/estimators.md: row ``g`` of a run belongs to scramble
+``mc_tco/uncertainty/scrambles.py`` and docs/estimators.md: row ``g`` of a run belongs to scramble
 ``g % R``; the interval of a share is the randomized-QMC t interval
 ``p +- t_{R-1, (1+c)/2} sd(p_r) / sqrt(R)`` of the ``R`` per-scramble shares, centred on the
 pooled one, with Wilson's (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``)

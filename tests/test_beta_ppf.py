@@ -1,4 +1,5 @@
-"""The fast beta inverse CDF (:mod:`mc_tco.beta_ppf`) against scipy's ``stats.beta.ppf``."""
+"""The fast beta inverse CDF (:mod:`mc_tco.distributions.beta_ppf`) against scipy's
+``stats.beta.ppf``."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 from scipy import special, stats
 from scipy.stats import qmc
 
-from mc_tco.beta_ppf import _solve, beta_ppf, beta_table
 from mc_tco.book import load_book
-from mc_tco.distributions import FAST_PPF_MIN, U_MIN, build_distribution, ppf
+from mc_tco.distributions.beta_ppf import _solve, beta_ppf, beta_table
+from mc_tco.distributions.families import FAST_PPF_MIN, U_MIN, build_distribution, ppf
 
 SHAPES = (0.3, 0.9, 1.0, 2.5, 40.0, 1e4)
 EDGES = (0.0, 1e-300, 1e-12, U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - U_MIN, 1 - 1e-12, 1.0)

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 from scipy.stats import qmc
 
-from mc_tco.copula import (
+from mc_tco.distributions.copula import (
     CorrelationError,
     check_correlation_matrix,
     nearest_correlation,

@@ -17,14 +17,14 @@ from click.testing import CliRunner
 
 from mc_tco.book import load_book, loads_book
 from mc_tco.cli import main
-from mc_tco.copula import rank_correlation, to_correlated_unit
 from mc_tco.decision.voi import evppi
+from mc_tco.distributions.copula import rank_correlation, to_correlated_unit
 from mc_tco.engine import plan_run, run
 from mc_tco.engine.evaluate import evaluate_base
+from mc_tco.engine.reproduce import compare_results, rerun
 from mc_tco.errors import BookError
-from mc_tco.reproduce import compare_results, rerun
+from mc_tco.report.terminal import inputs_table, run_table
 from mc_tco.sensitivity.shapley import linear_gaussian_shapley
-from mc_tco.text import inputs_table, run_summary
 
 MODEL = '''
 import xarray as xr
@@ -113,7 +113,7 @@ def test_chunking_keeps_correlated_rows_and_rank_correlation_hits_target(tmp_pat
 
 def test_summary_ranks_by_shapley_and_keeps_exact_groups(tmp_path):
     ds = run(owen_book(tmp_path), samples=64, by_group=True, shapley_permutations=256)
-    text = run_summary(ds)
+    text = run_table(ds)
     assert ("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
             "Shapley effects shown") in text
     assert "Top inputs by Shapley effect for 'y'" in text
@@ -126,9 +126,9 @@ def test_summary_ranks_by_shapley_and_keeps_exact_groups(tmp_path):
     crossing = run(owen_book(tmp_path / "x", groups=("a", "b", "c")), samples=64,
                    by_group=True, shapley_permutations=256)
     assert crossing.attrs["groups_independent"] == 0
-    assert "Groups not ranked by Sobol' indices for 'y'" in run_summary(crossing)
+    assert "Groups not ranked by Sobol' indices for 'y'" in run_table(crossing)
     plain = run(owen_book(tmp_path), samples=64, shapley_permutations=64)
-    assert "so grouped Sobol' indices (--by group) would be exact" in run_summary(plain)
+    assert "so grouped Sobol' indices (--by group) would be exact" in run_table(plain)
 
 
 def test_repair_records_both_matrices(tmp_path):
@@ -200,7 +200,7 @@ def test_memo_says_which_ranking_is_valid():
 
     import xarray as xr
 
-    from mc_tco.memo.context import dependence_sentences
+    from mc_tco.report.memo.context import dependence_sentences
 
     names = ["a", "b", "c"]
     sh = np.array([0.2, 0.5, 0.3] * 2).reshape(2, 3, 1, 1)

@@ -2,7 +2,7 @@
 
 Every numeric variable of a results file carries HDF5's Fletcher-32 checksum. Bytes
 flipped inside a variable's stored data leave a file that still opens as HDF5; ``memo``,
-``explain``, ``rerun`` and :func:`mc_tco.io.open_results` then refuse it in one line
+``explain``, ``rerun`` and :func:`mc_tco.results.io.open_results` then refuse it in one line
 naming the variable, with exit code 2 (``rerun`` too: 1 says only that numbers differ),
 and write nothing. A file written before the checksums is still read, with a note.
 """
@@ -17,9 +17,9 @@ import pytest
 import xarray as xr
 from click.testing import CliRunner
 
-from mc_tco import reading
 from mc_tco.cli import main
-from mc_tco.io import DamagedFileError, open_results
+from mc_tco.results import reading
+from mc_tco.results.io import DamagedFileError, open_results
 
 from .conftest import DEFAULT_BOOK
 
@@ -173,7 +173,7 @@ def test_rerun_refuses_a_block_damaged_where_it_reads_it_late(results, tmp_path,
 def test_rerun_failure_of_any_kind_is_exit_code_2(results, monkeypatch):
     """A failure that is no McTcoError (here an OSError of the comparison) is one line
     and exit code 2, never 1 (which says that the numbers differ)."""
-    import mc_tco.reproduce as reproduce
+    import mc_tco.engine.reproduce as reproduce
 
     def broken(a, b):
         raise OSError("Can't synchronously read data (something else)")
@@ -217,7 +217,7 @@ def test_a_file_without_checksums_is_read_with_a_note(results, tmp_path):
 
 
 def test_write_results_checksums_data_and_coordinates_but_not_a_bare_dim(tmp_path):
-    from mc_tco.io import write_results
+    from mc_tco.results.io import write_results
 
     ds = xr.Dataset({"a": (("x", "y"), np.arange(6.0).reshape(2, 3)),
                      "n": ("y", np.array([1, 2, 3], np.int8))},

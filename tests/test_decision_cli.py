@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mc_tco.cli import main
-from mc_tco.io import open_results, write_results
+from mc_tco.results.io import open_results, write_results
 
 from .conftest import ARTICLE_BOOK
 
@@ -208,12 +208,12 @@ def test_run_family_check_stores_and_prints(tmp_path):
 
 @pytest.mark.slow
 def test_memo_sections_and_figure(article_run, default_run):
-    from mc_tco.decision.family_summary import family_summary
-    from mc_tco.decision.figures import evpi_figure
+    from mc_tco.decision.family_findings import family_findings
     from mc_tco.decision.information import evpi_by_demand
-    from mc_tco.decision.words.family import family_section, family_text
-    from mc_tco.decision.words.prim import scenario_section
-    from mc_tco.decision.words.voi import voi_section
+    from mc_tco.report.decision_figures import evpi_figure
+    from mc_tco.report.words.family import family_section, family_text
+    from mc_tco.report.words.prim import scenario_section
+    from mc_tco.report.words.voi import voi_section
 
     md = scenario_section(article_run, demand=3e12)
     assert md.startswith("## Under which conditions does buy pay off?")
@@ -222,7 +222,7 @@ def test_memo_sections_and_figure(article_run, default_run):
     assert "EVPI" in md and "| group | inputs | EVPPI (USD/month) | share of EVPI |" in md
     md = family_section(default_run)
     assert "family check was not run" in md
-    assert family_summary(default_run) is None and family_text(None) == ""
+    assert family_findings(default_run) is None and family_text(None) == ""
     fig = evpi_figure(default_run)
     line = fig.axes[0].lines[0]
     e = evpi_by_demand(default_run)

@@ -83,7 +83,7 @@ def test_paired_change_is_the_replicate_t_interval_of_the_per_scramble_changes()
     """Issue 14: the change of a paired share from the spread of the R scrambles."""
     from scipy import stats
 
-    from mc_tco.uncertainty import replicate_of
+    from mc_tco.uncertainty.scrambles import replicate_of
 
     r, per = 8, 100
     rep = replicate_of(np.arange(r * per), r)

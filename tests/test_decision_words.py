@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mc_tco.decision.family_summary import BreakevenRow, FamilyRow, FamilySummary
-from mc_tco.decision.words.family import family_markdown, family_text
+from mc_tco.decision.family_findings import BreakevenRow, FamilyFindings, FamilyRow
+from mc_tco.report.words.family import family_markdown, family_text
 
 
 def _row(point, book, alls, singles, flips=(), beyond=()):
@@ -33,7 +33,7 @@ def summary():
     )
     be = (BreakevenRow("breakeven_demand", {"strategy": "owned"}, "book", 3.43e11, 9.71e11,
                        float("inf"), 0.074, "tokens/month"),)
-    return FamilySummary(("staff_fte", "gpu_price"), ("api_price_level",), 5, 1.25,
+    return FamilyFindings(("staff_fte", "gpu_price"), ("api_price_level",), 5, 1.25,
                          "beats the API", rows, be, {"demand": "tokens/month"})
 
 
@@ -70,10 +70,10 @@ def test_without_a_family_check():
 
 
 def test_one_threshold_and_one_z():
-    from mc_tco import text
     from mc_tco.decision import prim
-    from mc_tco.memo import analysis
-    from mc_tco.uncertainty import MIN_EVENTS, z_value
+    from mc_tco.report import terminal as text
+    from mc_tco.report.memo import analysis
+    from mc_tco.uncertainty.scrambles import MIN_EVENTS, z_value
 
     assert MIN_EVENTS == 50
     assert prim.MIN_CASES is MIN_EVENTS and text.RARE is MIN_EVENTS
@@ -86,13 +86,13 @@ def test_one_threshold_and_one_z():
     (float("nan"), "n/a"), (float("inf"), "n/a"),
 ])
 def test_fmt_money(x, expected):
-    from mc_tco.fmt import fmt_money
+    from mc_tco.report.fmt import fmt_money
 
     assert fmt_money(x) == expected
 
 
 def test_pm_uses_the_normal_quantile():
-    from mc_tco.decision.words.common import pm
+    from mc_tco.report.words.common import pm
 
     assert pm(1152.0, 100.0) == "1,152 ± 196"
     assert pm(1152.0, 100.0, conf_level=0.9) == "1,152 ± 164"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-import mc_tco.shipped as shipped
+import mc_tco.book.shipped as shipped
 from mc_tco.book import DEFAULT_BOOK, find_default_book, load_book
 from mc_tco.cli import main
 from mc_tco.errors import BookError
@@ -38,7 +38,7 @@ def test_keep_samples_help_says_45x():
 
 def test_an_emoji_in_a_figure_text_leaks_no_warning():
     # pytest turns warnings into errors: matplotlib's "Glyph ... missing" would fail here
-    from mc_tco.memo.figures import _figure, to_png
+    from mc_tco.report.memo.figures import _figure, to_png
 
     fig = _figure(3, 2)
     ax = fig.add_subplot()

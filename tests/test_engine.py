@@ -51,7 +51,7 @@ def test_summaries_come_from_the_base_rows(article_run):
     be = ds.breakeven_demand.sel(strategy="buy").values
     assert ds.breakeven_demand_p_never.sel(strategy="buy") == np.isinf(be).mean()
     # issue 14: the never share's interval is the one over the run's scrambles
-    from mc_tco.uncertainty import indicator, probability_with_interval
+    from mc_tco.uncertainty.scrambles import indicator, probability_with_interval
 
     b = ds.breakeven_demand
     ref = probability_with_interval(indicator(np.isinf(b), b), replicates=ds.attrs["replicates"])

@@ -11,8 +11,8 @@ import xarray as xr
 from SALib.analyze import sobol as salib_analyze
 from SALib.test_functions import Ishigami, Sobol_G
 
-from mc_tco import testfunctions as tf
 from mc_tco.design import SaltelliDesign
+from mc_tco.models import testfunctions as tf
 from mc_tco.sensitivity.sobol import (
     ESTIMATORS,
     SobolSums,

@@ -1,4 +1,4 @@
-"""Issue 22 item 2: one way to say a number. mc_tco.fmt is the only formatting module;
+"""Issue 22 item 2: one way to say a number. mc_tco.report.fmt is the only formatting module;
 every unit boundary is rounded before its unit is chosen; app.js meets the same cases."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mc_tco import fmt
+from mc_tco.report import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = json.loads((ROOT / "tests" / "fmt_cases.json").read_text())
@@ -91,7 +91,7 @@ def test_boundaries(call, expected):
 
 
 def test_memo_names_are_the_module():
-    from mc_tco.memo import fmt as memo_fmt
+    from mc_tco.report.memo import fmt as memo_fmt
 
     for name in ("money", "months", "pct", "pct_ci", "pct_range", "prob", "prob_ci",
                  "share_of", "tokens"):
@@ -123,11 +123,11 @@ _ALLOWED = {"mc_tco/models/book_units.py: def percent_hint"}
 
 
 def test_no_second_formatter():
-    """Money, tokens, percentages and users are formatted in mc_tco/fmt.py only."""
+    """Money, tokens, percentages and users are formatted in mc_tco/report/fmt.py only."""
     found = []
     for path in sorted((ROOT / "mc_tco").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if rel != "mc_tco/fmt.py":
+        if rel != "mc_tco/report/fmt.py":
             found += second_formatters(path, rel)
     assert sorted(set(found) - _ALLOWED) == []
 
@@ -140,7 +140,7 @@ def test_the_check_finds_a_second_formatter(tmp_path):
                     "def share(v):\n    return fmt_pct(v)\n")
     assert second_formatters(copy, "x.py") == ["x.py: (1e9, 'B')", "x.py: def _usd",
                                                "x.py: def tokens_of"]
-    assert second_formatters(ROOT / "mc_tco" / "fmt.py", "fmt.py") != []
+    assert second_formatters(ROOT / "mc_tco" / "report" / "fmt.py", "fmt.py") != []
 
 
 _NODE = """

@@ -30,10 +30,10 @@ from hypothesis import event as _event
 from hypothesis import strategies as st
 
 from mc_tco.book import Book, loads_book
-from mc_tco.distributions import FAMILIES
+from mc_tco.distributions.families import FAMILIES
 from mc_tco.engine import execute, plan_run
 from mc_tco.errors import BookError, McTcoError
-from mc_tco.text import inputs_table, run_summary
+from mc_tco.report.terminal import inputs_table, run_table
 
 from .conftest import ARTICLE_BOOK, DEFAULT_BOOK, ROOT
 
@@ -567,7 +567,7 @@ def run_small(plan) -> None:
     except McTcoError as exc:
         check_error(exc)
         return
-    assert isinstance(run_summary(ds, path="x.nc", elapsed=0.0), str)
+    assert isinstance(run_table(ds, path="x.nc", elapsed=0.0), str)
     event("ran")
 
 

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
-from mc_tco.io import open_results, write_results
+from mc_tco.results.io import open_results, write_results
 
 #: the article run's demand grid (conftest ``article_run``): 41 log-spaced points from 1e9
 #: to 1e13 plus the report and claim points

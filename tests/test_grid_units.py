@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from mc_tco.book import load_book, loads_book
 from mc_tco.cli import main
 from mc_tco.errors import BookError
-from mc_tco.io import open_results
 from mc_tco.models import check_book
 from mc_tco.models.tco import DAYS_PER_MONTH, SPEC
+from mc_tco.results.io import open_results
 
 from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mc_tco.copula import check_correlation_matrix, to_correlated_unit
 from mc_tco.design import SaltelliDesign
+from mc_tco.distributions.copula import check_correlation_matrix, to_correlated_unit
 from mc_tco.sensitivity.grouped import crossing_pairs, groups_independent
 
 GROUPS = {"node_price": "hardware", "gpu_rent": "hardware", "api_price": "api",

@@ -1,7 +1,8 @@
 """The package's layers: every module imports on its own, and imports point down.
 
-The pipeline, bottom to top: errors, book, distributions, design, models, sensitivity,
-uncertainty, engine, results, decision, memo, app, cli. A module may import its own
+The pipeline, bottom to top: errors, distributions and book, design and models,
+sensitivity and uncertainty, engine and results, decision, report (terminal, words,
+figures, memo), app, cli. A module may import its own
 layer and those below it, never one above (a kernel never imports the CLI or the memo).
 """
 
@@ -18,13 +19,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mc_tco"
 
 #: top-level names of mc_tco by layer; a module may import from its layer or lower ones
 LAYERS = [
-    {"errors", "fmt", "shipped", "units", "interrupt"},
-    {"beta_ppf", "distributions", "copula", "book", "testfunctions"},
+    {"errors", "interrupt"},
+    {"distributions", "book"},
     {"design", "models"},
-    {"sensitivity", "uncertainty", "summary"},
-    {"engine", "io", "store", "h5file", "reading", "output_lock", "results", "options"},
-    {"decision", "reproduce", "text"},
-    {"memo"},
+    {"sensitivity", "uncertainty"},
+    {"engine", "results"},
+    {"decision"},
+    {"report"},
     {"app"},
     {"cli", "__main__", "_entry"},
 ]

@@ -15,9 +15,8 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
-from mc_tco.io import open_results, write_results
-from mc_tco.memo import analysis as A
-from mc_tco.memo.claims import (
+from mc_tco.report.memo import analysis as A
+from mc_tco.report.memo.claims import (
     DOES_NOT_HOLD,
     HOLDS,
     HOLDS_IN_PART,
@@ -25,7 +24,16 @@ from mc_tco.memo.claims import (
     evaluate_claims,
     part_verdict,
 )
-from mc_tco.memo.render import Document, Figure, Paragraph, Section, Table, to_html, to_markdown
+from mc_tco.report.memo.render import (
+    Document,
+    Figure,
+    Paragraph,
+    Section,
+    Table,
+    to_html,
+    to_markdown,
+)
+from mc_tco.results.io import open_results, write_results
 
 from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
 
@@ -115,8 +123,8 @@ def test_html_is_self_contained_with_the_figures_embedded(compared_memo):
 
 
 def _rounded(text: str, value: float) -> bool:
-    """``text`` is ``value`` by the body's rounding rules (mc_tco.memo.fmt.prob)."""
-    from mc_tco.memo.fmt import prob
+    """``text`` is ``value`` by the body's rounding rules (mc_tco.report.memo.fmt.prob)."""
+    from mc_tco.report.memo.fmt import prob
 
     return text == prob(value)
 
@@ -152,7 +160,7 @@ def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
 
 
 def _pct_digits(v: float) -> str:
-    from mc_tco.memo.fmt import prob
+    from mc_tco.report.memo.fmt import prob
 
     return prob(v).removeprefix("below ").removeprefix("above ").removesuffix("%") + \
         ("<1" if v < 0.01 else "") + (">99" if v > 0.99 else "")
@@ -194,7 +202,7 @@ def test_compare_section_states_the_books_difference(compared_memo):
 @pytest.mark.slow
 def test_memo_without_compare_replaces_an_older_memo(compared_memo, tmp_path, default_run,
                                                      no_png):
-    from mc_tco.memo import build_memo, write_memo
+    from mc_tco.report.memo import build_memo, write_memo
 
     out = tmp_path / "memo"
     shutil.copytree(compared_memo[0], out)
@@ -210,7 +218,7 @@ def test_a_failed_write_leaves_the_previous_memo(compared_memo, tmp_path, monkey
                                                  default_run):
     from pathlib import Path
 
-    from mc_tco.memo import Memo, write_memo
+    from mc_tco.report.memo import Memo, write_memo
 
     out = tmp_path / "memo"
     shutil.copytree(compared_memo[0], out)
@@ -469,7 +477,7 @@ def _med(da):
 
 
 def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
-    from mc_tco.memo.fmt import money, months, prob
+    from mc_tco.report.memo.fmt import money, months, prob
 
     out, _, ds, _ = compared_memo
     page = (out / "summary.md").read_text()
@@ -544,7 +552,7 @@ def test_no_paragraph_appears_twice(compared_memo):
 
 
 def test_evpi_caption_matches_the_curve():
-    from mc_tco.memo.sections import evpi_peak_words
+    from mc_tco.report.memo.sections import evpi_peak_words
 
     d = np.array([1e9, 1e10, 1e11, 1e12])
     rising = xr.DataArray([0.0, 1.0, 5.0, 9.0], coords={"demand": d}, dims="demand")
@@ -555,7 +563,7 @@ def test_evpi_caption_matches_the_curve():
 
 
 def test_heavy_user_mapping_is_the_articles_with_the_correction(compared_memo):
-    from mc_tco.memo.evidence import heavy_user_note
+    from mc_tco.report.memo.evidence import heavy_user_note
 
     note = heavy_user_note()
     assert "2,000-4,000 heavy users" in note and "3,000-5,000 users" in note
@@ -563,7 +571,7 @@ def test_heavy_user_mapping_is_the_articles_with_the_correction(compared_memo):
 
 
 def test_nonmonotone_saving_is_explained_where_it_shows():
-    from mc_tco.memo.answer import nonmonotone_note
+    from mc_tco.report.memo.answer import nonmonotone_note
 
     n = 4
     ds = xr.Dataset(
@@ -580,7 +588,7 @@ def test_nonmonotone_saving_is_explained_where_it_shows():
 
 
 def test_time_section_numbers(compared_memo):
-    from mc_tco.memo.timeaxis import time_numbers
+    from mc_tco.report.memo.timeaxis import time_numbers
 
     out, _, ds, _ = compared_memo
     md = (out / "memo.md").read_text()
@@ -599,7 +607,7 @@ def test_conf_level_is_the_level_in_the_words(no_png):
     """Issue 11 item 5: with --conf-level 0.8 no caption says '95% Monte Carlo'."""
     from mc_tco.book import load_book
     from mc_tco.engine import run
-    from mc_tco.memo import build_memo
+    from mc_tco.report.memo import build_memo
 
     ds = run(load_book(ARTICLE_BOOK), samples=256, conf_level=0.8)
     md = build_memo(ds).markdown

@@ -11,8 +11,8 @@ import xarray as xr
 from click.testing import CliRunner
 
 from mc_tco.cli import main
-from mc_tco.fmt import fmt_value
-from mc_tco.io import open_results, write_results
+from mc_tco.report.fmt import fmt_value
+from mc_tco.results.io import open_results, write_results
 
 OPTION_MODEL = '''
 import xarray as xr
@@ -325,19 +325,19 @@ def test_the_apps_full_run_writes_the_generic_memo_of_a_users_book(plain_results
 
 def test_run_table_has_no_empty_brackets_for_a_grid_dim_without_unit(option_memo):
     """Issue 11 item 13: a grid dim without a unit is headed 'volume', not 'volume ()'."""
-    from mc_tco.io import open_results
-    from mc_tco.text import run_summary
+    from mc_tco.report.terminal import run_table
+    from mc_tco.results.io import open_results
 
     nc, _, _ = option_memo
-    text = run_summary(open_results(nc))
+    text = run_table(open_results(nc))
     assert "volume" in text and "()" not in text
 
 
 @pytest.fixture(scope="module")
 def two_targets(tmp_path_factory):
     """A two-target book run with --family-check, and its memo (figures not drawn)."""
-    import mc_tco.memo.figures as F
-    from mc_tco.memo import build_memo
+    import mc_tco.report.memo.figures as F
+    from mc_tco.report.memo import build_memo
 
     folder = tmp_path_factory.mktemp("generic_two")
     (folder / "genmemo_twomodel.py").write_text(textwrap.dedent(TWO_MODEL))
@@ -479,10 +479,10 @@ def test_evpi_along_a_users_grid_is_the_definition_and_is_in_the_memo(option_mem
 
 def test_run_ranks_the_focus_target_first(two_targets):
     """The run's table ranks the book's focus target (cash) before the first listed one."""
-    from mc_tco.text import run_summary
+    from mc_tco.report.terminal import run_table
 
     ds, _, _ = two_targets
-    text = run_summary(ds)
+    text = run_table(ds)
     first_cash = text.find("for 'cash")
     first_value = text.find("for 'value")
     assert first_cash != -1 and (first_value == -1 or first_cash < first_value), text

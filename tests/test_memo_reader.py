@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from mc_tco.memo import fmt
+from mc_tco.report.memo import fmt
 
 
 def test_one_money_format_with_digits():
@@ -31,7 +31,7 @@ def _tied_ranking():
     import numpy as np
     import xarray as xr
 
-    from mc_tco.memo.analysis import Ranking
+    from mc_tco.report.memo.analysis import Ranking
 
     names = ["a", "b", "c"]
     table = xr.Dataset(
@@ -46,7 +46,7 @@ def _tied_ranking():
 
 def test_ranking_sentences_say_the_runs_level():
     """Issue 11 item 5 (review leftover): a tie names the run's level, not always 95%."""
-    from mc_tco.memo.context import ranking_sentences
+    from mc_tco.report.memo.context import ranking_sentences
 
     text = " ".join(ranking_sentences(_tied_ranking(), 8192, "80%"))
     assert "2 inputs share the top" in text
@@ -54,7 +54,7 @@ def test_ranking_sentences_say_the_runs_level():
 
 
 def _family_row(point, book, flips=()):
-    from mc_tco.decision.family_summary import FamilyRow
+    from mc_tco.decision.family_findings import FamilyRow
 
     alls = {"uniform": book + 0.2 if flips else book + 0.01, "triangular": book,
             "pert": book}
@@ -65,20 +65,20 @@ def _family_row(point, book, flips=()):
 
 def _family(decision: str, demand: float = 5e11):
     """Every strategy at ``demand``: the decision's does not flip, the others do."""
-    from mc_tco.decision.family_summary import FamilySummary
+    from mc_tco.decision.family_findings import FamilyFindings
 
     rows = [_family_row({"strategy": s, "demand": demand}, 0.14 if s == decision else 0.42,
                         () if s == decision else ("all:uniform",))
             for s in ("buy", "rent", "owned", "hybrid")]
     rows.append(_family_row({"strategy": decision, "demand": 3e12}, 0.45, ("all:uniform",)))
-    return FamilySummary(("x",), (), 4, 1.0, "beats the API", tuple(rows), (),
+    return FamilyFindings(("x",), (), 4, 1.0, "beats the API", tuple(rows), (),
                          {"demand": "tokens/month"})
 
 
 def test_the_bold_flip_is_said_of_the_decisions_point_only():
     """Issue 15: 'the answer flips with the shape' in bold refers to the decision's
     strategy at the decision demand, never to another strategy or demand."""
-    from mc_tco.decision.words.family import family_markdown
+    from mc_tco.report.words.family import family_markdown
 
     fs = _family("hybrid")
     md = family_markdown(fs, focus={"strategy": "hybrid", "demand": 5e11})
@@ -104,13 +104,13 @@ def test_the_bold_flip_is_said_of_the_decisions_point_only():
 def test_memo_family_appendix_focuses_on_the_decision(default_run, monkeypatch):
     """The memo passes its decision (strategy of the answer, decision demand) to the
     family check's words."""
-    from mc_tco.decision.words import family as W
-    from mc_tco.memo.answer import decision_strategy
-    from mc_tco.memo.sections import MemoContext, section_family
+    from mc_tco.report.memo.answer import decision_strategy
+    from mc_tco.report.memo.sections import MemoContext, section_family
+    from mc_tco.report.words import family as W
 
     ctx = MemoContext(default_run, 5e11)
     decision = decision_strategy(ctx)
-    monkeypatch.setattr(W, "family_summary", lambda ds: _family(decision))
+    monkeypatch.setattr(W, "family_findings", lambda ds: _family(decision))
     text = " ".join(b.text for b in section_family(ctx).blocks if hasattr(b, "text"))
     assert "**" not in text
     assert f"At the decision, {decision}, 500B, the answer does not flip" in text
@@ -136,8 +136,8 @@ def test_the_claims_demands_are_on_every_grid(tmp_path):
 
     from mc_tco.engine import run
     from mc_tco.engine.plan import plan_run
-    from mc_tco.memo.claims import CLAIM_DEMANDS, evaluate_claims
     from mc_tco.models.tco import SPEC
+    from mc_tco.report.memo.claims import CLAIM_DEMANDS, evaluate_claims
 
     assert sorted(SPEC.points["demand"]) == sorted(CLAIM_DEMANDS)
     book = _tiny_grid_book(tmp_path)
@@ -171,8 +171,8 @@ def _claims_ds(demand):
 def test_a_results_file_without_a_claims_demand_gets_no_verdict():
     """An older results file whose grid lacks 30B: claims 3 and 4 are 'not evaluated', with
     the fix, instead of being read at the nearest grid point (100B)."""
-    from mc_tco.memo.answer import claims_sentence
-    from mc_tco.memo.claims import NOT_EVALUATED, evaluate_claims
+    from mc_tco.report.memo.answer import claims_sentence
+    from mc_tco.report.memo.claims import NOT_EVALUATED, evaluate_claims
 
     claims = {c.number: c for c in evaluate_claims(_claims_ds([1e9, 1e11, 5e11, 1e13]))}
     for k in (3, 4):
@@ -211,7 +211,7 @@ def _text(section) -> str:
 
 @pytest.fixture(scope="module")
 def compared_ctx(default_run, article_run):
-    from mc_tco.memo.context import MemoContext
+    from mc_tco.report.memo.context import MemoContext
 
     return MemoContext(default_run, 5e11, compare=article_run)
 
@@ -221,7 +221,7 @@ FULL_PRECISION = re.compile(r"\d+\.\d+%")
 
 def _no_png(monkeypatch):
     """Figures are built but not rendered (rendering is most of a section's time)."""
-    from mc_tco.memo import figures
+    from mc_tco.report.memo import figures
 
     monkeypatch.setattr(figures, "to_png", lambda fig, dpi=None: b"")
 
@@ -230,14 +230,14 @@ def test_claims_and_comparison_round_shares_for_the_body(compared_ctx, monkeypat
     """Issue 15 rounding rules: the body's claims and comparison give probabilities to
     the nearest percent (intervals only where they change the reading); full precision is
     in the CSV files."""
-    from mc_tco.memo.evidence import section_claims, section_compare
+    from mc_tco.report.memo.evidence import section_claims, section_compare
 
     _no_png(monkeypatch)
 
     for section in (section_claims(compared_ctx), section_compare(compared_ctx)):
         text = _text(section)
         assert not FULL_PRECISION.findall(text), (section.title, FULL_PRECISION.findall(text))
-    from mc_tco.memo.claims import Part
+    from mc_tco.report.memo.claims import Part
 
     claim1 = compared_ctx.claims[0].parts[0]
     assert claim1.text().startswith(
@@ -268,10 +268,10 @@ def test_body_and_figures_use_plain_labels(compared_ctx, monkeypatch):
     """Issue 15: the assumptions table, the comparison, the tornado caption and the
     Sobol' heat map say what an input means; only the appendix's table adds the variable
     name (in code, after the plain label) for traceability."""
-    from mc_tco.memo import figures
-    from mc_tco.memo.drivers import section_drivers, section_sobol
-    from mc_tco.memo.evidence import section_assumptions, section_compare
-    from mc_tco.memo.labels import plain
+    from mc_tco.report.memo import figures
+    from mc_tco.report.memo.drivers import section_drivers, section_sobol
+    from mc_tco.report.memo.evidence import section_assumptions, section_compare
+    from mc_tco.report.memo.labels import plain
 
     drawn = {}
 
@@ -308,8 +308,8 @@ def test_body_and_figures_use_plain_labels(compared_ctx, monkeypatch):
 def test_answer_without_a_majority_names_the_strategy_it_means(default_run, monkeypatch, top):
     """'No option is cheapest in most scenarios. ... It, buying, beats the API' had no
     antecedent for 'It': the sentence names the strategy itself."""
-    from mc_tco.memo import answer
-    from mc_tco.memo.context import MemoContext
+    from mc_tco.report.memo import answer
+    from mc_tco.report.memo.context import MemoContext
 
     shares = {"api": (0.46, 0.44, 0.48), "buy": (0.44, 0.42, 0.46),
               "rent": (0.02, 0.01, 0.03), "hybrid": (0.08, 0.07, 0.09)}

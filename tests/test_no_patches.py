@@ -1,7 +1,8 @@
 """Importing and using mc_tco leaves h5netcdf and xarray as they were (issue 22 item 8).
 
 mc_tco reads and writes results files through classes of its own (an h5netcdf File
-subclass, an xarray backend: mc_tco.h5file); the ``mc-tco`` command's lazy dask check is a context
+subclass, an xarray backend: mc_tco.results.h5file); the ``mc-tco`` command's lazy dask check is a
+context
 that puts xarray's cache entry back when it ends. Checked in a fresh interpreter: this
 session's imports and runs are not a clean slate.
 """
@@ -29,10 +30,10 @@ SCRIPT = textwrap.dedent("""
 
     before = state()
     import mc_tco
-    import mc_tco.store, mc_tco.io, mc_tco.engine, mc_tco.cli  # noqa: E401
+    import mc_tco.results.store, mc_tco.results.io, mc_tco.engine, mc_tco.cli  # noqa: E401
     assert state() == before, "changed by import"
     out = sys.argv[1]
-    with mc_tco.store.lazy_dask_check():  # as the mc-tco command runs
+    with mc_tco.results.store.lazy_dask_check():  # as the mc-tco command runs
         assert type(pc._cached_duck_array_modules["dask"]) is not pc.DuckArrayModule
         mc_tco.run(sys.argv[2], samples=64, out=out).close()
     assert state() == before, "changed by the dask check"

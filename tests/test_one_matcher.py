@@ -98,7 +98,7 @@ def tied_file(tmp_path_factory, default_run):
     """The default book's run (30 inputs, correlated) with every input's ST, S1 and Shapley
     effect at the focus point tied, but for two inputs set clearly on top, in reverse book
     order."""
-    from mc_tco.io import write_results
+    from mc_tco.results.io import write_results
 
     ds = default_run.copy(deep=True)
     sel = {"demand": 5e11, "strategy": "buy"}
@@ -117,9 +117,9 @@ def tied_file(tmp_path_factory, default_run):
 
 def test_tied_inputs_in_the_same_order_everywhere(tied_file, tmp_path):
     from mc_tco.app import api
-    from mc_tco.io import open_results
-    from mc_tco.memo import analysis as A
-    from mc_tco.text import run_summary
+    from mc_tco.report.memo import analysis as A
+    from mc_tco.report.terminal import run_table
+    from mc_tco.results.io import open_results
 
     ds, path = tied_file
     names = [str(v) for v in ds["input"].values]
@@ -139,7 +139,7 @@ def test_tied_inputs_in_the_same_order_everywhere(tied_file, tmp_path):
     assert [row[0] for row in got["rows"]] == expected[:8]
 
     # the terminal: what `mc-tco run` prints, at the focus point (demand 5e11, buy)
-    said = run_summary(open_results(path))
+    said = run_table(open_results(path))
     blocks = re.findall(r"((?:^\s*\d+\. \S+\s+(?:ST|Shapley) .*\n)+)", said + "\n",
                         flags=re.M)
     assert len(blocks) >= 2, said  # the Shapley effects of the indicator and the saving

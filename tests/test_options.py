@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from mc_tco.cli import main
+from mc_tco.engine.options import check_run_options
 from mc_tco.errors import OptionError
-from mc_tco.options import check_run_options
 
 from .conftest import ARTICLE_BOOK
 
@@ -110,7 +110,7 @@ def test_explain_json_names_json(tmp_path):
 def test_the_samples_rule_is_said_once_in_the_help_and_the_error():
     """-n 1000 was refused with "a power of two >= 16; try 512 or 1024", and 16 then with
     "use 64": the error and --help give the one real minimum (issue: hints, item 12)."""
-    from mc_tco.options import check_run_options, samples_minimum
+    from mc_tco.engine.options import check_run_options, samples_minimum
 
     assert samples_minimum() == 64 and samples_minimum("rqmc", 2) == 16
     assert samples_minimum("bootstrap") == samples_minimum("asymptotic") == 16

@@ -8,8 +8,8 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from mc_tco.memo import analysis as A
-from mc_tco.uncertainty import replicate_of, wilson_interval
+from mc_tco.report.memo import analysis as A
+from mc_tco.uncertainty.scrambles import replicate_of, wilson_interval
 
 R = 8
 
@@ -61,7 +61,7 @@ def test_independence_check_intervals_come_from_the_scrambles(tmp_path):
     from mc_tco.engine.evaluate import evaluate_base
     from mc_tco.engine.family import paired_change
     from mc_tco.engine.plan import plan_run
-    from mc_tco.uncertainty import proportion
+    from mc_tco.uncertainty.scrambles import proportion
 
     from .test_correlation import owen_book
 

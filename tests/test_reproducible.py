@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from mc_tco.book import load_book
 from mc_tco.cli import main
 from mc_tco.engine import run
-from mc_tco.io import open_results
-from mc_tco.reproduce import compare_results, rerun, stored_options
+from mc_tco.engine.reproduce import compare_results, rerun, stored_options
+from mc_tco.results.io import open_results
 
 from .conftest import ARTICLE_BOOK
 

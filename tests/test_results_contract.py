@@ -102,7 +102,7 @@ def test_one_matcher_one_tolerance():
 
 
 def test_wilson_matches_scipy():
-    from mc_tco.summary import wilson_interval
+    from mc_tco.uncertainty.statistics import wilson_interval
 
     for k, n in [(0, 50), (3, 50), (25, 50), (50, 50), (7, 1000)]:
         lo, hi = wilson_interval(np.array(k), n, 0.9)
@@ -115,7 +115,7 @@ def test_one_nan_rule_for_shares_and_quantiles():
     """NaN samples are not applicable: out of numerator and denominator everywhere."""
     import xarray as xr
 
-    from mc_tco.summary import p_positive, quantiles_with_never
+    from mc_tco.uncertainty.statistics import p_positive, quantiles_with_never
 
     x = xr.DataArray([np.nan, np.nan, 1.0, -1.0, np.inf, np.inf], dims="sample")
     p, ci = p_positive(x)

@@ -29,14 +29,12 @@ WRITES = {"update", "setdefault", "pop", "clear"}
 COPIES = {"update", "assign_attrs"}
 #: (file, function) -> why a whole-attrs or results-attr read there is not a bypass
 EXEMPT = {
-    ("mc_tco/reproduce.py", "compare_results"): "compares every attr of two files, whatever "
+    ("mc_tco/engine/reproduce.py", "compare_results"): "compares every attr of two files, whatever "
     "it is",
-    ("mc_tco/reproduce.py", "summary"): "Comparison.attrs, its own dict of the attrs that "
+    ("mc_tco/engine/reproduce.py", "summary"): "Comparison.attrs, its own dict of the attrs that "
     "differ",
-    ("mc_tco/io.py", "write_results"): "the writer stamps 'created' when it is missing",
-    ("mc_tco/h5file.py", "open_store_variable"): "the xarray backend hands each variable's "
-    "own attrs to the Variable it builds (a reader, not a bypass of the accessor)",
-    ("mc_tco/options.py", "_is_results_file"): "an h5py file peeked at before xarray opens it",
+    ("mc_tco/engine/options.py", "_is_results_file"): "an h5py file peeked at before xarray "
+    "opens it",
     ("mc_tco/models/tco.py", "_report_demands"): "the model's inputs, not a results file",
 }
 
@@ -220,7 +218,7 @@ def test_a_run_reads_back_through_the_record(article_run):
 def test_claims_of_two_files_at_once_use_each_files_scrambles(article_run):
     """No module state: claims of an rqmc file and of a one-scramble copy, evaluated in
     threads, equal the claims evaluated alone (memo.claims kept the scrambles in a global)."""
-    from mc_tco.memo.claims import evaluate_claims
+    from mc_tco.report.memo.claims import evaluate_claims
 
     wilson = article_run.assign_attrs(ci="bootstrap", replicates=1)
     def bounds(d):
@@ -246,8 +244,8 @@ def test_claims_of_two_files_at_once_use_each_files_scrambles(article_run):
 
 
 def test_the_rerun_check_reads_the_model_facts_through_the_record(article_run):
+    from mc_tco.engine.reproduce import check_model_unchanged
     from mc_tco.errors import ModelError
-    from mc_tco.reproduce import check_model_unchanged
 
     ds = article_run.assign_attrs(model_sha256="0" * 64)
     from mc_tco.book import loads_book

@@ -95,14 +95,14 @@ def test_run_that_cannot_fit_on_disk_is_refused(tmp_path, monkeypatch):
 
 
 def test_a_read_only_results_file_sizes_its_unlimited_dim_once(tmp_path):
-    """mc_tco.store keeps the size of a read-only file's unlimited dim on the open file
+    """mc_tco.results.store keeps the size of a read-only file's unlimited dim on the open file
     (h5netcdf recomputes it from every variable on every shape and read): same sizes,
     shapes and values as h5netcdf's own sizing; a file open for writing is sized live."""
     import h5netcdf
     from h5netcdf.dimensions import Dimension
 
-    from mc_tco.h5file import _SizedFile
-    from mc_tco.io import open_results
+    from mc_tco.results.h5file import _SizedFile
+    from mc_tco.results.io import open_results
 
     out = tmp_path / "s.nc"
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--bootstrap", "0",

@@ -160,7 +160,7 @@ def test_a_decision_is_settled_when_its_interval_says_so():
 
 def test_settled_rule_falls_back_to_wilson_where_the_scrambles_agree_exactly():
     """Issue 14: R equal replicate shares give a zero-width t interval; the fallback rule of
-    p_positive_ci (mc_tco.uncertainty) replaces it by Wilson's, so 1 event in each of 8
+    p_positive_ci (mc_tco.uncertainty.scrambles) replaces it by Wilson's, so 1 event in each of 8
     scrambles of 150 (P = 0.67%) is not called settled by a zero-width interval."""
     from mc_tco.engine.adaptive import SETTLED, _p_interval
     from mc_tco.engine.plan import RunSums

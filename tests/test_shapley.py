@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from mc_tco.models.testfunctions import ishigami
 from mc_tco.sensitivity.shapley import (
     evaluation_count,
     linear_gaussian_shapley,
     shapley_effects,
 )
-from mc_tco.testfunctions import ishigami
 
 # Owen & Prieur (2017), Iooss & Prieur (2019): Y = X1 + X2 + X3, X ~ N(0, diag(1, 1, 4)),
 # corr(X2, X3) = 0.9.

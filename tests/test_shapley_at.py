@@ -13,8 +13,8 @@ import pytest
 import xarray as xr
 
 from mc_tco import run
+from mc_tco.engine.reproduce import stored_options
 from mc_tco.errors import OptionError
-from mc_tco.reproduce import stored_options
 
 MODEL = '''
 import xarray as xr
@@ -121,7 +121,7 @@ def test_bad_value_is_refused(runs, tmp_path):
 def test_memo_reads_the_nearest_estimated_demand_and_says_so():
     from types import SimpleNamespace
 
-    from mc_tco.memo.context import dependence_sentences
+    from mc_tco.report.memo.context import dependence_sentences
 
     sh = np.full((1, 3, 2, 1), np.nan)
     sh[0, :, 0, 0] = [0.2, 0.5, 0.3]
@@ -148,7 +148,7 @@ def test_generic_memo_at_a_point_without_them(runs, tmp_path, no_png):
     from click.testing import CliRunner
 
     from mc_tco.cli import main
-    from mc_tco.io import write_results
+    from mc_tco.results.io import write_results
 
     report, _ = runs
     path = tmp_path / "r.nc"

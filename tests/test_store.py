@@ -1,4 +1,4 @@
-"""The base-row store (mc_tco.store): collected writes give the file xarray would write."""
+"""The base-row store (mc_tco.results.store): collected writes give the file xarray would write."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from mc_tco import store as store_module
-from mc_tco.store import BaseStore
+from mc_tco.results import store as store_module
+from mc_tco.results.store import BaseStore
 
 
 def _part(start: int, stop: int, rng, transpose: bool = False) -> xr.Dataset:
@@ -141,7 +141,7 @@ def test_uneven_chunks(tmp_path):
 
 
 def test_xarray_checks_for_dask_arrays_without_importing_dask_array():
-    """mc_tco.store.lazy_dask_check makes xarray's "is this a dask array?" lazy inside it:
+    """mc_tco.results.store.lazy_dask_check makes xarray's "is this a dask array?" lazy inside it:
     building Variables does not import dask.array (0.6 s of a cold run), and dask arrays
     are still dask arrays after it is imported (a fresh interpreter: this session may have
     imported dask already)."""
@@ -149,8 +149,8 @@ def test_xarray_checks_for_dask_arrays_without_importing_dask_array():
     import sys
 
     code = (
-        "import sys, numpy as np, xarray as xr, mc_tco.store\n"
-        "check = mc_tco.store.lazy_dask_check(); check.__enter__()\n"
+        "import sys, numpy as np, xarray as xr, mc_tco.results.store\n"
+        "check = mc_tco.results.store.lazy_dask_check(); check.__enter__()\n"
         "v = xr.Variable('x', np.zeros(3)); xr.Dataset({'a': v}).to_dataarray()\n"
         "assert 'dask.array' not in sys.modules, 'dask.array imported'\n"
         "import dask.array as da\n"

@@ -10,7 +10,7 @@ from scipy import stats
 from mc_tco.decision.voi import evpi, evpi_replicates, evppi_replicates
 from mc_tco.design import SaltelliDesign
 from mc_tco.sensitivity.sobol import rqmc_seeds
-from mc_tco.uncertainty import (
+from mc_tco.uncertainty.scrambles import (
     indicator,
     mean_interval,
     order_statistic_interval,
@@ -207,7 +207,7 @@ def _never_sample(counts, per=50):
 
 
 def test_p_never_is_the_replicate_t_interval_of_the_per_scramble_shares():
-    from mc_tco.summary import quantiles_with_never
+    from mc_tco.uncertainty.statistics import quantiles_with_never
 
     counts = [3, 5, 4, 6, 2, 5, 4, 3]
     res = quantiles_with_never(_never_sample(counts), replicates=R).sel(strategy="buy")
@@ -223,7 +223,7 @@ def test_p_never_is_the_replicate_t_interval_of_the_per_scramble_shares():
 
 
 def test_p_never_falls_back_to_wilson_where_a_scramble_has_no_never():
-    from mc_tco.summary import quantiles_with_never
+    from mc_tco.uncertainty.statistics import quantiles_with_never
 
     counts = [3, 5, 0, 6, 2, 5, 4, 3]  # scramble 2 never "never"
     res = quantiles_with_never(_never_sample(counts), replicates=R)

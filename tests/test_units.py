@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from mc_tco.book import loads_book
+from mc_tco.book.units import UnitProblem, conversion
 from mc_tco.cli import main
 from mc_tco.errors import BookError
 from mc_tco.models import InputRule, ModelSpec, check_book
-from mc_tco.units import UnitProblem, conversion
 
 from .conftest import DEFAULT_BOOK
 

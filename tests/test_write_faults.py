@@ -19,10 +19,10 @@ import pytest
 import xarray as xr
 from click.testing import CliRunner
 
-from mc_tco import io
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
-from mc_tco.io import write_results
+from mc_tco.results import io
+from mc_tco.results.io import write_results
 
 from .conftest import ARTICLE_BOOK
 
@@ -145,8 +145,8 @@ def test_disk_filled_during_a_run(small_disk, reserve):
     before = out.read_bytes()
     # the run stops itself just before it writes the base rows; the disk is filled then
     env = {**os.environ, "MC_TCO_TEST_SIGNAL": "store-write:SIGSTOP"}
-    code = ("import sys, mc_tco.io as io; io._FALLOCATE = None; from mc_tco._entry import main;"
-            " sys.argv[0] = 'mc-tco'; main()")
+    code = ("import sys, mc_tco.results.io as io; io._FALLOCATE = None;"
+            " from mc_tco._entry import main; sys.argv[0] = 'mc-tco'; main()")
     cmd = [MC_TCO, *args] if reserve else [sys.executable, "-c", code, *args]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ..results.points import nearest_point, scale_of
-from ..results.ranking import rank_order
-from . import bridge
-from .edit import apply_edits, source_prompt
+from mc_tco.app import bridge
+from mc_tco.app.edit import apply_edits, source_prompt
+from mc_tco.results.points import nearest_point, scale_of
+from mc_tco.results.ranking import rank_order
 
 __all__ = [
     "Cancelled",

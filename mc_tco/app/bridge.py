@@ -14,9 +14,9 @@ from typing import Any
 
 import xarray as xr
 
-from ..errors import BookError, McTcoError
-from ..fmt import pct_ci as fmt_pct_ci  # noqa: F401  (the API writes shares as the memo)
-from ..fmt import tokens as fmt_tokens  # noqa: F401
+from mc_tco.errors import BookError, McTcoError
+from mc_tco.report.fmt import pct_ci as fmt_pct_ci  # noqa: F401  (the API writes shares as the memo)
+from mc_tco.report.fmt import tokens as fmt_tokens  # noqa: F401
 
 __all__ = [
     "DEFAULT_BOOK",
@@ -42,21 +42,21 @@ DEFAULT_MODEL = "mc_tco.models.tco:model"
 
 def load_book(path: str | Path):
     """A checked :class:`mc_tco.book.Book` read from ``path`` (raises BookError)."""
-    from ..book import load_book as _load
+    from mc_tco.book import load_book as _load
 
     return _load(path)
 
 
 def loads_book(text: str, path: str):
     """A book parsed from ``text``; ``path`` names it in messages (raises BookError)."""
-    from ..book import loads_book as _loads
+    from mc_tco.book import loads_book as _loads
 
     return _loads(text, path)
 
 
 def model_file(book) -> Path | None:
     """The absolute path of the file defining ``book``'s model (None: not found)."""
-    from ..models.loading import model_file as _model_file
+    from mc_tco.models.loading import model_file as _model_file
 
     return _model_file(book)
 
@@ -70,7 +70,7 @@ def families() -> dict[str, dict[str, Any]]:
         ``{family: {"required": [...], "optional": {field: default}, "alternatives":
         [[...], ...], "example": str}}``.
     """
-    from ..distributions import FAMILIES
+    from mc_tco.distributions.families import FAMILIES
 
     return {
         name: {
@@ -85,35 +85,35 @@ def families() -> dict[str, dict[str, Any]]:
 
 def list_fields() -> frozenset[str]:
     """Fields that hold lists of numbers (``values``, ``weights``)."""
-    from ..distributions import LIST_FIELDS
+    from mc_tco.distributions.families import LIST_FIELDS
 
     return LIST_FIELDS
 
 
 def build_distribution(family: str, params: dict):
     """The frozen scipy distribution of ``family`` (None for a constant)."""
-    from ..distributions import build_distribution as _build
+    from mc_tco.distributions.families import build_distribution as _build
 
     return _build(family, params)
 
 
 def check_book(book) -> None:
     """Check ``book`` against its model as ``mc-tco inputs`` does (raises McTcoError)."""
-    from ..engine import plan_run
+    from mc_tco.engine import plan_run
 
     plan_run(book, samples=16, resamples=0)
 
 
 def default_samples() -> int:
     """The base sample size of ``mc-tco run`` without ``--samples``."""
-    from ..engine import DEFAULT_SAMPLES
+    from mc_tco.engine import DEFAULT_SAMPLES
 
     return int(DEFAULT_SAMPLES)
 
 
 def min_events() -> int:
     """Fewest wins (and losses) for the indicator's Sobol' indices to be ranked (memo)."""
-    from ..memo.analysis import MIN_EVENTS
+    from mc_tco.report.memo.analysis import MIN_EVENTS
 
     return int(MIN_EVENTS)
 
@@ -126,7 +126,7 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
     effects and without the independence check of a correlated book (the page shows
     neither; they would more than double every preview's model runs).
     """
-    from ..engine import run
+    from mc_tco.engine import run
 
     return run(book, samples=samples, seed=seed, progress=progress, scheduler="synchronous",
                shapley=False, independence_check=False)
@@ -158,9 +158,9 @@ def full_run(
     dict
         ``{"results": path, "memo": path of memo.html}``.
     """
-    from ..engine import run
-    from ..io import check_writable, open_results
-    from ..memo import build_memo, default_out_dir, write_memo
+    from mc_tco.engine import run
+    from mc_tco.report.memo import build_memo, default_out_dir, write_memo
+    from mc_tco.results.io import check_writable, open_results
 
     out = results_path(book)
     check_writable(out)
@@ -185,8 +185,8 @@ def memo_answer(ds: xr.Dataset, demand: float) -> str | None:
     """The memo's answer paragraph at ``demand`` (a grid point), or None when the memo
     cannot write one for these results (another model)."""
     try:
-        from ..memo.answer import answer_paragraph
-        from ..memo.context import MemoContext
+        from mc_tco.report.memo.answer import answer_paragraph
+        from mc_tco.report.memo.context import MemoContext
 
         return answer_paragraph(MemoContext(ds, float(demand)))
     except (KeyError, ValueError, IndexError, ImportError, AttributeError, McTcoError):
@@ -195,4 +195,4 @@ def memo_answer(ds: xr.Dataset, demand: float) -> str | None:
 
 def warm_up() -> None:
     """Import the memo's modules now, so the first answer on the page is not slow."""
-    from ..memo import sections  # noqa: F401
+    from mc_tco.report.memo import sections  # noqa: F401

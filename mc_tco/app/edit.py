@@ -11,7 +11,7 @@ import json
 import re
 import tomllib
 
-from . import bridge
+from mc_tco.app import bridge
 
 __all__ = ["apply_edits", "param_fields", "source_prompt", "toml_value"]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qs, urlparse
 
-from . import api, bridge
+from mc_tco.app import api, bridge
 
 __all__ = ["App", "Job", "make_server"]
 

@@ -19,8 +19,8 @@ are in :mod:`mc_tco.models`.
 
 from __future__ import annotations
 
-from .load import DEFAULT_BOOK, find_default_book, load_book, loads_book
-from .types import REPAIRS, RESERVED, Book, Grid, Input
+from mc_tco.book.load import DEFAULT_BOOK, find_default_book, load_book, loads_book
+from mc_tco.book.types import REPAIRS, RESERVED, Book, Grid, Input
 
 __all__ = ["DEFAULT_BOOK", "REPAIRS", "RESERVED", "Book", "Grid", "Input", "find_default_book",
            "load_book", "loads_book"]

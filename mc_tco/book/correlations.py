@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from ..copula import CorrelationError, check_correlation_matrix
-from ..errors import BookError
-from .fields import _show
-from .types import (
+from mc_tco.book.fields import _show
+from mc_tco.book.types import (
     _CORRELATION_FIELDS,
     Input,
 )
-from .where import field_line
+from mc_tco.book.where import field_line
+from mc_tco.distributions.copula import CorrelationError, check_correlation_matrix
+from mc_tco.errors import BookError
 
 
 def _correlations(raw, inputs: dict[str, Input], analysis: dict, text: str, path: str):

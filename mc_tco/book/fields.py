@@ -9,13 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..distributions import (
-    FAMILIES,
-    LIST_FIELDS,
-    FieldProblem,
-    build_distribution,
-)
-from .types import (
+from mc_tco.book.types import (
     _ANALYSIS_FIELDS,
     _GRID_FIELDS,
     _INPUT_META,
@@ -25,7 +19,13 @@ from .types import (
     Grid,
     Input,
 )
-from .where import _closest, _fields_hint, _locate
+from mc_tco.book.where import _closest, _fields_hint, _locate
+from mc_tco.distributions.families import (
+    FAMILIES,
+    LIST_FIELDS,
+    FieldProblem,
+    build_distribution,
+)
 
 
 def _table(data: dict, key: str, err) -> dict:

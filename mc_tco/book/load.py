@@ -7,9 +7,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from ..errors import BookError
-from .correlations import _correlations
-from .fields import (
+from mc_tco.book.correlations import _correlations
+from mc_tco.book.fields import (
     _analysis,
     _grid,
     _input,
@@ -17,13 +16,14 @@ from .fields import (
     _string,
     _table,
 )
-from .limits import MAX_BOOK_BYTES, MAX_INPUTS, MAX_NESTING, nesting_too_deep, oversized
-from .types import (
+from mc_tco.book.limits import MAX_BOOK_BYTES, MAX_INPUTS, MAX_NESTING, nesting_too_deep, oversized
+from mc_tco.book.types import (
     _BOOK_FIELDS,
     _TOP_LEVEL,
     Book,
 )
-from .where import _locate
+from mc_tco.book.where import _locate
+from mc_tco.errors import BookError
 
 DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
 
@@ -37,7 +37,7 @@ def find_default_book() -> Path:
     BookError
         When neither exists, saying where it was looked for and what to do.
     """
-    from .. import shipped
+    from mc_tco.book import shipped
 
     candidates = [Path(DEFAULT_BOOK), shipped.NEXT_TO_PACKAGE / shipped.DEFAULT]
     for candidate in candidates:

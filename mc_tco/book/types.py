@@ -11,15 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from ..copula import CorrelationMatrix
-from ..distributions import (
+from mc_tco.book.where import _locate
+from mc_tco.distributions.copula import CorrelationMatrix
+from mc_tco.distributions.families import (
     SCALED_FIELDS,
     U_MIN,
     build_distribution,
     ppf,
 )
-from ..errors import BookError
-from .where import _locate
+from mc_tco.errors import BookError
 
 _TOP_LEVEL = {"book", "grid", "analysis", "inputs", "correlation"}
 _BOOK_FIELDS = {"name", "description", "model"}

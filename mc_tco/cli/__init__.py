@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import click
 
-from .. import __version__
-from ._common import DEFAULT_BOOK
-from .app import app
-from .explain import explain
-from .inputs import inputs
-from .memo import memo, report
-from .rerun import rerun
-from .run import run
+from mc_tco import __version__
+from mc_tco.cli._common import DEFAULT_BOOK
+from mc_tco.cli.app import app
+from mc_tco.cli.explain import explain
+from mc_tco.cli.inputs import inputs
+from mc_tco.cli.memo import memo, report
+from mc_tco.cli.rerun import rerun
+from mc_tco.cli.run import run
 
 __all__ = ["DEFAULT_BOOK", "main"]
 

@@ -9,14 +9,14 @@ import time
 
 import click
 
-from ..errors import McTcoError
+from mc_tco.errors import McTcoError
 
 DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
 
 
 def default_book() -> str:
     """The default book: ./distributions/ first, else the one shipped with the package."""
-    from ..shipped import shipped_book
+    from mc_tco.book.shipped import shipped_book
 
     return str(shipped_book())
 
@@ -28,7 +28,7 @@ def friendly(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from .. import interrupt
+        from mc_tco import interrupt
 
         interrupt.written(clear=True)
         try:

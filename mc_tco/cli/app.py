@@ -10,8 +10,8 @@ import webbrowser
 
 import click
 
-from ..app import bridge
-from ._common import default_book
+from mc_tco.app import bridge
+from mc_tco.cli._common import default_book
 
 __all__ = ["app"]
 
@@ -64,7 +64,7 @@ def app(book, port, host, allow_hosts, no_browser, samples, seed):
       mc-tco app distributions/article.toml --port 8060 --no-browser
       mc-tco app --host 0.0.0.0 --allow-host tco.lan
     """
-    from ..app.server import LOOPBACK, WILDCARD, App, make_server
+    from mc_tco.app.server import LOOPBACK, WILDCARD, App, make_server
 
     try:
         explorer = App(book, samples=samples, seed=seed)

@@ -12,9 +12,9 @@ import math
 
 import click
 
-from ..errors import OptionError
-from ..results.points import parse_amount
-from ._common import friendly, note
+from mc_tco.cli._common import friendly, note
+from mc_tco.errors import OptionError
+from mc_tco.results.points import parse_amount
 
 DEFAULT_RESULTS = "results/deepseek-v4.1-flash.nc"
 def _names(text: str | None, flag: str) -> list[str] | None:
@@ -91,11 +91,11 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
       mc-tco explain results/article.nc --demand 3T --among api,buy,rent,owned
       mc-tco explain results/x.nc --demand 1.26T --json explain.json
     """
-    from ..decision.discovery import discover
-    from ..decision.information import value_of_information
-    from ..decision.words.explain import explain_dict, explain_text
-    from ..io import atomic_path, open_results
-    from ..options import check_writable_as
+    from mc_tco.decision.discovery import discover
+    from mc_tco.decision.information import value_of_information
+    from mc_tco.engine.options import check_writable_as
+    from mc_tco.report.words.explain import explain_dict, explain_text
+    from mc_tco.results.io import atomic_path, open_results
 
     if not 0 < alpha < 0.5:
         raise OptionError(f"--alpha must lie in (0, 0.5), got {alpha}; 0.05 is usual")
@@ -136,7 +136,7 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
     if only != "boxes":
         book_groups = None
         if groups:
-            from ..decision.data import decision_data
+            from mc_tco.decision.data import decision_data
 
             book_groups = decision_data(ds, at=at or None, target=target, path=results,
                                         among=_names(among, "--among")).groups()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from ._common import book_argument, friendly, unit_notes
+from mc_tco.cli._common import book_argument, friendly, unit_notes
 
 
 def _is_mc_tco(module: str) -> bool:
@@ -27,16 +27,16 @@ def inputs(book):
     Runs no model code: a book with its own model (model = "file:function") is listed,
     and mc-tco run checks it against the model's spec.
     """
-    from ..book import load_book
-    from ..models import DEFAULT_MODEL, own_model_file
-    from ..text import inputs_table
+    from mc_tco.book import load_book
+    from mc_tco.models import DEFAULT_MODEL, own_model_file
+    from mc_tco.report.terminal import inputs_table
 
     b = load_book(book)
     model = b.model or DEFAULT_MODEL
     module = model.partition(":")[0]
     note = None
     if _is_mc_tco(module):
-        from ..engine import plan_run
+        from mc_tco.engine import plan_run
 
         plan_run(b, samples=16, resamples=0)  # mc_tco's own model: check the book too
     else:
@@ -48,6 +48,6 @@ def inputs(book):
     unit_notes(b)
     click.echo(inputs_table(b))
     if note is not None:
-        from ..errors import one_line
+        from mc_tco.errors import one_line
 
         click.echo(one_line(note))

@@ -1,4 +1,4 @@
-"""``mc-tco memo`` and ``mc-tco report``: parse, call :mod:`mc_tco.memo`, write, say where.
+"""``mc-tco memo`` and ``mc-tco report``: parse, call :mod:`mc_tco.report.memo`, write, say where.
 
 Registered on the ``mc-tco`` group at the end of :mod:`mc_tco.cli`.
 """
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import click
 
-from ._common import Progress, friendly, note
+from mc_tco.cli._common import Progress, friendly, note
 
 
 def _demand(text) -> float:
-    from ..errors import OptionError
-    from ..results.points import parse_amount
+    from mc_tco.errors import OptionError
+    from mc_tco.results.points import parse_amount
 
     value = parse_amount(text, "--demand")
     if not value > 0:
@@ -27,7 +27,7 @@ def _demand(text) -> float:
 def _shipped_focus_demand() -> float:
     """The TCO model's default focus demand (imported here, not at startup: it loads the
     model)."""
-    from ..models.tco import SPEC
+    from mc_tco.models.tco import SPEC
 
     return SPEC.focus["demand"]
 
@@ -49,8 +49,8 @@ _demand_option = click.option(
 
 def _at(items) -> dict:
     """``("volume=2", "region=eu")`` -> ``{"volume": 2.0, "region": "eu"}``."""
-    from ..errors import OptionError
-    from ..results.points import parse_amount
+    from mc_tco.errors import OptionError
+    from mc_tco.results.points import parse_amount
 
     at = {}
     for item in items:
@@ -95,8 +95,8 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
       mc-tco memo results/x.nc --demand 1e12 --out-dir memo_x
       mc-tco memo my_model.nc --at volume=100
     """
-    from ..io import open_results
-    from ..memo import build_memo, check_out_dir, default_out_dir, write_memo
+    from mc_tco.report.memo import build_memo, check_out_dir, default_out_dir, write_memo
+    from mc_tco.results.io import open_results
 
     demand = _demand(demand) if demand is not None else None
     at = _at(at_items)
@@ -148,9 +148,9 @@ def report(book, samples, seed, demand, results_dir, no_wait, quiet):
     memo.html, figures, CSV). With BOOK (e.g. one of your own model), runs that book
     alone and writes results/<book>.nc and results/<book>/.
     """
-    from ..io import waiting
-    from ..memo.report import make_report
-    from ..options import check_seed
+    from mc_tco.engine.options import check_seed
+    from mc_tco.report.memo.report import make_report
+    from mc_tco.results.io import waiting
 
     check_seed(seed)
     demand = _demand(demand) if demand is not None else None

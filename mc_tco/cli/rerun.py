@@ -17,8 +17,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import McTcoError
-from ._common import Progress, friendly, note
+from mc_tco.cli._common import Progress, friendly, note
+from mc_tco.errors import McTcoError
 
 
 def _failure_is_an_error(func):
@@ -66,9 +66,9 @@ def rerun(results, out, accept_model_change, no_wait, quiet):
     Example:
       mc-tco rerun results/deepseek-v4.1-flash.nc
     """
-    from ..io import check_writable, hold_output, open_results, write_results
-    from ..reproduce import compare_results
-    from ..reproduce import rerun as rerun_results
+    from mc_tco.engine.reproduce import compare_results
+    from mc_tco.engine.reproduce import rerun as rerun_results
+    from mc_tco.results.io import check_writable, hold_output, open_results, write_results
 
     original = open_results(results, note=None if quiet else note)
     with contextlib.ExitStack() as lock:

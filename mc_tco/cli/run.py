@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._common import Progress, book_argument, friendly, unit_notes
+from mc_tco.cli._common import Progress, book_argument, friendly, unit_notes
 
 
 @click.command()
@@ -102,11 +102,11 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
       mc-tco run distributions/article.toml --samples 4096 --seed 7 --out results/article.nc
       mc-tco run my_model.toml            (a book with model = "my_module:my_function")
     """
-    from ..book import load_book
-    from ..engine import DEFAULT_SAMPLES, check_scheduler, plan_run
-    from ..engine.evaluate import fit_chunk
-    from ..io import hold_output
-    from ..options import check_out, check_run_options, check_seed
+    from mc_tco.book import load_book
+    from mc_tco.engine import DEFAULT_SAMPLES, check_scheduler, plan_run
+    from mc_tco.engine.evaluate import fit_chunk
+    from mc_tco.engine.options import check_out, check_run_options, check_seed
+    from mc_tco.results.io import hold_output
 
     check_seed(seed)
     if samples is None:
@@ -134,8 +134,8 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
 
 
 def _run(plan, out, scheduler, quiet, family_check):
-    from ..engine import execute
-    from ..text import run_summary
+    from mc_tco.engine import execute
+    from mc_tco.report.terminal import run_table
 
     _check_disk(plan, out)
     start = time.monotonic()
@@ -156,25 +156,25 @@ def _run(plan, out, scheduler, quiet, family_check):
                  family_progress=Progress("family check", enabled=not quiet),
                  shapley_progress=Progress("Shapley effects", enabled=not quiet)) as ds:
         if not quiet:
-            click.echo(run_summary(ds, path=str(out), elapsed=time.monotonic() - start))
+            click.echo(run_table(ds, path=str(out), elapsed=time.monotonic() - start))
             if ds.mc_tco.run.converged is False:
                 last = ds.mc_tco.convergence_path[-1]
                 click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
                            f"({last['why']}).")
             if family_check:
-                from ..decision.family_summary import family_summary
-                from ..decision.words.family import family_text
+                from mc_tco.decision.family_findings import family_findings
+                from mc_tco.report.words.family import family_text
 
-                click.echo(family_text(family_summary(ds)))
+                click.echo(family_text(family_findings(ds)))
 
 
 def _check_disk(plan, out: Path) -> None:
     """Refuse a run whose base rows cannot fit on the disk of --out, before computing."""
     import shutil
 
-    from ..engine import estimate_base_bytes
-    from ..errors import OptionError
-    from ..io import format_bytes
+    from mc_tco.engine import estimate_base_bytes
+    from mc_tco.errors import OptionError
+    from mc_tco.results.io import format_bytes
 
     need = estimate_base_bytes(plan, plan.max_samples or plan.samples)
     folder = out.resolve().parent

@@ -18,8 +18,8 @@ On a results file (stored samples only, no model run):
   month, EVPI by demand, and the memo's summary of them.
 * :mod:`~mc_tco.engine.family` — reruns the base sample with every bounded input's family
   swapped (uniform, triangular, PERT over the same range);
-  :mod:`~mc_tco.decision.family_summary` reads what it found at the reported points.
+  :mod:`~mc_tco.decision.family_findings` reads what it found at the reported points.
 
-Words and pictures, from computed results: :mod:`~mc_tco.decision.words` (terminal text and
-Markdown sections, one renderer per medium) and :mod:`~mc_tco.decision.figures`.
+Words and pictures, from computed results: :mod:`~mc_tco.report.words` (terminal text and
+Markdown sections, one renderer per medium) and :mod:`~mc_tco.report.decision_figures`.
 """

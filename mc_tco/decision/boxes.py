@@ -9,7 +9,7 @@ inside it (Bryant & Lempert 2010). :class:`Step` is a box of a peeling trajector
 With the run's scramble of each scenario (``replicate=``, base sample ``g`` belongs to
 scramble ``g % R``), :func:`box_share_intervals` gives each found box's coverage, density
 and mass, and :class:`Discovery` the share of winners, a randomized-QMC interval over the
-``R`` scrambles (:func:`mc_tco.uncertainty.proportion`, Wilson's where a scramble has no
+``R`` scrambles (:func:`mc_tco.uncertainty.scrambles.proportion`, Wilson's where a scramble has no
 case); :meth:`FoundBox.density_ci` and its siblings return it, Wilson's only without the
 scrambles (a file run with ``--ci bootstrap`` or ``asymptotic``). It measures the Monte
 Carlo error of the shares of *this* box, not the noise of the box's choice, which was
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..uncertainty import proportion, wilson_interval
+from mc_tco.uncertainty.scrambles import proportion, wilson_interval
 
 __all__ = ["Box", "FoundBox", "Step", "box_share_intervals"]
 
@@ -186,7 +186,8 @@ def box_share_intervals(box: Box, x: np.ndarray, y: np.ndarray, replicate, repli
     """Coverage, density and mass of ``box`` with randomized-QMC intervals.
 
     Each share is a proportion over a subset of the scenarios (coverage: of the winners;
-    density: of the box's scenarios; mass: of all), so :func:`mc_tco.uncertainty.proportion`
+    density: of the box's scenarios; mass: of all), so
+    :func:`mc_tco.uncertainty.scrambles.proportion`
     gives the pooled share and its interval over the ``R`` scrambles, or Wilson's on the
     pooled count where a scramble has no case in the subset (``fallback``).
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
-from ..errors import OptionError
-from ..results.points import match_point
+from mc_tco.errors import OptionError
+from mc_tco.results.points import match_point
 
 DEFAULT_MODEL = "mc_tco.models.tco:model"
 
-__all__ = ["DecisionData", "DecisionSpec", "decision_data", "decision_spec", "point_text",
+__all__ = ["DecisionData", "DecisionSpec", "decision_data", "decision_spec",
            "select_point"]
 
 #: a requested grid value matches a grid point within this relative distance
@@ -63,7 +63,7 @@ def decision_spec(ds: xr.Dataset) -> DecisionSpec:
         alternatives = ds.mc_tco.declared_alternatives
         baseline = ds.mc_tco.baseline
     elif ds.mc_tco.run.is_tco_model:
-        from ..models.tco import SPEC
+        from mc_tco.models.tco import SPEC
 
         benefits = tuple(getattr(SPEC, "benefits", ()))
         alternatives = getattr(SPEC, "alternatives", None)
@@ -335,19 +335,3 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str,
 def _nearest(coord: np.ndarray, value, dim: str, flag: str, ds, where: str) -> float:
     return match_point(coord, value, dim=dim, flag=flag.replace("=VALUE", "="),
                        unit=ds[dim].attrs.get("units", ""), where=where)
-
-
-def point_text(point: dict, ds: xr.Dataset | None = None, skip=()) -> str:
-    """``demand 500B tokens/month`` for a grid point."""
-    from ..fmt import fmt_value
-
-    parts = []
-    for k, v in point.items():
-        if k in skip:
-            continue
-        unit = ds[k].attrs.get("units", "") if ds is not None and k in ds else ""
-        if isinstance(v, str):
-            parts.append(f"{k} {v}")
-        else:
-            parts.append(f"{k} {fmt_value(v, unit)}" + (f" {unit}" if unit else ""))
-    return ", ".join(parts)

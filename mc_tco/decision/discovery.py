@@ -3,7 +3,7 @@
 :func:`discover` reads one grid point of a results file
 (:func:`mc_tco.decision.data.decision_data`), marks the winning scenarios (the strategy's
 target > 0) and runs PRIM on the stored inputs (:func:`mc_tco.decision.prim.prim`); with
-too few winning or losing scenarios (:data:`mc_tco.uncertainty.MIN_EVENTS`) it says which
+too few winning or losing scenarios (:data:`mc_tco.uncertainty.scrambles.MIN_EVENTS`) it says which
 and suggests the nearest grid value with enough. :func:`discover_nearest` is that search
 followed, when the point has too few, by the same search at the suggested demand (what
 the memo describes).
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
-from ..results.points import nearest_index, scale_of
-from ..uncertainty import proportion, replicate_of, wilson_interval
-from .boxes import FoundBox
-from .data import DecisionData, check_option, decision_data, decision_spec
-from .prim import MAX_BOXES, MIN_CASES, MIN_COVERAGE, PEEL_ALPHA, prim
+from mc_tco.decision.boxes import FoundBox
+from mc_tco.decision.data import DecisionData, check_option, decision_data, decision_spec
+from mc_tco.decision.prim import MAX_BOXES, MIN_CASES, MIN_COVERAGE, PEEL_ALPHA, prim
+from mc_tco.results.points import nearest_index, scale_of
+from mc_tco.uncertainty.scrambles import proportion, replicate_of, wilson_interval
 
 __all__ = ["Discovery", "Scenarios", "discover", "discover_nearest"]
 
@@ -115,7 +115,7 @@ def discover(
     Discovery
     """
 
-    from ..errors import OptionError
+    from mc_tco.errors import OptionError
 
     focus = ds.mc_tco.focus
     name = target or _first_target(ds)
@@ -142,7 +142,7 @@ def discover(
                     min_coverage=min_coverage)
     rep = None
     if replicates == "auto":
-        from .information import file_replicates
+        from mc_tco.decision.information import file_replicates
 
         replicates = file_replicates(ds)
     if replicates:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
-from ..uncertainty import replicate_of
-from .data import DecisionData, decision_data, point_text
-from .voi import DRAWS, ReplicateVoi, evpi, evpi_replicates, evppi, evppi_replicates
+from mc_tco.decision.data import DecisionData, decision_data
+from mc_tco.decision.voi import DRAWS, ReplicateVoi, evpi, evpi_replicates, evppi, evppi_replicates
+from mc_tco.uncertainty.scrambles import replicate_of
 
 __all__ = [
     "VoiResult",
@@ -66,7 +66,7 @@ class VoiResult:
         """Report the randomized-QMC half-widths as the errors (as ``half / z``, so that
         ``value ± z·se`` is the replicate interval); where one is undefined, keep the
         regression's standard error."""
-        from ..uncertainty import z_value
+        from mc_tco.uncertainty.scrambles import z_value
 
         z = z_value(conf_level)
 
@@ -131,7 +131,7 @@ def value_of_information(
     Parameters
     ----------
     ds : xr.Dataset
-        A results file (``mc_tco.io.open_results``): needs ``input_value`` (sample, input)
+        A results file (``mc_tco.results.io.open_results``): needs ``input_value`` (sample, input)
         and the target (sample, ...).
     at : dict, optional
         The grid point, e.g. ``{"demand": 5e11}`` (default: the file's focus point).
@@ -237,7 +237,7 @@ def evpi_by_demand(
         their order.
     """
     if "demand" not in ds.dims:
-        from ..errors import OptionError
+        from mc_tco.errors import OptionError
 
         raise OptionError(f"{path or 'the results'}: no 'demand' dim; EVPI vs demand needs one")
     return evpi_along(ds, "demand", among=among, target=target, path=path,
@@ -291,7 +291,7 @@ def evpi_along(
         standard error) and ``best_option`` (the option best on average there).
     """
     if dim not in ds.dims:
-        from ..errors import OptionError
+        from mc_tco.errors import OptionError
 
         raise OptionError(f"{path or 'the results'}: no '{dim}' dim; EVPI along {dim} "
                           "needs one")
@@ -329,7 +329,7 @@ def evpi_along(
             "long_name": "expected value of perfect information",
             "options": ", ".join(data.options),
             "target": data.target,
-            "where": point_text(data.point, ds, skip=(dim,)),
+            "point": {k: v for k, v in data.point.items() if k != dim},
         },
     )
 

@@ -58,8 +58,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..uncertainty import MIN_EVENTS
-from .boxes import Box, FoundBox, Step, box_share_intervals
+from mc_tco.decision.boxes import Box, FoundBox, Step, box_share_intervals
+from mc_tco.uncertainty.scrambles import MIN_EVENTS
 
 __all__ = [
     "MIN_CASES",

@@ -35,7 +35,7 @@ Both errors above treat the rows as independent; the rows of a run are ``R`` int
 independently scrambled Sobol' sequences, and on them these errors are 10-40 times the
 real spread (``benchmarks/interval_coverage.py``). With ``replicate=`` labels (base sample ``g``
 belongs to scramble ``g % R``) :func:`evpi_replicates` and :func:`evppi_replicates` give
-the randomized-QMC interval instead (:mod:`mc_tco.uncertainty`): the estimator applied to
+the randomized-QMC interval instead (:mod:`mc_tco.uncertainty.scrambles`): the estimator applied to
 the rows of each scramble alone, its own best option and, for EVPPI, its own regression
 fit, so that the spread holds the noise of the fit and of the choice of the best option as
 well as that of the outer mean; the interval is centred on the estimate from all rows,
@@ -78,8 +78,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..uncertainty import replicate_interval
-from .regression import fit_smoother
+from mc_tco.decision.regression import fit_smoother
+from mc_tco.uncertainty.scrambles import replicate_interval
 
 __all__ = [
     "DRAWS",
@@ -197,7 +197,7 @@ def evpi_replicates(nb: np.ndarray, replicate, replicates: int,
     nb : ndarray, (n, D)
         Net benefit of each option.
     replicate : ndarray of int, (n,)
-        The scramble of each row (``g % R``, :func:`mc_tco.uncertainty.replicate_of`).
+        The scramble of each row (``g % R``, :func:`mc_tco.uncertainty.scrambles.replicate_of`).
     replicates : int
         ``R`` (at least 2).
     """

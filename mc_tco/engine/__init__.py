@@ -12,11 +12,11 @@ The pipeline, one module a step, imports pointing down:
 Nothing here prints or writes files except :func:`execute`'s results file.
 """
 
-from .evaluate import design_values, estimate_base_bytes, evaluate_base, evaluate_chunk
-from .plan import DEFAULT_SAMPLES, KEEP_SAMPLES, Plan, RunSums, check_samples, plan_run
-from .run import execute, run
-from .schedule import SCHEDULERS, check_scheduler
-from .summarize import provenance, run_options, summarize
+from mc_tco.engine.assemble import provenance, run_options, summarize
+from mc_tco.engine.evaluate import design_values, estimate_base_bytes, evaluate_base, evaluate_chunk
+from mc_tco.engine.plan import DEFAULT_SAMPLES, KEEP_SAMPLES, Plan, RunSums, check_samples, plan_run
+from mc_tco.engine.run import execute, run
+from mc_tco.engine.schedule import SCHEDULERS, check_scheduler
 
 __all__ = [
     "DEFAULT_SAMPLES",

@@ -9,10 +9,10 @@ from itertools import product
 import numpy as np
 import xarray as xr
 
-from ..results.points import nearest_index, scale_of
-from ..results.ranking import rank_order
-from .evaluate import _targets_array, evaluate_chunk
-from .plan import Plan, RunSums
+from mc_tco.engine.evaluate import _targets_array, evaluate_chunk
+from mc_tco.engine.plan import Plan, RunSums
+from mc_tco.results.points import nearest_index, scale_of
+from mc_tco.results.ranking import rank_order
 
 __all__ = ["SETTLED", "cell_layout", "convergence_step", "with_path"]
 
@@ -158,9 +158,9 @@ def with_path(summary: xr.Dataset, path: list[dict], target: float | None) -> xr
 def _p_interval(sums: RunSums, conf_level: float) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of P(output > 0) on the A rows, per cell (the targets' indicators among them):
     the replicate t interval over the scrambles, or Wilson's on the pooled count where it
-    cannot work, by the one rule of :func:`mc_tco.uncertainty.proportion_from_counts` (so
+    cannot work, by the one rule of :func:`mc_tco.uncertainty.scrambles.proportion_from_counts` (so
     the "settled" test reads the same interval as ``p_positive_ci``)."""
-    from ..uncertainty import proportion_from_counts
+    from mc_tco.uncertainty.scrambles import proportion_from_counts
 
     k_r = np.stack([np.clip(np.rint(r.mean_a() * r.n), 0, r.n) for r in sums.reps])
     n_r = np.stack([np.broadcast_to(np.asarray(r.n, dtype=float), k.shape)

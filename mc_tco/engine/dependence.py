@@ -17,12 +17,12 @@ import json
 import numpy as np
 import xarray as xr
 
-from ..sensitivity.grouped import crossing_pairs
-from ..summary import stack_targets
-from ..uncertainty import probability_with_interval
-from .evaluate import evaluate_base
-from .family import _method, _replicate, _with_bounds, paired_change
-from .plan import Plan
+from mc_tco.engine.evaluate import evaluate_base
+from mc_tco.engine.family import _method, _replicate, _with_bounds, paired_change
+from mc_tco.engine.plan import Plan
+from mc_tco.sensitivity.grouped import crossing_pairs
+from mc_tco.uncertainty.scrambles import probability_with_interval
+from mc_tco.uncertainty.statistics import stack_targets
 
 __all__ = ["INDEPENDENCE_SAMPLES", "correlation_dataset", "independence_check",
            "independent_rows"]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from .. import store  # noqa: F401  (installs xarray's lazy dask check before any Variable)
-from ..errors import McTcoError, ModelError, OptionError
-from ..models import check_analysis
-from ..sensitivity.sobol import poisson_weights
-from ..summary import stack_targets
-from .plan import TARGET_MAX, Plan
+from mc_tco.engine.plan import TARGET_MAX, Plan
+from mc_tco.errors import McTcoError, ModelError, OptionError
+from mc_tco.models import check_analysis
+from mc_tco.results import store  # noqa: F401  (installs xarray's lazy dask check before any Variable)
+from mc_tco.sensitivity.sobol import poisson_weights
+from mc_tco.uncertainty.statistics import stack_targets
 
 __all__ = ["design_values", "estimate_base_bytes", "evaluate_base", "evaluate_chunk", "fit_chunk",
            "row_bytes"]

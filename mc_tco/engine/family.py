@@ -21,7 +21,7 @@ Every variant reuses the same scrambled Sobol' points (same seed, same design co
 the difference between two variants is the effect of the shape alone, evaluated on common
 random numbers. The rows are the run's base rows, ``R`` interleaved independent scrambles,
 so each probability's interval and the interval of each change are the randomized-QMC t
-intervals over the scrambles (:mod:`mc_tco.uncertainty`; the change is the mean of the
+intervals over the scrambles (:mod:`mc_tco.uncertainty.scrambles`; the change is the mean of the
 paired difference ``win_variant - win_book``); where those cannot work (a scramble with no
 event, or no pair that differs) they fall back to Wilson's interval on the pooled count and
 Newcombe's (1998, method 10) interval for a difference of paired proportions, flagged in
@@ -46,10 +46,15 @@ from collections.abc import Callable
 import numpy as np
 import xarray as xr
 
-from ..book import Book, Input
-from ..distributions import build_distribution
-from ..summary import QUANTILES, quantiles_with_never, stack_targets
-from ..uncertainty import Interval, mean_interval, probability_with_interval, wilson_interval
+from mc_tco.book import Book, Input
+from mc_tco.distributions.families import build_distribution
+from mc_tco.uncertainty.scrambles import (
+    Interval,
+    mean_interval,
+    probability_with_interval,
+    wilson_interval,
+)
+from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never, stack_targets
 
 __all__ = [
     "SHAPES",
@@ -169,7 +174,7 @@ def paired_change(wins, ref, replicate, replicates: int, conf_level: float = 0.9
 
     The estimate is the mean of ``wins - ref`` over the rows; the interval is the
     randomized-QMC t interval of its ``R`` per-scramble means
-    (:func:`mc_tco.uncertainty.mean_interval`), or :func:`paired_difference_interval`
+    (:func:`mc_tco.uncertainty.scrambles.mean_interval`), or :func:`paired_difference_interval`
     (Newcombe 1998, method 10, on the pooled counts) where that cannot work: a scramble with
     no discordant pair (the change there is exactly 0, as with no event for a proportion),
     R equal per-scramble changes, or a t interval that leaves [-1, 1] (``fallback``).
@@ -179,7 +184,7 @@ def paired_change(wins, ref, replicate, replicates: int, conf_level: float = 0.9
     wins, ref : array_like of bool
         The two indicators on the same rows, the rows along ``axis``.
     replicate : array_like of int, (n,)
-        The scramble of each row (:func:`mc_tco.uncertainty.replicate_of`).
+        The scramble of each row (:func:`mc_tco.uncertainty.scrambles.replicate_of`).
 
     Returns
     -------
@@ -234,8 +239,8 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
         Attrs: ``family_check_seconds``, ``family_check_swapped`` and
         ``family_check_unchanged`` (JSON lists of inputs).
     """
-    from .evaluate import evaluate_base
-    from .plan import plan_run
+    from mc_tco.engine.evaluate import evaluate_base
+    from mc_tco.engine.plan import plan_run
 
     start = time.monotonic()
     variants = family_variants(plan.book)
@@ -335,7 +340,7 @@ def _with_bounds(like: xr.DataArray, lo, hi=None) -> xr.DataArray:
 
 def _replicate(da: xr.DataArray, replicates: int) -> np.ndarray:
     """The scramble of each row of ``da`` (its ``sample`` coordinate: the global index)."""
-    from ..uncertainty import replicate_of
+    from mc_tco.uncertainty.scrambles import replicate_of
 
     index = da["sample"].values if "sample" in da.coords else np.arange(da.sizes["sample"])
     return replicate_of(index, replicates)

@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from ..book import Book, Grid
-from ..copula import to_correlated_unit
-from ..design import SaltelliDesign
-from ..errors import BookError, OptionError
-from ..models import ModelSpec, check_book, resolve_model, spec_of
-from ..models.loading import loaded_sha256
-from ..options import check_adaptive, check_power_of_two
-from ..sensitivity.sobol import (
+from mc_tco.book import Book, Grid
+from mc_tco.design import SaltelliDesign
+from mc_tco.distributions.copula import to_correlated_unit
+from mc_tco.engine.options import check_adaptive, check_power_of_two
+from mc_tco.errors import BookError, OptionError
+from mc_tco.models import ModelSpec, check_book, resolve_model, spec_of
+from mc_tco.models.loading import loaded_sha256
+from mc_tco.sensitivity.sobol import (
     BLOCK,
     CI_METHODS,
     ESTIMATORS,
@@ -159,7 +159,8 @@ class Plan:
         """Unit-cube points (A | B) of base samples ``start .. stop-1``, shape (n, 2D).
 
         With correlations in the book, the ``A`` and ``B`` halves each go through the
-        Gaussian copula (:func:`mc_tco.copula.to_correlated_unit`, row by row, so a chunk
+        Gaussian copula (:func:`mc_tco.distributions.copula.to_correlated_unit`, row by row, so a
+        chunk
         gives the same points as the whole run): every ``A`` and ``B`` row is a draw from
         the joint distribution, with the margins unchanged.
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import xarray as xr
 
-from ..book import Book
-from ..h5file import ResultsBackend
-from ..interrupt import check, stop_on_signals
-from .adaptive import cell_layout, convergence_step, with_path
-from .evaluate import evaluate_chunk, fit_chunk
-from .plan import Plan, plan_run
-from .schedule import Progress, check_scheduler, evaluate_all
-from .summarize import summarize, with_extra
+from mc_tco.book import Book
+from mc_tco.engine.adaptive import cell_layout, convergence_step, with_path
+from mc_tco.engine.assemble import summarize, with_extra
+from mc_tco.engine.evaluate import evaluate_chunk, fit_chunk
+from mc_tco.engine.plan import Plan, plan_run
+from mc_tco.engine.schedule import Progress, check_scheduler, evaluate_all
+from mc_tco.interrupt import check, stop_on_signals
+from mc_tco.results.h5file import ResultsBackend
 
 __all__ = ["execute", "run"]
 
@@ -81,8 +81,8 @@ def run(
     >>> ds = mc_tco.run("distributions/article.toml", samples=1024)  # doctest: +SKIP
     >>> ds.mc_tco.p_beats("buy")  # doctest: +SKIP
     """
-    from ..options import check_run_options
-    from .plan import DEFAULT_SAMPLES
+    from mc_tco.engine.options import check_run_options
+    from mc_tco.engine.plan import DEFAULT_SAMPLES
 
     if "samples" not in options:
         options["samples"] = 1024 if options.get("target_halfwidth") else DEFAULT_SAMPLES
@@ -90,7 +90,7 @@ def run(
                                                   "target_halfwidth", "max_samples")
                          if k in options})
     if isinstance(book, str | Path):
-        from ..book import load_book
+        from mc_tco.book import load_book
 
         book = load_book(book)
     return execute(plan_run(book, **options), progress=progress, scheduler=scheduler, out=out,
@@ -149,8 +149,8 @@ def execute(
 
 def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
              shapley_progress=None, independence_check=True):
-    from ..io import atomic_path
-    from ..store import BaseStore
+    from mc_tco.results.io import atomic_path
+    from mc_tco.results.store import BaseStore
 
     target_halfwidth = plan.target_halfwidth
     stages = [plan.samples]
@@ -158,7 +158,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         while stages[-1] < plan.max_samples:
             stages.append(stages[-1] * 2)
     if plan.family_check:
-        from .family import family_check
+        from mc_tco.engine.family import family_check
 
         family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)
@@ -214,7 +214,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
                 extra = _independence(plan, lazy, extra)
         store.add(with_extra(summary, extra))
         check()  # a signal swallowed on the way is raised here, before the rename
-    return xr.open_dataset(out, engine=ResultsBackend)  # dims sized once (mc_tco.store)
+    return xr.open_dataset(out, engine=ResultsBackend)  # dims sized once (mc_tco.results.store)
 
 
 def _independence(plan, base, extra):
@@ -222,7 +222,7 @@ def _independence(plan, base, extra):
 
     (Evaluating its rows without the correlations on a thread beside the sampling gained
     nothing measurable: the sampling keeps both cores busy.)"""
-    from .dependence import independence_check
+    from mc_tco.engine.dependence import independence_check
 
     part = independence_check(plan, base)
     return part if extra is None else with_extra(part, extra)
@@ -240,9 +240,9 @@ def _dependence(plan, first, extra, progress, sampling_progress=None, scheduler=
         def progress(done, total):
             sampling_progress(0, plan.samples)
 
-    from .dependence import correlation_dataset
-    from .evaluate import _targets_array
-    from .shapley import shapley_dataset
+    from mc_tco.engine.dependence import correlation_dataset
+    from mc_tco.engine.evaluate import _targets_array
+    from mc_tco.engine.shapley import shapley_dataset
 
     parts = []
     if plan.book.correlation is not None:

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import OptionError
-from ..interrupt import check
-from .evaluate import evaluate_chunk
-from .plan import Plan
+from mc_tco.engine.evaluate import evaluate_chunk
+from mc_tco.engine.plan import Plan
+from mc_tco.errors import OptionError
+from mc_tco.interrupt import check
 
 __all__ = ["SCHEDULERS", "check_scheduler", "evaluate_all", "scheduler_text"]
 

@@ -36,11 +36,11 @@ from collections.abc import Callable
 import numpy as np
 import xarray as xr
 
-from ..interrupt import check
-from ..results.points import point_index
-from ..sensitivity.shapley import evaluation_count, shapley_effects
-from .evaluate import _call_model, _input_dataset, _targets_array, _targets_into
-from .plan import Plan
+from mc_tco.engine.evaluate import _call_model, _input_dataset, _targets_array, _targets_into
+from mc_tco.engine.plan import Plan
+from mc_tco.interrupt import check
+from mc_tco.results.points import point_index
+from mc_tco.sensitivity.shapley import evaluation_count, shapley_effects
 
 __all__ = ["SHAPLEY_SIZES", "shapley_dataset", "shapley_grid", "shapley_rows"]
 

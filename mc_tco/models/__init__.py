@@ -12,7 +12,7 @@ and report points. The TCO model of :mod:`mc_tco.models.tco` does.
 """
 
 
-from .checks import (
+from mc_tco.models.checks import (
     check_analysis,
     check_book,
     check_grid,
@@ -20,7 +20,7 @@ from .checks import (
     check_samples,
     check_targets,
 )
-from .loading import (
+from mc_tco.models.loading import (
     DEFAULT_MODEL,
     model_facts,
     model_file,
@@ -28,7 +28,7 @@ from .loading import (
     own_model_file,
     resolve_model,
 )
-from .spec import InputRule, ModelSpec, spec_of
+from mc_tco.models.spec import InputRule, ModelSpec, spec_of
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from ..book import Book, Grid, Input
-from ..distributions import FieldProblem
-from ..units import UnitProblem, conversion, factor_text, parse_unit, scales_of
+from mc_tco.book import Book, Grid, Input
+from mc_tco.book.units import UnitProblem, conversion, factor_text, parse_unit, scales_of
+from mc_tco.distributions.families import FieldProblem
 
 __all__ = ["apply_grid_units", "apply_units", "bound_text", "is_fraction", "looks_like_percent",
            "percent_hint"]

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..book import Book
-from ..errors import BookError, ModelError
-from ..units import unit_suffix
-from .book_units import apply_grid_units, apply_units, bound_text, percent_hint
-from .spec import TAIL, ModelSpec
+from mc_tco.book import Book
+from mc_tco.book.units import unit_suffix
+from mc_tco.errors import BookError, ModelError
+from mc_tco.models.book_units import apply_grid_units, apply_units, bound_text, percent_hint
+from mc_tco.models.spec import TAIL, ModelSpec
 
 __all__ = ["check_analysis", "check_book", "check_grid", "check_outputs", "check_samples",
            "check_targets"]

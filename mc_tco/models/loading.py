@@ -29,7 +29,7 @@ Read-only commands (``inputs``, ``memo``, ``explain``) execute no model file:
 :func:`model_facts` tells what is needed to find the model again (absolute paths) and the
 SHA-256 of its source; the results file records ``model_file`` and ``model_sha256``, and
 ``mc-tco rerun`` refuses a model file whose SHA-256 changed
-(:func:`mc_tco.reproduce.check_model_unchanged`).
+(:func:`mc_tco.engine.reproduce.check_model_unchanged`).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..book import Book
-from ..errors import McTcoError, ModelError, one_line
+from mc_tco.book import Book
+from mc_tco.errors import McTcoError, ModelError, one_line
 
 __all__ = ["DEFAULT_MODEL", "loaded_sha256", "model_facts", "model_file", "model_source_hash",
            "own_model_file", "resolve_model"]

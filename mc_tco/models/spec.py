@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..book import Grid
+from mc_tco.book import Grid
 
 __all__ = ["TAIL", "InputRule", "ModelSpec", "spec_of"]
 
@@ -74,7 +74,7 @@ class ModelSpec:
     #: points the printed table and the memo report, per dim (added to the grid)
     report: dict[str, list] = field(default_factory=dict)
     #: grid points added to every run's grid, whatever the book's grid and report, per dim:
-    #: demands a reader's numbers are stated at (the article's claims: mc_tco.memo.claims)
+    #: demands a reader's numbers are stated at (the article's claims: mc_tco.report.memo.claims)
     points: dict[str, list] = field(default_factory=dict)
     #: the grid point whose input ranking is printed, e.g. {"demand": 5e11, "strategy": "buy"}
     focus: dict[str, Any] = field(default_factory=dict)

@@ -69,9 +69,9 @@ import math
 import numpy as np
 import xarray as xr
 
-from ..book import Grid
-from . import InputRule, ModelSpec, check_outputs, check_samples
-from .kernels import breakeven, factors, layout, npv, paths
+from mc_tco.book import Grid
+from mc_tco.models import InputRule, ModelSpec, check_outputs, check_samples
+from mc_tco.models.kernels import breakeven, factors, layout, npv, paths
 
 NAME = "mc_tco.models.tco:model"
 HOURS_PER_MONTH = layout.HOURS_PER_MONTH
@@ -153,7 +153,7 @@ RETIRED = {
 
 REPORT_DEMANDS = [1e11, 3e11, 5e11, 1e12, 3e12]
 #: the demands the article's claims are stated at, added to every grid so that the memo
-#: reads them exactly (mc_tco.memo.claims.CLAIM_DEMANDS): a few hundred users (300 x 100M
+#: reads them exactly (mc_tco.report.memo.claims.CLAIM_DEMANDS): a few hundred users (300 x 100M
 #: tokens a month) and break-even scale (500B, the top of the article's ~300-500B band)
 CLAIM_DEMANDS = [3e10, 5e11]
 

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..errors import OptionError
-from .points import match_point, nearest_point, scale_of
-from .ranking import rank_order
-from .run_info import RunInfo, json_attr
-from .schema import SCHEMA_VERSION
+from mc_tco.errors import OptionError
+from mc_tco.results.points import match_point, nearest_point, scale_of
+from mc_tco.results.ranking import rank_order
+from mc_tco.results.run_info import RunInfo, json_attr
+from mc_tco.results.schema import SCHEMA_VERSION
 
 __all__ = ["ResultsAccessor", "RunInfo"]
 

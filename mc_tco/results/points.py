@@ -17,8 +17,8 @@ import re
 
 import numpy as np
 
-from ..errors import OptionError
-from ..units import unit_suffix
+from mc_tco.book.units import unit_suffix
+from mc_tco.errors import OptionError
 
 __all__ = ["GRID_DIGITS", "GRID_RTOL", "SCALES", "match_point", "nearest_index",
            "nearest_point", "parse_amount", "point_index", "scale_of"]

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import OptionError
-from .schema import DEFAULT_MODEL, LEGACY_OPTIONS, VERSION_ATTRS, default
+from mc_tco.errors import OptionError
+from mc_tco.results.schema import DEFAULT_MODEL, LEGACY_OPTIONS, VERSION_ATTRS, default
 
 __all__ = ["RunInfo", "json_attr"]
 

@@ -90,7 +90,7 @@ def test_page_loads_with_the_answer_and_no_request_leaves(page_of, app_server):
     assert "beats the API in" in page.inner_text("#sentence")
     # the page's P(buy beats the API) at 1T is the engine's, for the same book, size, seed
     import mc_tco
-    from mc_tco.shipped import shipped_book
+    from mc_tco.book.shipped import shipped_book
 
     ds = mc_tco.run(shipped_book(), samples=1024, seed=0, shapley=False)
     expected = float(ds.mc_tco.p_beats("buy", demand=1e12)["p"])
@@ -105,7 +105,7 @@ def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, t
     from click.testing import CliRunner
 
     from mc_tco.cli import main
-    from mc_tco.io import open_results
+    from mc_tco.results.io import open_results
 
     page = page_of()
     before = p_buy_1t(page)

@@ -38,7 +38,7 @@ async function api(path, body) {
 function color(s, i) { return COLORS[s] || PALETTE[i % PALETTE.length]; }
 
 // ------------------------------------------------------------------ formatting
-// fmt:begin -- mc_tco/fmt.py's tokens, money(x, digits=3) and pct, for what the browser
+// fmt:begin -- mc_tco/report/fmt.py's tokens, money(x, digits=3) and pct, for what the browser
 // draws itself (axis ticks, table cells); tests/fmt_cases.json holds the cases both meet.
 function fixed(x, d) {  // Python's f"{x:.{d}f}": an exact tie goes to the even digit
   const t = x.toFixed(d), long = Math.abs(x).toFixed(Math.min(100, d + 40));

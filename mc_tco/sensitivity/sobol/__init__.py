@@ -109,10 +109,10 @@ functions. SIAM Review 40, 110-112.
 
 from __future__ import annotations
 
-from .api import indices_dataset, sobol_indices, sobol_indices_rqmc
-from .estimators import CI_METHODS, ESTIMATORS
-from .rqmc import ci_method_text, flag_negative, rqmc_result, rqmc_seeds
-from .sums import BLOCK, SobolSums, poisson_weights
+from mc_tco.sensitivity.sobol.api import indices_dataset, sobol_indices, sobol_indices_rqmc
+from mc_tco.sensitivity.sobol.estimators import CI_METHODS, ESTIMATORS
+from mc_tco.sensitivity.sobol.rqmc import ci_method_text, flag_negative, rqmc_result, rqmc_seeds
+from mc_tco.sensitivity.sobol.sums import BLOCK, SobolSums, poisson_weights
 
 __all__ = [
     "BLOCK",

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from .rqmc import ci_method_text, rqmc_result
-from .sums import BLOCK, SobolSums, poisson_weights
+from mc_tco.sensitivity.sobol.rqmc import ci_method_text, rqmc_result
+from mc_tco.sensitivity.sobol.sums import BLOCK, SobolSums, poisson_weights
 
 __all__ = ["indices_dataset", "sobol_indices", "sobol_indices_rqmc"]
 

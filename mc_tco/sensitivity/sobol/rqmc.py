@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from .estimators import CI_METHODS
-from .sums import SobolSums
+from mc_tco.sensitivity.sobol.estimators import CI_METHODS
+from mc_tco.sensitivity.sobol.sums import SobolSums
 
 __all__ = ["ci_method_text", "flag_negative", "rqmc_result", "rqmc_seeds"]
 

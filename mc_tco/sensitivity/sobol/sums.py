@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .estimators import (
+from mc_tco.sensitivity.sobol.estimators import (
     _A,
     _AA,
     _AB,

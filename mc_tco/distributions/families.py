@@ -1,0 +1,357 @@
+"""Distribution families of the assumption books, each turned into a frozen ``scipy.stats`` object.
+
+A family is a name, its required and optional fields, a check of the values and a builder.
+The checks return the message a user sees; :mod:`mc_tco.book` adds the file, line and input.
+
+===============  ==========================================  ==========================
+family           fields                                       scipy.stats
+===============  ==========================================  ==========================
+``constant``     ``value``                                    (not sampled)
+``uniform``      ``low``, ``high``                            ``uniform``
+``loguniform``   ``low``, ``high`` (both > 0)                 ``loguniform``
+``triangular``   ``min``, ``mode``, ``max``                   ``triang``
+``pert``         ``min``, ``mode``, ``max``, ``shape`` = 4    ``beta`` (beta-PERT)
+``normal``       ``mean``, ``sd``                             ``norm``
+``truncnormal``  ``mean``, ``sd``, ``low``, ``high``          ``truncnorm``
+``lognormal``    ``median``, ``sigma`` or ``low``, ``high``,   ``lognorm``
+                 ``ci`` = 0.9 (a central interval)
+``beta``         ``a``, ``b``, ``low`` = 0, ``high`` = 1      ``beta``
+``discrete``     ``values``, ``weights``                      ``rv_discrete``
+===============  ==========================================  ==========================
+
+The beta-PERT of cost estimation (Malcolm et al. 1959; Vose 2008, ch. 9) with
+``shape`` = λ has ``alpha = 1 + λ (mode - min) / (max - min)`` and
+``beta = 1 + λ (max - mode) / (max - min)`` on ``[min, max]``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from mc_tco.distributions.beta_ppf import beta_ppf
+
+__all__ = ["FAMILIES", "U_MIN", "Family", "build_distribution"]
+
+#: smallest unit-cube coordinate mapped through a ``ppf`` (and ``1 - U_MIN`` the largest):
+#: half the resolution of scipy's scrambled Sobol' points (multiples of 2**-30), so that a
+#: design point at exactly 0 gives a finite value for an unbounded family, not ``-inf``.
+U_MIN = 2.0**-31
+
+#: unit-cube coordinates at which every distribution must give finite, ordered values
+#: (and at the 1e-12 tails where the model checks a book's unbounded distributions)
+PROBES = (1e-12, U_MIN, 2 * U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - 2 * U_MIN, 1 - U_MIN, 1 - 1e-12)
+#: largest shape parameter (beta's a and b, pert's shape): beyond it the family is a
+#: constant in disguise and scipy's ppf loses its order (beta(1e13, 1e14) is not monotone)
+MAX_SHAPE = 1e6
+
+
+class FieldProblem(ValueError):
+    """A field of a distribution with a bad value; ``field`` names it (or is None)."""
+
+    def __init__(self, field: str | None, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Family:
+    """One distribution family: its fields and how to build it."""
+
+    name: str
+    required: tuple[str, ...]
+    optional: dict[str, Any] = field(default_factory=dict)
+    build: Callable[[dict[str, Any]], Any] | None = None
+    check: Callable[[dict[str, Any]], None] | None = None
+    #: alternative sets of required fields (lognormal); ``required`` is then empty
+    alternatives: tuple[tuple[str, ...], ...] = ()
+    example: str = ""
+
+
+def _need(cond: bool, fld: str | None, message: str) -> None:
+    if not cond:
+        raise FieldProblem(fld, message)
+
+
+def _check_interval(p: dict, lo: str, hi: str) -> None:
+    _need(p[lo] < p[hi], lo, f"{lo} ({p[lo]:g}) must be below {hi} ({p[hi]:g}); swap them")
+
+
+def _check_uniform(p: dict) -> None:
+    _check_interval(p, "low", "high")
+
+
+def _check_loguniform(p: dict) -> None:
+    _need(p["low"] > 0, "low", f"low ({p['low']:g}) must be positive for a loguniform")
+    _check_interval(p, "low", "high")
+
+
+def _check_three_point(p: dict) -> None:
+    _check_interval(p, "min", "max")
+    _need(
+        p["min"] <= p["mode"] <= p["max"],
+        "mode",
+        f"mode ({p['mode']:g}) must lie in [min, max] = [{p['min']:g}, {p['max']:g}]",
+    )
+
+
+def _check_pert(p: dict) -> None:
+    _check_three_point(p)
+    _need(p["shape"] > 0, "shape", f"shape ({p['shape']:g}) must be positive; 4 is the usual")
+    _need(
+        p["shape"] <= MAX_SHAPE,
+        "shape",
+        f"shape ({p['shape']:g}) above {MAX_SHAPE:g} makes the pert a constant in disguise; "
+        "4 is the usual, or use dist = \"constant\"",
+    )
+
+
+def _check_normal(p: dict) -> None:
+    _need(p["sd"] > 0, "sd", f"sd ({p['sd']:g}) must be positive")
+
+
+def _check_truncnormal(p: dict) -> None:
+    _check_normal(p)
+    _check_interval(p, "low", "high")
+
+
+def _check_lognormal(p: dict) -> None:
+    if "median" in p:
+        _need(p["median"] > 0, "median", f"median ({p['median']:g}) must be positive")
+        _need(p["sigma"] > 0, "sigma", f"sigma ({p['sigma']:g}) must be positive")
+    else:
+        _need(p["low"] > 0, "low", f"low ({p['low']:g}) must be positive for a lognormal")
+        _check_interval(p, "low", "high")
+        _need(0 < p["ci"] < 1, "ci", f"ci ({p['ci']:g}) must lie strictly between 0 and 1")
+
+
+def _check_beta(p: dict) -> None:
+    for k in ("a", "b"):
+        _need(p[k] > 0, k, f"{k} ({p[k]:g}) must be positive")
+        _need(
+            p[k] <= MAX_SHAPE,
+            k,
+            f"{k} ({p[k]:g}) above {MAX_SHAPE:g} makes the beta a constant in disguise; "
+            "use dist = \"constant\" or smaller a and b",
+        )
+    _check_interval(p, "low", "high")
+
+
+def _check_discrete(p: dict) -> None:
+    values, weights = p["values"], p["weights"]
+    _need(len(values) > 0, "values", "values must list at least one value")
+    _need(
+        len(values) == len(weights),
+        "weights",
+        f"weights has {len(weights)} entries but values has {len(values)}; "
+        "give one weight per value",
+    )
+    _need(len(set(values)) == len(values), "values", "values must not repeat")
+    _need(min(weights) >= 0, "weights", "weights must not be negative")
+    try:
+        total = math.fsum(weights)
+    except OverflowError:
+        total = math.inf
+    _need(
+        abs(total - 1) <= 1e-9,
+        "weights",
+        f"weights sum to {total:g}, not 1; divide each by {total:g}",
+    )
+
+
+def _lognormal(p: dict):
+    if "median" in p:
+        return stats.lognorm(s=p["sigma"], scale=p["median"])
+    z = stats.norm.ppf(0.5 + p["ci"] / 2)
+    sigma = (math.log(p["high"]) - math.log(p["low"])) / (2 * z)
+    return stats.lognorm(s=sigma, scale=math.sqrt(p["low"] * p["high"]))
+
+
+def _pert(p: dict):
+    width = p["max"] - p["min"]
+    a = 1 + p["shape"] * (p["mode"] - p["min"]) / width
+    b = 1 + p["shape"] * (p["max"] - p["mode"]) / width
+    return stats.beta(a, b, loc=p["min"], scale=width)
+
+
+def _discrete(p: dict):
+    order = np.argsort(p["values"])
+    values = np.asarray(p["values"], dtype=float)[order]
+    weights = np.asarray(p["weights"], dtype=float)[order]
+    return stats.rv_discrete(values=(values, weights / weights.sum()))
+
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in [
+        Family("constant", ("value",), example="value = 8"),
+        Family(
+            "uniform",
+            ("low", "high"),
+            build=lambda p: stats.uniform(loc=p["low"], scale=p["high"] - p["low"]),
+            check=_check_uniform,
+            example="low = 400000, high = 550000",
+        ),
+        Family(
+            "loguniform",
+            ("low", "high"),
+            build=lambda p: stats.loguniform(p["low"], p["high"]),
+            check=_check_loguniform,
+            example="low = 1, high = 100",
+        ),
+        Family(
+            "triangular",
+            ("min", "mode", "max"),
+            build=lambda p: stats.triang(
+                c=(p["mode"] - p["min"]) / (p["max"] - p["min"]),
+                loc=p["min"],
+                scale=p["max"] - p["min"],
+            ),
+            check=_check_three_point,
+            example="min = 0.4, mode = 0.6, max = 0.8",
+        ),
+        Family(
+            "pert",
+            ("min", "mode", "max"),
+            optional={"shape": 4.0},
+            build=_pert,
+            check=_check_pert,
+            example="min = 0.4, mode = 0.6, max = 0.8",
+        ),
+        Family(
+            "normal",
+            ("mean", "sd"),
+            build=lambda p: stats.norm(loc=p["mean"], scale=p["sd"]),
+            check=_check_normal,
+            example="mean = 1, sd = 0.1",
+        ),
+        Family(
+            "truncnormal",
+            ("mean", "sd", "low", "high"),
+            build=lambda p: stats.truncnorm(
+                (p["low"] - p["mean"]) / p["sd"],
+                (p["high"] - p["mean"]) / p["sd"],
+                loc=p["mean"],
+                scale=p["sd"],
+            ),
+            check=_check_truncnormal,
+            example="mean = 1, sd = 0.1, low = 0.5, high = 1.5",
+        ),
+        Family(
+            "lognormal",
+            (),
+            optional={"ci": 0.9},
+            alternatives=(("median", "sigma"), ("low", "high")),
+            build=_lognormal,
+            check=_check_lognormal,
+            example="median = 1, sigma = 0.25  (or low = 0.67, high = 1.5, ci = 0.9)",
+        ),
+        Family(
+            "beta",
+            ("a", "b"),
+            optional={"low": 0.0, "high": 1.0},
+            build=lambda p: stats.beta(p["a"], p["b"], loc=p["low"], scale=p["high"] - p["low"]),
+            check=_check_beta,
+            example="a = 2, b = 5, low = 0, high = 1",
+        ),
+        Family(
+            "discrete",
+            ("values", "weights"),
+            build=_discrete,
+            check=_check_discrete,
+            example="values = [3, 4, 5], weights = [0.25, 0.5, 0.25]",
+        ),
+    ]
+}
+
+#: fields that hold lists of numbers rather than one number
+LIST_FIELDS = frozenset({"values", "weights"})
+#: fields given in the input's unit (scaled when a book's unit is converted to the model's);
+#: the others (shape, sigma, ci, a, b, weights) have no unit
+SCALED_FIELDS = frozenset(
+    {"value", "low", "high", "min", "mode", "max", "mean", "sd", "median", "values"}
+)
+
+
+#: arrays at least this long go through :func:`mc_tco.distributions.beta_ppf.beta_ppf` (a beta or
+#: pert
+#: input): ~2x faster than scipy at 64 values (scipy's ppf has ~0.1 ms of overhead per
+#: call), ~3x at the engine's 256-512; its table, built once per (a, b) and process,
+#: costs ~0.5 ms, so a few probes (build_distribution's) stay with scipy
+FAST_PPF_MIN = 64
+
+
+def _beta_args(dist) -> tuple[float, float, float, float] | None:
+    """``(a, b, loc, scale)`` of a frozen scipy beta worth the fast ppf, else None.
+
+    Not for a or b = 1 nor a = b = 1/2: boost inverts those in closed form, as fast.
+    """
+    gen = getattr(dist, "dist", None)
+    if gen is None or getattr(gen, "name", None) != "beta":
+        return None
+    try:
+        (a, b), loc, scale = gen._parse_args(*dist.args, **dist.kwds)
+        a, b, loc, scale = (float(v) for v in (a, b, loc, scale))
+    except (AttributeError, TypeError, ValueError):      # array-valued parameters
+        return None
+    if not (0 < a <= MAX_SHAPE and 0 < b <= MAX_SHAPE and scale > 0 and math.isfinite(loc)):
+        return None
+    if a == 1 or b == 1 or a == b == 0.5:
+        return None
+    return a, b, loc, scale
+
+
+def ppf(dist, u) -> np.ndarray:
+    """``dist.ppf(u)`` as floats, without boost's warning that its root finding gave up.
+
+    scipy's beta ppf warns (``RuntimeWarning: Error in function boost::math::ibeta``) for
+    ``u`` within 1e-8 of 1 with ``b < 1`` (e.g. beta(2, 0.5)) while returning the right
+    value, the upper bound; the Sobol' design reaches such ``u``.
+
+    A beta (or pert) and at least :data:`FAST_PPF_MIN` values: :func:`beta_ppf`, ~3x
+    faster and as accurate (scipy's ppf for the values it cannot certify).
+    """
+    args = _beta_args(dist) if np.size(u) >= FAST_PPF_MIN else None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+        if args is not None:
+            a, b, loc, scale = args
+            return beta_ppf(a, b, u, loc, scale, fallback=dist.ppf)
+        return np.asarray(dist.ppf(u), dtype=float)
+
+
+def build_distribution(family: str, params: dict[str, Any]):
+    """Check ``params`` for ``family`` and return the frozen ``scipy.stats`` distribution.
+
+    ``params`` must already hold numbers (floats, or lists of floats for ``discrete``),
+    with the family's defaults filled in. Raises :class:`FieldProblem` naming the field.
+    Returns None for ``constant``.
+    """
+    fam = FAMILIES[family]
+    if fam.check is not None:
+        fam.check(params)
+    if fam.build is None:
+        return None
+    with np.errstate(all="ignore"):
+        dist = fam.build(params)
+        try:
+            values = ppf(dist, np.array(PROBES))
+        except (ArithmeticError, ValueError):  # boost's OverflowError for beta(6, 5e-324)
+            values = np.array([np.nan])
+    # Extreme parameters (1e300-wide ranges, a subnormal sd, ...) pass the checks above but
+    # overflow inside scipy: the model would be fed inf or NaN.
+    if not (np.all(np.isfinite(values)) and np.all(np.diff(values) >= 0)):
+        bad = next((v for v in values if not math.isfinite(v)), values[0])
+        raise FieldProblem(
+            None,
+            f"the {family} distribution with these fields gives non-finite or disordered "
+            f"values (e.g. {bad:g}) at its tails; its numbers are too extreme for floating "
+            "point, use a range of sensible size",
+        )
+    return dist

@@ -1,0 +1,219 @@
+"""Summarise a run: Sobol' indices, bands, probabilities and provenance as one Dataset."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.engine.evaluate import _targets_array
+from mc_tco.engine.plan import Plan, RunSums
+from mc_tco.engine.schedule import scheduler_text
+from mc_tco.results import SCHEMA_VERSION  # also registers ds.mc_tco
+from mc_tco.sensitivity.sobol import ci_method_text, indices_dataset
+from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never, summarize_targets
+
+__all__ = ["ESTIMATOR_REFERENCES", "provenance", "run_options", "summarize", "with_extra"]
+
+#: the papers behind each ``--estimator`` (the provenance names the one used)
+ESTIMATOR_REFERENCES = {
+    "saltelli": "S1: Saltelli et al. 2010; ST: Jansen 1999",
+    "sobol2007": "S1: Saltelli et al. 2010 (Sobol' et al. 2007); ST: Sobol' et al. 2007",
+    "janon": "S1 and ST: Janon et al. 2014",
+    "martinez": "S1 and ST: Martinez 2011 (correlation coefficients)",
+}
+
+
+def with_extra(summary: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
+    if extra is None:
+        return summary
+    merged = summary.merge(extra.drop_attrs(deep=False), join="exact")
+    merged.attrs.update(summary.attrs)
+    merged.attrs.update(extra.attrs)
+    return merged
+
+
+
+def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[str, ...], budget: float = 2.5e8):
+    """Slices of the first grid dim of the targets that keep a block under ``budget`` bytes."""
+    dim = next((d for d in cells if d in plan.grid), None)
+    if dim is None:
+        return None, [slice(None)]
+    others = math.prod(base.sizes[d] for d in cells if d != dim)
+    per_point = base.sizes["sample"] * others * 2 * len(plan.targets) * 8
+    step = max(1, int(budget // max(per_point, 1)))
+    chunks = base.chunks or {}
+    if dim in chunks:  # read whole stored chunks: a multiple of the file's chunk size
+        stored = chunks[dim][0]
+        step = max(stored, step // stored * stored)
+    n = base.sizes[dim]
+    return dim, [slice(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None) -> xr.Dataset:
+    """The Sobol' indices, summaries and provenance of a run (everything but the base rows).
+
+    ``base`` holds the base rows (in memory, or lazily from a file: it is read block by
+    block along the first grid dim, so memory stays bounded).
+
+    Dims: ``input``, ``target`` (each target ``t`` and its indicator ``t>0``),
+    ``quantile``, ``ci_bound`` and the grid and model dims.
+    """
+    first = base.isel(sample=slice(0, 1)).load()
+    stacked, cells = _targets_array(plan, first)
+    cell_shape = tuple(stacked.sizes[c] for c in cells)
+    t = stacked.sizes["target"]
+    res = sums.result(plan.conf_level)
+    book = plan.book
+    ds = xr.Dataset(
+        coords={
+            "input": plan.factors,
+            "input_unit": ("input", [i.unit for i in book.uncertain]),
+            "input_group": ("input", [i.group for i in book.uncertain]),
+            "input_family": ("input", [i.family for i in book.uncertain]),
+            "target": stacked["target"].values,
+            **{c: stacked.coords[c].values for c in cells if c in stacked.coords},
+        }
+    )
+    ci_text = ci_method_text(
+        plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
+        estimator=plan.estimator, seed=plan.seed,
+    )
+    ds = ds.merge(indices_dataset(
+        res, plan.factors, (t, *cell_shape), ("target", *cells), groups=plan.groups,
+        second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
+    ))
+    dim, blocks = _blocks(base, plan, cells)
+    parts = []
+    for block in blocks:
+        part = base[plan.targets].isel({dim: block}) if dim else base[plan.targets]
+        parts.append(
+            summarize_targets(
+                part.load(), plan.targets, quantiles=QUANTILES, conf_level=plan.conf_level,
+                label=plan.spec.indicator_label, replicates=plan.n_replicates,
+            )
+        )
+    summ = xr.concat(parts, dim=dim, coords="minimal", compat="override") if dim else parts[0]
+    ds = ds.merge(summ.assign_coords(target=ds["target"].values), join="exact")
+    for name in plan.distributions:
+        if name not in base:
+            raise plan.book.error(
+                "analysis.distributions", f"the model returned no output '{name}'",
+                "distributions",
+            )
+        q = quantiles_with_never(base[name].load(), conf_level=plan.conf_level,
+                                 replicates=plan.n_replicates)
+        unit = base[name].attrs.get("units", "")
+        ds[f"{name}_quantile"] = q["quantiles"].assign_attrs(
+            units=unit, method="inverted_cdf (an order statistic; inf = never)"
+        )
+        ds[f"{name}_p_never"] = q["p_never"].assign_attrs(
+            units="1", long_name=f"share of samples where {name} is infinite (never)"
+        )
+        ds[f"{name}_p_never_ci"] = q["p_never_ci"].assign_attrs(
+            long_name=f"Monte Carlo interval of {name}_p_never"
+        )
+        if plan.n_replicates > 1:
+            ds[f"{name}_p_never_fallback"] = q["p_never_fallback"].astype(np.int8).assign_attrs(
+                long_name=f"1 where the interval of {name}_p_never is Wilson's on the pooled "
+                          "count (some scramble had no 'never' or only 'never')")
+    for dim_name, g in plan.grid.items():
+        if dim_name in ds.coords:
+            ds[dim_name].attrs.update(units=g.unit, long_name=g.description or dim_name)
+    ds.attrs.update(provenance(plan))
+    ds.attrs["scheduler"] = scheduler_text(scheduler)
+    # the one attr that differs between two runs of the same book, seed and options
+    ds.attrs["created"] = datetime.now(UTC).isoformat(timespec="seconds")
+    return ds
+
+
+def run_options(plan: Plan) -> dict[str, Any]:
+    """The :func:`plan_run` options that reproduce ``plan`` (stored with the results).
+
+    Every product of a run is here (the family check, the adaptive size, groups, second
+    order, estimator, interval method), so ``mc-tco rerun`` redoes any file.
+    """
+    return {
+        "samples": plan.requested_samples or plan.samples, "seed": plan.seed, "ci": plan.ci,
+        "replicates": plan.replicates, "resamples": plan.resamples,
+        "estimator": plan.estimator, "conf_level": plan.conf_level,
+        "chunk_size": plan.chunk_size, "second_order": plan.second_order,
+        "by_group": plan.by_group, "keep_samples": plan.keep_samples,
+        "target_halfwidth": plan.target_halfwidth, "max_samples": plan.max_samples,
+        "family_check": plan.family_check, "shapley": plan.shapley,
+        "shapley_permutations": plan.shapley_permutations,
+        "shapley_at": plan.shapley_at,
+    }
+
+
+def _summary_ci_text(plan: Plan) -> str:
+    """How the intervals of the probabilities, means and quantiles were made."""
+    if plan.n_replicates > 1:
+        return (f"randomized-QMC t interval over the {plan.n_replicates} scrambles "
+                "(probabilities, means, quantiles; Wilson / order-statistic fallback in the "
+                "cells flagged *_fallback)")
+    return "Wilson score (probabilities)"
+
+
+def provenance(plan: Plan) -> dict[str, Any]:
+    """The file attrs that make a run reproducible (everything but the creation time)."""
+    from importlib.metadata import version
+
+    import scipy
+
+    from mc_tco import __version__
+    from mc_tco.models import model_facts
+
+    book = plan.book
+    facts = model_facts(book)  # the file the run executed, and its SHA-256
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "title": f"mc_tco run of {book.name}",
+        "book_name": book.name,
+        "book_path": str(book.path),
+        "book_sha256": book.sha256,
+        "book_text": book.text,
+        "model": book.model or "mc_tco.models.tco:model",
+        "model_file": facts["model_file"],
+        "model_sha256": facts["model_sha256"],
+        "seed": plan.seed,
+        "samples": plan.samples,
+        "rows_per_sample": plan.design.rows_per_sample,
+        "model_runs": plan.model_runs,
+        "bootstrap_resamples": plan.resamples,
+        "conf_level": plan.conf_level,
+        "second_order": int(plan.second_order),
+        "chunk_size": plan.chunk_size,
+        "keep_samples": plan.keep_samples,
+        "by_group": int(plan.by_group),
+        "run_options": json.dumps(run_options(plan), default=str),
+        "targets": json.dumps(plan.targets),
+        "report": json.dumps(plan.report),
+        "focus": json.dumps(plan.focus),
+        "distributions": json.dumps(plan.distributions),
+        "indicator_label": plan.spec.indicator_label,
+        "benefits": json.dumps(list(plan.spec.benefits)),
+        "alternatives": plan.spec.alternatives or "",
+        "baseline": plan.spec.baseline or "",
+        "sobol_estimators": ESTIMATOR_REFERENCES[plan.estimator]
+        + ("; S2: Saltelli 2002" if plan.second_order else ""),
+        "ci": plan.ci,
+        "replicates": plan.n_replicates,
+        "estimator": plan.estimator,
+        "ci_method": ci_method_text(
+            plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
+            estimator=plan.estimator, seed=plan.seed,
+        ) + " (Sobol' indices); " + _summary_ci_text(plan),
+        "design": "Saltelli design on a scrambled Sobol' sequence (scipy.stats.qmc.Sobol)",
+        "summaries_from": "the N independent base rows (A) of the design",
+        "constants": json.dumps({i.name: i.value for i in book.constants}),
+        "mc_tco_version": __version__,
+        "numpy_version": np.__version__,
+        "scipy_version": scipy.__version__,
+        "SALib_version": version("SALib"),
+        "xarray_version": xr.__version__,
+    }

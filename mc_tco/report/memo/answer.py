@@ -1,0 +1,227 @@
+"""The answer: the recommendation at the decision demand, its reasons and the outlook
+by demand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.report.memo import analysis as A
+from mc_tco.report.memo import figures as F
+from mc_tco.report.memo import figures_drivers as FD
+from mc_tco.report.memo.claims import ARTICLE_BAND, Claim
+from mc_tco.report.memo.context import (
+    STRATEGY_TEXT,
+    VERB,
+    MemoContext,
+    _cdf_x,
+)
+from mc_tco.report.memo.fmt import money, prob_ci, share_of, tokens, users
+from mc_tco.report.memo.render import Figure, Paragraph, Section
+
+# ----------------------------------------------------------------------------- sections
+
+
+ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent the GPUs",
+          "hybrid": "Buy a base-load fleet and send the peaks to the API (hybrid)"}
+SUBJECT = VERB  # the strategy as the subject of a sentence
+
+
+def cheapest_shares(ds: xr.Dataset, demand: float):
+    """Share of scenarios in which each of :data:`~mc_tco.report.memo.analysis.CHOICES` (api,
+    buy, rent, hybrid) is the cheapest at ``demand``, with its interval.
+
+    Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay).
+    """
+    choices = list(A.CHOICES)
+    cost = ds["cost"].sel(demand=demand, strategy=choices).transpose("sample", "strategy")
+    best = xr.DataArray(np.argmin(cost.values, axis=1), dims="sample",
+                        coords={"sample": cost["sample"].values})
+    run = ds.mc_tco.run
+    conf, reps = run.conf_level, run.replicates
+    return {s: A.prob_with_ci(best == i, conf, reps)[:3] for i, s in enumerate(choices)}
+
+
+def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
+    """The self-hosting strategy (buy, rent, hybrid) most likely to beat the API."""
+    d = ctx.demand if demand is None else demand
+    return max(("buy", "rent", "hybrid"), key=lambda s: ctx.p(s, d)[0])
+
+
+def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
+    """The strategy the memo's answer is about at the decision demand: the cheapest option
+    when it is a self-hosting one, else the best alternative to the API
+    (:func:`best_alternative`). ``shares`` is :func:`cheapest_shares` when already known."""
+    shares = cheapest_shares(ctx.ds, ctx.demand) if shares is None else shares
+    top = max(shares, key=lambda s: shares[s][0])
+    return top if top != "api" else best_alternative(ctx)
+
+
+def answer_paragraph(ctx: MemoContext) -> str:
+    """The memo's first paragraph: the option cheapest most often, the best strategy with
+    its P(beats the API), then P(beats the API) of every strategy at the decision demand.
+    Shares are rounded by the body's rules (:func:`mc_tco.report.memo.fmt.prob_ci`)."""
+    d = ctx.demand
+    shares = cheapest_shares(ctx.ds, d)
+    top = max(shares, key=lambda s: shares[s][0])
+    where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
+    if shares[top][0] >= 0.5:
+        head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "
+                f"buying, renting and the hybrid in {prob_ci(*shares[top], ctx.conf)} of "
+                "scenarios.")
+    else:
+        listed = ", ".join(f"{SUBJECT[s]} in {prob_ci(*shares[s], ctx.conf)}" for s in shares)
+        head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
+                f"{listed}.")
+    best = decision_strategy(ctx, shares)
+    p, lo, hi, _ = ctx.p(best, d)
+    # no bare "It": after "No option is cheapest ..." it would have no antecedent
+    who = (SUBJECT[best][0].upper() + SUBJECT[best][1:] if best == top
+           else f"The best self-hosting strategy, {SUBJECT[best]},")
+    head += f" {who} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios."
+    parts = [head]
+    for s in A.STRATEGIES:
+        p, lo, hi, k = ctx.p(s, d)
+        count = "none" if k == 0 else ("all" if k == ctx.n else f"{k:,}")
+        lead = STRATEGY_TEXT[s][0].upper() + STRATEGY_TEXT[s][1:]
+        parts.append(
+            f"{lead} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios "
+            f"({count} of {ctx.n:,})."
+        )
+    return " ".join(parts)
+
+
+def nonmonotone_note(ds: xr.Dataset, demand: float, strategy: str = "buy") -> str:
+    """Why a strategy can break even below ``demand`` and still lose at ``demand``: the
+    share of scenarios where that happens, or "" when it does not."""
+    be = ds["breakeven_demand"].sel(strategy=strategy).values
+    loses = ds["saving"].sel(demand=demand, strategy=strategy).values < 0
+    k = int(np.count_nonzero((be <= demand) & loses))
+    if k == 0:
+        return ""
+    n = int(ds.sizes["sample"])
+    return (f"The saving is not monotone in demand: nodes come whole, so a demand just above "
+            f"what a fleet can serve buys one more node that is mostly idle, and the saving "
+            f"dips. In {k:,} of {n:,} scenarios {VERB[strategy]} breaks even at some demand "
+            f"below {tokens(demand)} yet loses at {tokens(demand)} itself, which is why "
+            "\"breaks even by\" a demand is more common than \"beats the API at\" it.")
+
+
+def section_answer(ctx: MemoContext) -> Section:
+    ds, d, s = ctx.ds, ctx.demand, ctx.strategy
+    blocks = [Paragraph(answer_paragraph(ctx))]
+
+    # over demand: where does buying win in half the scenarios, and its break-even
+    p_all = ds["p_positive"].sel(target="saving>0", strategy=s)
+    ci_all = ds["p_positive_ci"].sel(target="saving>0", strategy=s)
+    grid = ds["demand"].values
+    half = grid[p_all.values >= 0.5]
+    if half.size:
+        first = float(half[0])
+        over = (f"{VERB[s].capitalize()} beats the API in at least half of the scenarios from "
+                f"{tokens(first)} tokens/month ({users(first)}) on the grid.")
+    else:
+        j = int(np.argmax(p_all.values))
+        over = (f"At no demand from {tokens(grid[0])} to {tokens(grid[-1])} tokens/month does "
+                f"{VERB[s]} beat the API in half of the scenarios; its highest share is "
+                f"{prob_ci(p_all.values[j], *ci_all.values[j], ctx.conf)} at "
+                f"{tokens(grid[j])}.")
+    be = ds["breakeven_demand"].sel(strategy=s).values
+    q05, q50, q95 = np.quantile(be, [0.05, 0.5, 0.95], method="inverted_cdf")
+    never = ds["breakeven_demand_p_never"].sel(strategy=s)
+    never_ci = ds["breakeven_demand_p_never_ci"].sel(strategy=s).values
+    med = "never (more than half of the scenarios never break even)" if math.isinf(q50) \
+        else tokens(q50) + " tokens/month"
+    be_text = (f"The demand at which {VERB[s]} breaks even has a median of {med}; 90% of "
+               f"scenarios lie between {tokens(q05)} and {tokens(q95)}. It never breaks even, "
+               f"at any demand, in {prob_ci(float(never), *never_ci, ctx.conf)} of scenarios.")
+    rent_never = float(ds["breakeven_demand_p_never"].sel(strategy="rent"))
+    rent_ci = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
+    rent_text = (f"Renting never breaks even in "
+                 f"{prob_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
+    note = nonmonotone_note(ds, d, s)
+    blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
+
+    qs = ds["saving"].sel(demand=d, strategy=s).values
+    lo, mid, hi = np.quantile(qs, [0.05, 0.5, 0.95])
+    sign = "costs more than" if mid < 0 else "saves against"
+    lo, mid, hi = (money(v, "/month", digits=3) for v in (lo, mid, hi))
+    blocks.append(Paragraph(
+        f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {mid} "
+        f"(it {sign} the API); 90% of scenarios lie between {lo} and {hi}. "
+        "These bands are the spread of the assumptions, not Monte Carlo error."
+    ))
+    blocks.append(Paragraph(claims_sentence(ctx.claims)))
+    return Section("The answer", blocks, "answer")
+
+
+def claims_sentence(claims: list[Claim]) -> str:
+    """'Of the article's five claims, under this book claims 1 and 5 hold; ...'."""
+    plural = {"holds": "hold", "holds only in part": "hold only in part",
+              "does not hold": "do not hold", "not evaluated": "are not evaluated"}
+    singular = {"not evaluated": "is not evaluated"}
+    parts = []
+    for verdict in plural:
+        nums = [str(c.number) for c in claims if c.verdict == verdict]
+        if not nums:
+            continue
+        listed = nums[0] if len(nums) == 1 else ", ".join(nums[:-1]) + " and " + nums[-1]
+        if len(nums) == 1:
+            parts.append(f"claim {listed} {singular.get(verdict, verdict)}")
+        else:
+            parts.append(f"claims {listed} {plural[verdict]}")
+    if not any(c.verdict == "does not hold" for c in claims):
+        parts.append("none fails outright" if not any(
+            c.verdict == "not evaluated" for c in claims) else
+            "none of the others fails outright")
+    return (f"Of the article's {len(claims)} claims tested, under this book "
+            + "; ".join(parts) + " (see \"The article's claims\").")
+
+
+def section_outlook(ctx: MemoContext) -> Section:
+    ds, d = ctx.ds, ctx.demand
+    n = ctx.n
+    pp = ds["p_positive"].sel(target="saving>0")
+    ci = ds["p_positive_ci"].sel(target="saving>0")
+    quant = ds["target_quantile"].sel(target="saving")
+    blocks = [
+        Figure("fan_chart", F.to_png(F.fan_chart(quant, demand=d)),
+               "Monthly saving against the API, by demand",
+               "Per strategy: the median, 25-75% and 5-95% of scenarios. Above the zero line "
+               "the strategy is cheaper than the API. The y axis is symmetric-logarithmic "
+               "(linear near zero)."),
+        Figure("acceptability", F.to_png(F.acceptability_figure(pp, ci, demand=d, n=n,
+                                                          level=ctx.level)),
+               "How likely each strategy beats the API",
+               f"P(strategy beats the API) by demand, with its {ctx.level} Monte Carlo "
+               "interval (from the spread of the independent scrambles): the analogue of an "
+               "acceptability curve. Right: the same on a log scale, where rare wins show; "
+               "the dashed line is one scenario in the sample."),
+    ]
+    x = _cdf_x(ds)
+    cdf = A.breakeven_cdf(ds, x, conf_level=ctx.conf)
+    never = {s: float(ds["breakeven_demand_p_never"].sel(strategy=s)) for s in A.STRATEGIES}
+    blocks.append(Figure(
+        "breakeven_cdf", F.to_png(F.breakeven_cdf_figure(cdf, never, ARTICLE_BAND,
+                                                          level=ctx.level)),
+        "Where each strategy breaks even",
+        "Distribution of the break-even demand (exact per scenario): the share of scenarios "
+        f"that have broken even by each demand, with its {ctx.level} Monte Carlo interval. The "
+        "shaded band is the article's ~300-500B tokens/month."
+    ))
+    bd = A.cost_breakdown(ds)
+    comp = bd["component_median"].sel(demand=d)
+    biggest = str(comp["component"].values[int(np.argmax(comp.values))])
+    share = float(comp.max() / comp.sum())
+    blocks.append(Figure(
+        "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
+        "What buying costs, against the API bill",
+        f"Buying's monthly cost by component (medians) against the API bill. At "
+        f"{tokens(d)} the largest component is {biggest} ({share_of(share)} of the sum of the "
+        f"component medians)."
+    ))
+    return Section("Saving and odds by demand", blocks, "outlook")
+
+

@@ -1,0 +1,263 @@
+"""What every section reads: :class:`MemoContext` (the results, the decision demand and
+the numbers computed once from them) and the ranking sentences."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cached_property
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.book import Book, loads_book
+from mc_tco.report.memo import analysis as A
+from mc_tco.report.memo.claims import Claim, evaluate_claims
+from mc_tco.report.memo.fmt import pct, pct_ci, tokens
+from mc_tco.results.points import point_index
+from mc_tco.results.ranking import rank_order
+
+__all__ = ["MemoContext", "ranking_sentences"]
+
+STRATEGY_TEXT = {
+    "buy": "buying 8×B300 nodes",
+    "rent": "renting the same GPUs by the hour",
+    "owned": "running GPUs the company already owns",
+    "hybrid": "the hybrid (buying only the nodes demand keeps busy, the rest to the API)",
+}
+VERB = {"api": "the API", "buy": "buying", "rent": "renting", "owned": "already-owned GPUs",
+        "hybrid": "the hybrid"}
+TOP_FIVE = 5
+
+
+@dataclass
+class MemoContext:
+    """The results a memo is written from, and what is computed from them once.
+
+    Parameters
+    ----------
+    ds : xr.Dataset
+        Results of the TCO model (``mc-tco run``), loaded.
+    demand : float
+        The decision demand (tokens/month), a point of ``ds``'s demand grid.
+    compare : xr.Dataset, optional
+        Results of another book to set beside ``ds``.
+    command : str
+        The command line that regenerates the memo (printed under provenance).
+    paths : dict
+        ``{"results": ..., "compare": ...}``: the files the memo was made from.
+    """
+
+    ds: xr.Dataset
+    demand: float
+    compare: xr.Dataset | None = None
+    command: str = ""
+    paths: dict = field(default_factory=dict)
+    strategy: str = "buy"
+    created: str = field(
+        default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    )
+
+    @property
+    def level(self) -> str:
+        """The run's interval level as people read it, e.g. '95%' (``--conf-level``)."""
+        return f"{self.ds.mc_tco.conf_level:.0%}"
+
+    @property
+    def n(self) -> int:
+        return int(self.ds.sizes["sample"])
+
+    @property
+    def conf(self) -> float:
+        return self.ds.mc_tco.run.conf_level
+
+    @cached_property
+    def book(self) -> Book:
+        return _loads(self.ds)
+
+    @cached_property
+    def compare_book(self) -> Book | None:
+        if self.compare is None:
+            return None
+        return _loads(self.compare)
+
+    @cached_property
+    def ranking(self) -> A.Ranking:
+        return A.ranking(self.ds, self.demand, self.strategy)
+
+    @cached_property
+    def one_page_markdown(self) -> str:
+        """The one-page summary (:mod:`mc_tco.report.memo.one_page`) as Markdown."""
+        from mc_tco.report.memo.one_page import one_page_data, one_page_markdown
+
+        horizon = self.ds.sizes.get("month", 48) / 12
+        return one_page_markdown(one_page_data(self.ds, self.demand), horizon)
+
+    @cached_property
+    def claims(self) -> list[Claim]:
+        return evaluate_claims(self.ds)
+
+    @cached_property
+    def tornado(self) -> xr.Dataset:
+        return A.tornado(self.ds, self.demand, self.strategy, conf_level=self.conf,
+                         seed=self.ds.mc_tco.run.seed)
+
+    @cached_property
+    def report_demands(self) -> list[float]:
+        report = self.ds.mc_tco.report.get("demand") or []
+        grid = self.ds["demand"].values
+        pts = [float(d) for d in report if point_index(grid, d) is not None]
+        if self.demand not in pts:
+            pts = sorted([*pts, self.demand])
+        return pts
+
+    def p(self, strategy: str, demand: float, ds: xr.Dataset | None = None):
+        """P(strategy beats the API) at ``demand``: ``(p, lower, upper, wins)``."""
+        ds = self.ds if ds is None else ds
+        sel = {"target": "saving>0", "strategy": strategy}
+        d = A.grid_point(ds, demand)
+        p = float(ds["p_positive"].sel(sel).sel(demand=d))
+        lo, hi = (float(v) for v in ds["p_positive_ci"].sel(sel).sel(demand=d).values)
+        return p, lo, hi, round(p * ds.sizes["sample"])
+
+
+def _loads(ds: xr.Dataset) -> Book:
+    """The book stored in results ``ds``."""
+    run = ds.mc_tco.run
+    return loads_book(run.book_text, run.book_path or "<book>")
+
+
+def _name(ds: xr.Dataset) -> str:
+    return ds.mc_tco.run.book_name or "the book"
+
+
+def _stem(ds: xr.Dataset) -> str:
+    path = ds.mc_tco.run.book_path or "book"
+    return path.rsplit("/", 1)[-1].removesuffix(".toml")
+
+
+def _st(table: xr.Dataset, name: str) -> str:
+    row = table.sel(input=name)
+    return f"{float(row['ST']):.3f} ± {float(row['ST_conf']):.3f}"
+
+
+def dependence_sentences(ctx: MemoContext) -> list[str]:
+    """Which ranking is valid when the book correlates inputs, and the Shapley leaders.
+
+    Empty for a book without ``[[correlation]]`` pairs. The numbers are the run's
+    (``shapley``, ``shapley_conf``, ``correlations``); nothing is computed here.
+    """
+    ds, r = ctx.ds, ctx.ranking
+    pairs = ds.mc_tco.correlations
+    if not pairs:
+        return []
+    listed = "; ".join(f"`{p['between'][0]}` ~ `{p['between'][1]}` {p['kind']} "
+                       f"{p['value']:+.2f}" for p in pairs)
+    out = [f"The book correlates {len(pairs)} pair{'s' * (len(pairs) > 1)} of inputs "
+           f"({listed}). With correlated inputs the Sobol' indices of single inputs are not "
+           "defined (the design's mixed rows break the correlations), so ST and S1 here "
+           "describe the model's response to each input moved on its own, not shares of "
+           "the outcome's variance."]
+    if "shapley" in ds:
+        # a run estimates them at the report points only (--shapley-at report): the memo
+        # at another demand reads the nearest one, and says so
+        at = ds.mc_tco.shapley_point(demand=r.demand, strategy=r.strategy)
+        sel = {"target": r.target, **at}
+        sh = ds["shapley"].sel(sel)
+        half = ds["shapley_conf"].sel(sel)
+        moved = "" if point_index([at["demand"]], r.demand) is not None else (
+            f" (the nearest demand where the run estimated them; {tokens(r.demand)} is "
+            "not one: rerun with --shapley-at grid)")
+        if np.isfinite(sh.values).any():
+            order = rank_order(sh.values, top=3)
+            lead = ", ".join(f"`{sh['input'].values[j]}` {sh.values[j]:.3f} ± "
+                             f"{half.values[j]:.3f}" for j in order)
+            out.append(f"The ranking that accounts for them is by Shapley effects (each "
+                       f"input's share of the variance, summing to 1; Owen 2014): for "
+                       f"{_target_words(r)} at {tokens(at['demand'])}{moved} it is led by "
+                       f"{lead}.")
+    if "ST_group" in ds and ds.mc_tco.run.groups_independent:
+        out.append("The grouped Sobol' indices remain exact: every correlation lies within "
+                   "one of the book's groups, so the groups are independent.")
+    if "independent_p_positive" in ds:
+        sel = {"target": "saving>0", "strategy": r.strategy}
+        at = {"demand": r.demand}
+        p = float(ds["p_positive"].sel(sel).sel(at))
+        q = float(ds["independent_p_positive"].sel(sel).sel(at))
+        qlo, qhi = ds["independent_p_positive_ci"].sel(sel).sel(at).values
+        lo, hi = ds["correlation_change_ci"].sel(sel).sel(at).values
+        moved = "do not detectably change" if lo <= 0 <= hi else "change"
+        level = ds.mc_tco.conf_level
+        out.append(f"Does the answer depend on the correlations? At {tokens(r.demand)}, "
+                   f"{VERB[r.strategy]} beats the API in {pct(p)} of the scenarios with "
+                   f"them and {pct_ci(q, qlo, qhi, level)} with the inputs independent "
+                   f"(same Sobol' points): the correlations {moved} it "
+                   f"({100 * lo:+.1f} to {100 * hi:+.1f} percentage points, paired "
+                   f"{level:.0%} interval).")
+    return out
+
+
+
+def _target_words(r: A.Ranking) -> str:
+    if r.by_indicator:
+        return f"whether {VERB[r.strategy]} beats the API"
+    return f"the monthly saving of {VERB[r.strategy]}"
+
+
+def ranking_sentences(r: A.Ranking, n: int, level: str = "95%") -> list[str]:
+    """What the ranking says, computed: which target was ranked and why, then the leaders.
+
+    ``level`` is the run's interval level as people read it ('80%' with ``--conf-level
+    0.8``, :attr:`MemoContext.level`): the half-widths are at that level.
+
+    Uses "tied" when the top inputs' intervals overlap and "dominates" only when the top
+    input is alone at the top and its ST exceeds 0.5 by more than its half-width.
+    """
+    d = tokens(r.demand)
+    out = []
+    if r.by_indicator:
+        out.append(
+            f"Ranked by what decides whether {VERB[r.strategy]} beats the API at {d} "
+            f"(the total Sobol' index ST of the indicator; {r.wins:,} of {n:,} scenarios win)."
+        )
+    else:
+        if r.indicator_rare:
+            side = "win" if r.wins < n - r.wins else "lose"
+            count = r.wins if side == "win" else n - r.wins
+            side = side + "s" if count == 1 else side  # "1 of 8,192 scenarios wins"
+            why = (f"only {count:,} of {n:,} scenarios {side} at {d}, too few for the Sobol' "
+                   f"indices of 'beats the API' to rank anything (they would be noise)")
+        else:
+            why = "the Sobol' indices of 'beats the API' are within their own error there"
+        out.append(
+            f"Ranked by what moves the monthly saving of {VERB[r.strategy]} at {d} (total "
+            f"Sobol' index ST of the saving), not by what makes it win: {why}."
+        )
+    t = r.table
+    names = [str(v) for v in t["input"].values]
+    if not np.isfinite(t["ST"].values).any():
+        out.append("The target does not vary there: no input can be ranked.")
+        return out
+    tied = r.tied_with_top()
+    if len(tied) == 1:
+        top, second = names[0], names[1] if len(names) > 1 else None
+        st_top = float(t["ST"].sel(input=top))
+        conf_top = float(t["ST_conf"].sel(input=top))
+        verb = "dominates it" if st_top - conf_top > 0.5 else "moves it most"
+        tail = f", clearly ahead of `{second}` (ST {_st(t, second)})" if second else ""
+        out.append(f"`{top}` {verb} (ST {_st(t, top)}){tail}.")
+    else:
+        listed = ", ".join(f"`{x}` ({_st(t, x)})" for x in tied)
+        out.append(f"{len(tied)} inputs share the top, tied within their Monte Carlo error "
+                   f"(ST ± {level} half-width): {listed}.")
+    return out
+
+
+def _cdf_x(ds: xr.Dataset) -> np.ndarray:
+    """Demands for the break-even CDF: the grid's range, stretched (at most 100x) to show
+    where finite break-even demands end."""
+    grid = ds["demand"].values
+    be = ds["breakeven_demand"].sel(strategy=list(A.STRATEGIES)).values
+    finite = be[np.isfinite(be)]
+    top = grid[-1] if finite.size == 0 else max(grid[-1], min(finite.max(), 100 * grid[-1]))
+    return np.geomspace(grid[0], top, 400)

@@ -1,0 +1,155 @@
+"""What drives the answer: the dollar tornado with plain labels (body) and the Sobol'
+heat map (appendix)."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.report.fmt import number
+from mc_tco.report.memo import analysis as A
+from mc_tco.report.memo import figures as F
+from mc_tco.report.memo import figures_drivers as FD
+from mc_tco.report.memo.context import (
+    VERB,
+    MemoContext,
+    _target_words,
+    dependence_sentences,
+    ranking_sentences,
+)
+from mc_tco.report.memo.fmt import money, prob, tokens
+from mc_tco.report.memo.labels import plain
+from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+
+
+def _heatmap_st(ds: xr.Dataset, strategy: str) -> tuple[xr.DataArray, xr.DataArray]:
+    st_s = ds["ST"].sel(target="saving", strategy=strategy)
+    st_i = ds["ST"].sel(target="saving>0", strategy=strategy)
+    wins = (ds["saving"].sel(strategy=strategy) > 0).sum("sample")
+    n = ds.sizes["sample"]
+    rare = np.minimum(wins, n - wins) < A.MIN_EVENTS
+    return st_s, st_i.where(~rare)
+
+
+def section_sobol(ctx: MemoContext) -> Section:
+    """Appendix: the Sobol' ranking (table, heat map) behind 'Which assumptions matter'."""
+    ds, d, s = ctx.ds, ctx.demand, ctx.strategy
+    r = ctx.ranking
+    order = A.input_order(ds, s)
+    groups = dict(zip(map(str, ds["input"].values), map(str, ds["input_group"].values),
+                      strict=True))
+    st_s, st_i = _heatmap_st(ds, s)
+    ranked_cols = int(np.isfinite(st_i).any("input").sum())
+    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
+                                 + dependence_sentences(ctx)))]
+    rows = []
+    t = r.table
+    for name in [str(v) for v in t["input"].values][:10]:
+        row = t.sel(input=name)
+        rank, best, worst = int(row["rank"]), int(row["rank_best"]), int(row["rank_worst"])
+        rows.append([
+            str(rank), f"{best}-{worst}" if best != worst else str(best),
+            f"{plain(name)} (`{name}`)",
+            groups.get(name, "") or "-",
+            f"{float(row['ST']):.3f} ± {float(row['ST_conf']):.3f}",
+            f"{float(row['S1']):.3f} ± {float(row['S1_conf']):.3f}",
+        ])
+    blocks.append(Table(
+        ["rank", "possible ranks", "input", "group", f"ST ± {ctx.level}",
+         f"S1 ± {ctx.level}"], rows, "rrllrr",
+        caption=f"Top inputs for {_target_words(r)} at {tokens(d)}. 'Possible ranks': the ranks"
+                " its interval allows against the others' (overlapping intervals can swap)."
+    ))
+    blocks.append(Figure(
+        "sobol_heatmap", F.to_png(FD.sobol_heatmap(st_s, st_i, order, groups, demand=d,
+                                               strategy=VERB[s],
+                                               labels={n: plain(n) for n in order})),
+        "Which inputs drive the outcome, by demand",
+        f"Total Sobol' index ST of each input (rows, grouped by the book's groups, most "
+        f"influential first) at every demand (columns): left for the monthly saving of "
+        f"{VERB[s]}, right for 'beats the API'. Hatched cells are not ranked: fewer than "
+        f"{A.MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
+        f"{ds.sizes['demand']} demands can be ranked for the indicator."
+    ))
+    return Section("Appendix A. Sobol' indices: which inputs drive the outcome", blocks,
+                   "sobol")
+
+
+def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
+    """'plain label (low - high unit)' per input of the tornado."""
+    units = dict(zip(map(str, ctx.ds["input"].values),
+                     map(str, ctx.ds["input_unit"].values), strict=True)) \
+        if "input_unit" in ctx.ds.coords else {}
+    out = {}
+    for name in map(str, tor["input"].values):
+        lo, hi = (float(tor[k].sel(input=name)) for k in ("low_value", "high_value"))
+        unit = units.get(name, "")
+        if unit == "1/year":
+            out[name] = f"{plain(name)}: {lo:+.0%} to {hi:+.0%} a year"
+            continue
+        unit = "" if unit in ("1", "") else " " + unit
+        out[name] = f"{plain(name)}: {_compact(lo)} to {_compact(hi)}{unit}"
+    return out
+
+
+def _compact(v: float) -> str:
+    """A value of an input for a label: '500M', '1.4B', '173k', '5,000', '0.63'."""
+    return number(float(v), 3, k_from=1e4)
+
+
+def section_drivers(ctx: MemoContext) -> Section:
+    """Which assumptions move the gap most, in dollars (details in Appendix A)."""
+    d, s = ctx.demand, ctx.strategy
+    tor = ctx.tornado
+    labels = _tornado_labels(ctx, tor)
+    top = str(tor["input"].values[0])
+    sw = tor.sel(input=top)
+    lo, hi = sw["swing_ci"].values
+    swing = float(sw["swing"])
+    direction = "raises" if swing > 0 else "lowers"
+    blocks = [Paragraph(
+        f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
+        f"is the {labels[top]}; from its low to its high end it {direction} the median "
+        f"saving of {VERB[s]} by {money(abs(12 * swing), ' a year', digits=3)}. The chart "
+        "shows the twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
+        "Appendix A."
+    )]
+    blocks.append(Figure(
+        "tornado", F.to_png(FD.tornado_figure(tor, ctx.ranking.table, target_label=(
+            "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels,
+            level=ctx.level)),
+        f"What moves the saving of {VERB[s]} at {tokens(d)}",
+        f"The median monthly saving of {VERB[s]} among the 10% of "
+        f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
+        f"it is highest (around 95%), the others left uncertain; linear dollar axis. The "
+        f"largest swing is the {plain(top)}: {money(swing, '/month', digits=3)} from its low "
+        "to its high "
+        f"end ({ctx.level} bootstrap interval {money(lo, '', digits=3)} to "
+        f"{money(hi, '', digits=3)})."
+    ))
+    blocks.append(Paragraph(_appendix_pointers(ctx)))
+    return Section("Which assumptions matter", blocks, "drivers")
+
+
+def _appendix_pointers(ctx: MemoContext) -> str:
+    """One plain sentence each for the appendix's analyses, with the EVPI at your demand."""
+    from mc_tco.decision.information import evpi_by_demand
+
+    d = ctx.demand
+    evpi = float(evpi_by_demand(ctx.ds).sel(demand=d))
+    api_year = 12 * float(ctx.ds["cost"].sel(demand=d, strategy="api").median())
+    if evpi * 12 < 0.01 * api_year:
+        voi = (f"knowing every assumption exactly before deciding would be worth about "
+               f"{money(12 * evpi, ' a year', digits=3)} on average, under 1% of the API "
+               "bill: no study or pilot can change this answer at this volume")
+    else:
+        voi = (f"knowing every assumption exactly before deciding would be worth about "
+               f"{money(12 * evpi, ' a year', digits=3)} on average "
+               f"({prob(12 * evpi / api_year)} of the API bill): measuring the assumptions "
+               "at the top of this chart first can pay")
+    return (f"At {tokens(d)}, {voi} (Appendix C). Appendix B lists the combinations of "
+            f"assumptions under which {VERB[ctx.strategy]} wins (scenario discovery); "
+            "Appendix D checks whether the answer depends on the shapes chosen for the "
+            "distributions.")
+
+

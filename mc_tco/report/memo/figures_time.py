@@ -1,0 +1,91 @@
+"""The memo's time-axis figures (cost model version 2): the cash position month by month
+and the distribution of the payback month.
+
+Like :mod:`mc_tco.report.memo.figures`, each function takes numbers already computed from the
+results file and returns a :class:`matplotlib.figure.Figure` (no pyplot, writes nothing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from mc_tco.report.memo.figures import COLORS, SHORT, _figure, _usd
+from mc_tco.report.memo.fmt import tokens
+
+__all__ = ["cash_fan_figure", "payback_figure"]
+
+
+def cash_fan_figure(cash: xr.DataArray, demand: float, strategies=("buy", "hybrid")) -> Figure:
+    """Cumulative discounted cash position against the API, by month: median, 25-75% and
+    5-95% of scenarios, one panel per strategy.
+
+    Parameters
+    ----------
+    cash : xr.DataArray
+        ``cash_path`` at one demand, dims (sample, month, strategy), USD.
+    demand : float
+        That demand (tokens/month), for the title.
+    """
+    months = cash["month"].values + 1  # flows at the start of month t; show end-of-month t+1
+    fig = _figure(12, 4.6)
+    axes = np.atleast_1d(fig.subplots(1, len(strategies), sharey=True))
+    for ax, s in zip(axes, strategies, strict=True):
+        c = COLORS[s]
+        q = np.quantile(cash.sel(strategy=s).transpose("sample", "month").values,
+                        [0.05, 0.25, 0.5, 0.75, 0.95], axis=0)
+        ax.fill_between(months, q[0], q[4], color=c, alpha=0.18, lw=0,
+                        label="5-95% of scenarios")
+        ax.fill_between(months, q[1], q[3], color=c, alpha=0.38, lw=0, label="25-75%")
+        ax.plot(months, q[2], color=c, lw=2, label="median")
+        ax.axhline(0, color="black", lw=1)
+        ax.annotate("paid back (above this line)", (months[0], 0), xytext=(4, 4),
+                    textcoords="offset points", fontsize=8)
+        ax.yaxis.set_major_formatter(FuncFormatter(_usd))
+        ax.set_xlabel("month")
+        ax.set_xlim(months[0], months[-1])
+        ax.grid(True, alpha=0.3)
+        ax.set_title(SHORT[s], fontsize=11, color=c, fontweight="bold")
+    axes[0].set_ylabel("cumulative discounted cash vs the API (USD)\n"
+                       "below 0: money still to be earned back")
+    axes[0].legend(loc="lower left", fontsize=8)
+    fig.suptitle(f"Cash position against paying the API, month by month, at "
+                 f"{tokens(demand)} tokens/month (resale of the hardware counted at the end)",
+                 fontsize=11)
+    return fig
+
+
+def payback_figure(payback: xr.DataArray, horizon_months: int,
+                   strategies=("buy", "hybrid")) -> Figure:
+    """Share of scenarios paid back by each month, per strategy (a CDF that stays below
+    100% by the share that never pays back within the horizon).
+
+    Parameters
+    ----------
+    payback : xr.DataArray
+        ``payback_months`` at one demand, dims (sample, strategy); ``inf`` = never.
+    horizon_months : int
+        The horizon (months).
+    """
+    fig = _figure(10, 4.4)
+    ax = fig.subplots()
+    months = np.arange(0, horizon_months + 1)
+    for s in strategies:
+        v = payback.sel(strategy=s).values
+        v = v[~np.isnan(v)]
+        share = np.array([(v <= m).mean() for m in months]) * 100 if v.size else months * 0.0
+        never = 100 - share[-1]
+        ax.step(months, share, where="post", color=COLORS[s], lw=2,
+                label=f"{SHORT[s]} (never within {horizon_months} months: {never:.0f}%)")
+    ax.set_xlim(0, horizon_months)
+    ax.set_ylim(-2, 102)
+    ax.set_xlabel("month")
+    ax.set_ylabel("scenarios paid back by this month (%)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title("When does self-hosting pay back? Share of scenarios whose cumulative "
+                 "discounted cash position\nhas turned positive (the rest never pay back "
+                 "within the horizon)", fontsize=10)
+    return fig

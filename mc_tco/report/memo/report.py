@@ -1,0 +1,101 @@
+"""The report: run both shipped books (with their family checks) and write the memo.
+
+:func:`make_report` is what ``mc-tco report`` does, callable from Python. The books are
+checked before anything runs; every results file is written atomically; the memo reads the
+files just written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mc_tco.book import load_book
+from mc_tco.book.shipped import ARTICLE, DEFAULT, shipped_book
+from mc_tco.engine import execute, plan_run
+from mc_tco.report.memo import build_memo, check_out_dir, write_memo
+from mc_tco.results.io import check_writable, open_results
+
+__all__ = ["Report", "make_report"]
+
+
+
+@dataclass
+class Report:
+    """What :func:`make_report` wrote."""
+
+    results: list[Path]
+    memo_dir: Path
+    files: list[Path]
+
+
+def make_report(
+    *,
+    samples: int = 8192,
+    seed: int = 0,
+    demand: float | None = None,
+    results_dir: str | Path = "results",
+    books: tuple[str | Path, ...] | None = None,
+    command: str = "",
+    progress: Callable[[str], Callable[[int, int], None] | None] = lambda label: None,
+    say: Callable[[str], None] = lambda text: None,
+) -> Report:
+    """Run ``books`` (the default and the article's) and write the memo of the first.
+
+    Parameters
+    ----------
+    books : (path, path) or (path,), optional
+        The default book and the article's (:func:`mc_tco.book.shipped.shipped_book`); one book
+        (e.g. a user's own model) gets its memo alone, without a comparison.
+    samples, seed : int
+        Base sample size and seed of both runs; each run includes its family check, and
+        its ``run_options`` record it, so ``mc-tco rerun`` reproduces the files.
+    demand : float, optional
+        The decision demand of the memo (tokens/month; default
+        :func:`mc_tco.report.memo.analysis.focus_demand` for the TCO model, the focus point
+        otherwise).
+    results_dir : path
+        Where ``<book>.nc`` and the memo folder ``<first book>/`` go.
+    command : str
+        The command line, printed in the memo's provenance.
+    progress : callable
+        ``progress(label)`` returns a ``progress(done, total)`` callback (or None).
+    say : callable
+        Receives one line per finished step.
+    """
+    results_dir = Path(results_dir)
+    books = books or (shipped_book(DEFAULT), shipped_book(ARTICLE))
+    plans = [plan_run(load_book(b), samples=samples, seed=seed, family_check=True)
+             for b in books]  # check both books before running
+    outs = [results_dir / f"{p.book.stem}.nc" for p in plans]
+    memo_dir = results_dir / plans[0].book.stem
+    for out in outs:
+        check_writable(out)
+    check_out_dir(memo_dir)
+    steps = len(plans) + 1
+    for i, (plan, out) in enumerate(zip(plans, outs, strict=True), 1):
+        t = time.monotonic()
+        label = f"[{i}/{steps}] {plan.book.stem}"
+        with execute(plan, progress=progress(label), out=out,
+                     family_progress=progress(label + " family check")):
+            pass
+        say(f"[{i}/{steps}] ran {_shown(plan.book.path)}: {plan.samples:,} samples, "
+            f"{plan.model_runs:,} model runs and a family check, {time.monotonic() - t:.1f} s; "
+            f"wrote {out}")
+    ds, *other = (open_results(o) for o in outs)  # the memo reads the files just written
+    memo = build_memo(ds, compare=other[0] if other else None, demand=demand,
+                      command=command, paths={"results": str(outs[0]),
+                                              "compare": str(outs[1]) if other else ""})
+    files = write_memo(memo, memo_dir)
+    return Report(outs, memo_dir, files)
+
+
+def _shown(path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    p = Path(path).resolve()
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)

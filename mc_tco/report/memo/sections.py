@@ -1,0 +1,168 @@
+"""The memo's sections: each a function ``section(ctx) -> Section | None``.
+
+:data:`SECTIONS` is the memo, in order. Adding a section (e.g. the decision analyses of
+:mod:`mc_tco.decision`) is one line in that list: a function that takes the
+:class:`MemoContext` and returns a :class:`~mc_tco.report.memo.render.Section` (or None to skip).
+
+Every sentence is computed from the results in ``ctx``: numbers come from the stored
+summaries or from :mod:`mc_tco.report.memo.analysis`, and words that compare numbers ("ahead of",
+"tied", "never") are chosen by comparing them, so no part of the memo can contradict
+another.
+"""
+
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.report.memo import analysis as A
+from mc_tco.report.memo import figures as F
+from mc_tco.report.memo.answer import (
+    section_answer,
+    section_outlook,
+)
+from mc_tco.report.memo.context import (
+    MemoContext,
+)
+from mc_tco.report.memo.drivers import (
+    section_drivers,
+    section_sobol,
+)
+from mc_tco.report.memo.evidence import (
+    section_assumptions,
+    section_claims,
+    section_compare,
+    section_provenance,
+)
+from mc_tco.report.memo.fmt import tokens
+from mc_tco.report.memo.render import Figure, Section, markdown_section
+
+__all__ = ["SECTIONS", "MemoContext", "evpi_peak_words"]
+
+
+def section_scenarios(ctx: MemoContext) -> Section | None:
+    """Under which conditions does buying pay off? (PRIM, issue 7)"""
+    from mc_tco.report.words.prim import scenario_section
+
+    sec = markdown_section(
+        scenario_section(ctx.ds, strategy=ctx.strategy, demand=ctx.demand), "scenarios"
+    )
+    return _appendix(sec, "B")
+
+
+def section_value_of_information(ctx: MemoContext) -> Section | None:
+    """What is it worth to know more before deciding? (EVPI, EVPPI, issue 7)"""
+    from mc_tco.decision.information import evpi_by_demand
+    from mc_tco.report.decision_figures import evpi_figure
+    from mc_tco.report.words.voi import voi_section
+
+    curves = [evpi_by_demand(ctx.ds, among=among) for among in (None, ["api", *A.STRATEGIES])]
+    figure = Figure(
+        "evpi", F.to_png(evpi_figure(ctx.ds, evpi=curves)),
+        "What perfect information is worth, by demand",
+        f"Expected value of perfect information (EVPI) in USD/month, with its {ctx.level} "
+        "Monte Carlo "
+        "band, for the choice among the API, buying, renting and the hybrid, and with "
+        "already-owned GPUs as a fifth option. " + evpi_peak_words(curves[0]),
+    )
+    return _appendix(markdown_section(voi_section(ctx.ds, demand=ctx.demand),
+                                      "value-of-information", [figure]), "C")
+
+
+def evpi_peak_words(evpi: xr.DataArray) -> str:
+    """Where the EVPI curve is highest, in words that match the curve: at the end of the
+    grid ("grows to the end of the grid") or inside it ("peaks at ...")."""
+    y = np.nan_to_num(np.asarray(evpi.values, dtype=float), nan=-np.inf)
+    d = evpi["demand"].values
+    j = int(np.argmax(y))
+    if not np.isfinite(y[j]):
+        return "It cannot be estimated at any demand."
+    if j == len(y) - 1:
+        return (f"It is highest at the end of the grid, {tokens(d[j])} tokens/month: the "
+                "stakes of a wrong choice grow with the volume.")
+    if j == 0:
+        return f"It is highest at the start of the grid, {tokens(d[j])} tokens/month."
+    return (f"It peaks at {tokens(d[j])} tokens/month, where the choice is closest: where a "
+            "memo should say 'measure this first'.")
+
+
+def section_summary(ctx: MemoContext) -> Section:
+    """The one-page summary for decision-makers (issue 15), the memo's first section."""
+    return markdown_section(ctx.one_page_markdown, "summary")
+
+
+def section_time(ctx: MemoContext) -> Section:
+    """When does self-hosting pay back, how deep is the hole, what return (version 2)."""
+    from mc_tco.report.memo.sections_time import time_section
+
+    return time_section(ctx)
+
+
+def section_family(ctx: MemoContext) -> Section | None:
+    """Does the answer depend on the shape of the distributions? (issue 7)"""
+    from mc_tco.report.memo.answer import decision_strategy
+    from mc_tco.report.words.family import family_section
+
+    focus = {"strategy": decision_strategy(ctx), "demand": ctx.demand}
+    return _appendix(markdown_section(family_section(ctx.ds, focus=focus), "family-check"),
+                     "D")
+
+
+def _appendix(sec: Section | None, letter: str) -> Section | None:
+    if sec is not None:
+        sec.title = f"Appendix {letter}. {sec.title}"
+    return sec
+
+
+#: one line for each term the appendix uses
+GLOSSARY = [
+    ("scenario", "one draw of every uncertain assumption from its range; the memo's shares "
+                 "are shares of scenarios"),
+    ("Monte Carlo (MC) interval", "the range a share or median could move if the scenarios "
+                                  "were drawn again; not the spread of the assumptions"),
+    ("RQMC", "randomized quasi-Monte Carlo: scenarios drawn evenly (a scrambled Sobol' "
+             "sequence), in 8 independent scrambles whose spread gives the MC intervals"),
+    ("Wilson interval", "an interval for a share, used where a scramble has no or only "
+                        "winning scenarios"),
+    ("Sobol' index ST / S1", "the share of the outcome's variance an assumption explains, "
+                             "with (ST) or without (S1) its interactions with the others"),
+    ("possible ranks", "the ranks an assumption's index allows, given the others' intervals"),
+    ("EVPI / EVPPI", "expected value of perfect (partial) information: what knowing all (or "
+                     "some) assumptions before deciding would be worth, per month"),
+    ("PRIM", "patient rule induction: finds ranges of the assumptions where an option wins "
+             "(scenario discovery)"),
+    ("family check", "the run repeated with other distribution shapes (e.g. triangular "
+                     "instead of PERT) for the same ranges"),
+    ("book", "the file of assumptions (distributions/*.toml) a run samples"),
+    ("NPV", "net present value: the discounted sum of what an option saves against the API"),
+    ("IRR", "internal rate of return: the yearly discount rate at which the NPV is zero"),
+    ("payback", "the month the discounted running total of savings turns positive"),
+]
+
+
+def section_glossary(ctx: MemoContext) -> Section:
+    from mc_tco.report.memo.render import Bullets
+
+    return Section("Appendix E. Glossary",
+                   [Bullets([f"**{term}**: {text}." for term, text in GLOSSARY])], "glossary")
+
+
+SECTIONS: list[Callable[[MemoContext], Section | None]] = [
+    section_summary,
+    section_answer,
+    section_outlook,
+    section_time,
+    section_drivers,
+    section_claims,
+    section_assumptions,
+    section_compare,
+    section_sobol,
+    section_scenarios,
+    section_value_of_information,
+    section_family,
+    section_glossary,
+    section_provenance,
+]

@@ -1,0 +1,115 @@
+"""The memo's section on time (cost model version 2): the cash position month by month,
+when self-hosting pays back, how deep the hole is, and what return it earns.
+
+Called from :data:`mc_tco.report.memo.sections.SECTIONS`; every number comes from
+:mod:`mc_tco.report.memo.timeaxis` (replicate intervals of the run).
+"""
+
+from __future__ import annotations
+
+import math
+
+from mc_tco.report.memo import figures as F
+from mc_tco.report.memo.figures_time import cash_fan_figure, payback_figure
+from mc_tco.report.memo.fmt import money, prob, tokens
+from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+from mc_tco.report.memo.timeaxis import TimeNumbers, time_numbers
+from mc_tco.results.points import nearest_point, point_index, scale_of
+
+__all__ = ["months_text", "time_section"]
+
+TIME_STRATEGIES = ("buy", "hybrid")
+
+
+def months_text(x: float) -> str:
+    """'14 months', 'never (within the horizon)'."""
+    if math.isinf(x):
+        return "never (within the horizon)"
+    if math.isnan(x):
+        return "n/a"
+    return f"{x:.0f} month{'s' if round(x) != 1 else ''}"
+
+
+def _months_short(x: float) -> str:
+    return "never" if math.isinf(x) else ("n/a" if math.isnan(x) else f"{x:.0f}")
+
+
+def time_sentences(t: TimeNumbers, verb: str, conf: float) -> str:
+    """What the payback, peak cash need and IRR of one strategy say, computed and rounded
+    for the body (:mod:`mc_tco.report.memo.fmt`'s rules; the intervals are in time.csv): a
+    median's interval is shown only when it spans different whole months."""
+    pay = t.payback
+    if math.isinf(pay.value):
+        first = (f"In the median scenario {verb} never pays back within the "
+                 f"{t.horizon_months} months")
+    else:
+        span = _months_short(pay.lower) != _months_short(pay.upper)
+        first = (f"The median scenario of {verb} pays back in {months_text(pay.value)}"
+                 + (f" ({conf:.0%} MC interval {_months_short(pay.lower)}-"
+                    f"{_months_short(pay.upper)})" if span else ""))
+    out = [first + f"; it never pays back within the horizon in {prob(t.never.value)} of "
+           "scenarios."]
+    out.append(f"The deepest cumulative hole the company must fund is "
+               f"{money(t.peak.value)} in the median scenario; 90% of scenarios lie between "
+               f"{money(t.peak_spread[0])} and {money(t.peak_spread[1])}.")
+    if t.irr_defined > 0 and math.isfinite(t.irr.value):
+        out.append(f"Where its flows change sign ({prob(t.irr_defined)} of scenarios) the "
+                   f"median internal rate of return is {t.irr.value:.0%} a year.")
+    else:
+        out.append("Its flows never change sign, so it has no internal rate of return.")
+    return " ".join(out)
+
+
+def time_section(ctx) -> Section:
+    """The section 'When does it pay back?' of the memo (``ctx``: a MemoContext)."""
+    from mc_tco.report.memo.context import VERB
+
+    ds = ctx.ds
+    d = ctx.demand
+    cd = ds["cash_demand"].values
+    cash_d = nearest_point(cd, d, scale_of("cash_demand"))
+    nums = {s: time_numbers(ds, d, s) for s in TIME_STRATEGIES}
+    blocks = [Paragraph(
+        "Version 2 of the cost model follows the cash month by month: demand ramps up and "
+        "grows, prices move, nodes are bought when needed and sold at the end of the "
+        "horizon, and the API serves the traffic until the self-hosted stack is set up. "
+        "The cash position is the running total, discounted, of what self-hosting saves "
+        "against paying the API; it starts below zero (hardware bought up front) and "
+        "pays back when it turns positive.")]
+    for s in TIME_STRATEGIES:
+        blocks.append(Paragraph(f"**{VERB[s].capitalize()}** at {tokens(d)}: "
+                                + time_sentences(nums[s], VERB[s], ctx.conf)))
+    cash = ds["cash_path"].sel(cash_demand=cash_d)
+    note = "" if point_index([cash_d], d) is not None else (
+        f" The file keeps month-by-month cash at {', '.join(tokens(x) for x in cd)} "
+        f"tokens/month only; the nearest, {tokens(cash_d)}, is shown.")
+    blocks.append(Figure(
+        "cash_position", F.to_png(cash_fan_figure(cash, cash_d, TIME_STRATEGIES)),
+        f"Cash position against the API, month by month, at {tokens(cash_d)}",
+        "Cumulative discounted cash of buying and of the hybrid against paying the API: "
+        "the median, 25-75% and 5-95% of scenarios. Below zero the company is still "
+        "earning back what it spent; the jump in the last month is the resale of the "
+        "hardware." + note))
+    horizon = nums["buy"].horizon_months
+    pay = ds["payback_months"].sel(demand=d, strategy=list(TIME_STRATEGIES))
+    blocks.append(Figure(
+        "payback", F.to_png(payback_figure(pay, horizon, TIME_STRATEGIES)),
+        f"When self-hosting pays back, at {tokens(d)}",
+        "Share of scenarios whose cash position has turned positive by each month; the "
+        "curve stops short of 100% by the share that never pays back within the "
+        f"{horizon}-month horizon. A hybrid that never buys a server is the API itself "
+        "(counted as paid back at month 0); the step in the last month is the resale of "
+        "the hardware."))
+    rows = []
+    for s in TIME_STRATEGIES:
+        t = nums[s]
+        rows.append([
+            VERB[s], _months_short(t.payback.value), prob(t.never.value),
+            money(t.peak.value), (f"{t.irr.value:.0%}" if math.isfinite(t.irr.value)
+                                  else "n/a"),
+        ])
+    blocks.append(Table(["strategy", "median payback (months)", "never pays back",
+                         "median peak cash need", "median IRR (where defined)"], rows,
+                        "lrrrr", caption=f"At {tokens(d)} tokens/month; full precision in "
+                        "time.csv."))
+    return Section("When does it pay back?", blocks, "time")

@@ -1,0 +1,398 @@
+"""Plain-text tables of computed results, for the terminal. Nothing here computes."""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.report.fmt import fmt_prob_ci, fmt_value
+from mc_tco.results.ranking import rank_order
+from mc_tco.uncertainty.scrambles import MIN_EVENTS
+
+__all__ = ["inputs_table", "run_table"]
+
+
+
+def _dim_header(name: str | None, unit: str) -> str:
+    """``name (unit)``, or ``name`` alone when there is no unit (no empty brackets)."""
+    if not name:
+        return ""
+    return f"{name} ({unit})" if unit and unit != "1" else str(name)
+
+def _grid_table(ds: xr.Dataset, da: xr.DataArray, name: str, blank: str, cell) -> str:
+    """A table of ``cell(point)`` over the layout of ``da`` (:func:`_layout`): one row per
+    strategy (or other point), one column per report value of the grid dim; ``blank`` heads
+    the only column when there is no grid."""
+    col_dim, cols, rows = _layout(ds, da)
+    unit = ds[col_dim].attrs.get("units", "") if col_dim else ""
+    header = [_dim_header(col_dim, unit)] + [
+        fmt_value(c, unit) if c is not None else blank for c in cols]
+    body = [[", ".join(str(v) for v in row.values()) or name]
+            + [cell({**row, **({col_dim: c} if col_dim else {})}) for c in cols]
+            for row in rows]
+    return _table(header, body)
+
+
+def _report(ds: xr.Dataset) -> tuple[dict, dict]:
+    report = ds.mc_tco.report
+    focus = ds.mc_tco.focus
+    return report, focus
+
+
+def _sel(da: xr.DataArray, point: dict) -> xr.DataArray:
+    numeric = {k: v for k, v in point.items() if k in da.dims and not isinstance(v, str)}
+    labels = {k: v for k, v in point.items() if k in da.dims and isinstance(v, str)}
+    out = da.sel(labels) if labels else da
+    return out.sel(numeric, method="nearest") if numeric else out
+
+
+def _layout(ds: xr.Dataset, da: xr.DataArray):
+    """Columns (one numeric dim's points) and rows (combinations of the other dims)."""
+    report, _ = _report(ds)
+    dims = [d for d in da.dims if d != "ci_bound"]
+    col_dim = next(
+        (d for d in dims if d in report and not isinstance(report[d][0], str)),
+        next((d for d in dims if np.issubdtype(ds[d].dtype, np.number)), None),
+    )
+    if col_dim is None:
+        cols = [None]
+    elif col_dim in report:
+        cols = list(report[col_dim])
+    else:
+        vals = ds[col_dim].values
+        cols = list(vals[np.linspace(0, len(vals) - 1, min(5, len(vals))).astype(int)])
+    row_dims = [d for d in dims if d != col_dim]
+    row_values = [list(report[d]) if d in report else list(ds[d].values) for d in row_dims]
+    rows = [dict(zip(row_dims, combo, strict=True)) for combo in product(*row_values)]
+    return col_dim, cols, rows
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+             for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = None) -> str:
+    """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST."""
+    run = ds.mc_tco.run
+    targets = ds.mc_tco.targets
+    label = run.indicator_label
+    out = []
+    runs = f"{run.model_runs:,} model runs"
+    if run.shapley_evaluations is not None:
+        runs += f" (+ {run.shapley_evaluations:,} for the Shapley effects)"
+    head = f"{run.book_name} ({run.book_path})"
+    out.append(head)
+    out.append(
+        f"  {ds.sizes['input']} uncertain inputs, {run.samples:,} base samples x "
+        f"{run.rows_per_sample} design rows = {runs}, seed {run.seed}"
+        + (f", {elapsed:.1f} s" if elapsed is not None else "")
+    )
+    if path:
+        out.append(f"  wrote {path}")
+    conf = f"{run.conf_level:.0%}"
+    for t in targets:
+        prob, ci = ds["p_positive"].sel(target=f"{t}>0"), ds["p_positive_ci"].sel(target=f"{t}>0")
+        what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
+        out.append("")
+        out.append(f"P({what}), with its {conf} Monte Carlo interval")
+        out.append(_grid_table(ds, prob, t, "P", lambda point, prob=prob, ci=ci: fmt_prob_ci(
+            float(_sel(prob, point)), *(float(v) for v in _sel(ci, point).values))))
+    if "independent_p_positive" in ds:
+        out.append("")
+        out.append(_independence_table(ds, targets, label, conf))
+    for name in ds.mc_tco.distributions:
+        q = ds[f"{name}_quantile"]
+        never, never_ci = ds[f"{name}_p_never"], ds[f"{name}_p_never_ci"]
+        unit = q.attrs.get("units", "")
+        report, _ = _report(ds)
+        out.append("")
+        out.append(f"{_dim_header(name, unit)}: median, 90% interval, and the share that "
+                   "never gets there")
+        rows = []
+        others = [d for d in q.dims if d != "quantile"]
+        combos = [dict(zip(others, c, strict=True)) for c in product(
+            *[report.get(d, list(ds[d].values)) for d in others])]
+        for row in combos:
+            qq = _sel(q, row)
+            lo, med, hi = (float(qq.sel(quantile=v)) for v in (0.05, 0.5, 0.95))
+            p, (plo, phi) = float(_sel(never, row)), (float(v) for v in _sel(never_ci, row).values)
+            rows.append([
+                ", ".join(map(str, row.values())) or name,
+                fmt_value(med, unit),
+                f"[{fmt_value(lo, unit)} - {fmt_value(hi, unit)}]",
+                f"never {fmt_prob_ci(p, plo, phi)}",
+            ])
+        out.append(_table(["", "median", "90% interval", "share never"], rows))
+        out.extend(_median_lines(ds, name, unit))
+    out.extend(_payback_lines(ds))
+    _, focus = _report(ds)
+    where = ", ".join(
+        f"{k}={fmt_value(v, ds[k].attrs.get('units', '')) if not isinstance(v, str) else v}"
+        for k, v in focus.items() if k != "target"
+    )
+    where = f" at {where}" if where else ""
+    hinted = False
+    if "correlation_used" in ds:
+        out.append("")
+        within = ds.mc_tco.run.groups_independent
+        out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
+                   "Shapley effects shown" + (
+                       " (with grouped Sobol' indices, exact: every correlation stays "
+                       "within a group)" if within and "ST_group" in ds else
+                       "; every correlation stays within a group, so grouped Sobol' "
+                       "indices (--by group) would be exact" if within else ""))
+    # the book's focus target ([analysis] focus = { target = ... }) is ranked first
+    for t in sorted(targets, key=lambda t: t != focus.get("target")):
+        for target in (f"{t}>0", t):
+            plain = label in ("> 0", "")
+            what = (f"'{t} > 0'" + ("" if plain else f" ({label})") if target.endswith(">0")
+                    else f"'{t}'")
+            by = "Shapley effect" if "correlation_used" in ds else "ST"
+            st = _sel(ds["ST"].sel(target=target), focus)
+            if st.ndim != 1:
+                if not hinted:
+                    dims = [d for d in st.dims if d != "input"]
+                    out += ["", "Inputs are ranked at one point of the grid: set [analysis] "
+                            f"focus = {{{', '.join(f'{d} = ...' for d in dims)}}} in the book "
+                            f"(the grid dims without a focus: {', '.join(dims)})"]
+                    hinted = True
+                continue
+            out.append("")
+            if not np.isfinite(st.values).any():
+                out.append(f"Inputs ranked by {by} for {what}{where}: not defined, the "
+                           "target does not vary there")
+                continue
+            if target.endswith(">0"):
+                p = float(_sel(ds["p_positive"].sel(target=target), focus))
+                wins = round(p * ds.sizes["sample"])
+                if min(wins, ds.sizes["sample"] - wins) < RARE:
+                    out.append(
+                        f"Inputs ranked by {by} for {what}{where}: only {wins:,} of "
+                        f"{ds.sizes['sample']:,} scenarios "
+                        f"{('has' if wins == 1 else 'have') if wins < RARE else 'miss'} "
+                        f"{t} > 0 here, too few to rank the inputs (see the ranking "
+                        "for the target itself below, or raise --samples)"
+                    )
+                    continue
+            correlated = "correlation_used" in ds  # per-input S1/ST are not defined then
+            for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
+                if f"ST{suffix}" not in ds or (correlated and dim == "input"):
+                    continue
+                if correlated and not ds.mc_tco.run.groups_independent:
+                    out.append(f"Groups not ranked by Sobol' indices for {what}: correlations "
+                               "cross the book's groups, so the groups are not independent")
+                    continue
+                exact = " (exact: every correlation stays within a group)" if correlated else ""
+                out.append(f"Top {noun} by total Sobol' index ST for {what}{where} "
+                           f"(± {conf} {_ci_label(ds)} half-width){exact}")
+                out.append(_ranking(ds, suffix, dim, target, focus))
+            if "S2" in ds or "ST_group" in ds:
+                out.append(EXTRA_ROWS_NOTE)
+            if "shapley" in ds:
+                out.append(f"Top inputs by Shapley effect for {what}{where} "
+                           f"(± {conf} half-width; the effects sum to 1)")
+                out.append(_shapley_ranking(ds, target, focus))
+            if "S2" in ds:
+                out.append(f"Largest second-order indices S2 for {what}{where}")
+                out.append(_pairs(ds, target, focus))
+    return "\n".join(out)
+
+
+def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
+    """P(target > 0) without the correlations, and the change they make (points)."""
+    out = []
+    for t in targets:
+        prob = ds["independent_p_positive"].sel(target=f"{t}>0")
+        change = ds["correlation_change_ci"].sel(target=f"{t}>0")
+        what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
+        out.append(f"Does the answer depend on the correlations? P({what}) with the inputs "
+                   f"independent (same Sobol' points, first "
+                   f"{ds.mc_tco.run.independence_check_samples:,} samples), and "
+                   f"the {conf} interval of what the correlations change (points)")
+
+        def cell(point, prob=prob, change=change):
+            lo, hi = (100 * float(v) for v in _sel(change, point).values)
+            return f"{float(_sel(prob, point)):.1%} ({lo:+.1f} to {hi:+.1f})"
+
+        out.append(_grid_table(ds, prob, t, "", cell))
+    return "\n".join(out)
+
+
+#: why --by group / --second-order move S1 a little (issue 11 item 18)
+EXTRA_ROWS_NOTE = (
+    "  (note: S1 is centred on the mean of all design rows, as SALib does; --by group and "
+    "--second-order add rows, which moves S1 by up to ~1e-3 against a run without them)"
+)
+
+
+# -- version-2 cash-flow medians (issue 12): a separate block, computed by
+# mc_tco.uncertainty.scrambles
+
+
+def _median(ds: xr.Dataset, da: xr.DataArray):
+    """Median over ``sample`` and its replicate interval (``inf`` kept: "never")."""
+    from mc_tco.uncertainty.scrambles import quantiles_with_interval
+
+    run = ds.mc_tco.run
+    res = quantiles_with_interval(da, [0.5], replicates=run.scrambles,
+                                  conf_level=run.conf_level)
+    est = res["estimate"].squeeze("quantile", drop=True)
+    ci = res["ci"].squeeze("quantile", drop=True)
+    return est, ci
+
+
+def _median_lines(ds: xr.Dataset, name: str, unit: str) -> list[str]:
+    """'median of <name>, with its Monte Carlo interval' per strategy (when sampled)."""
+    if name not in ds or "sample" not in ds[name].dims or "strategy" not in ds[name].dims:
+        return []
+    report, _ = _report(ds)
+    est, ci = _median(ds, ds[name])
+    conf = f"{ds.mc_tco.run.conf_level:.0%}"
+    rows = [[str(s), fmt_value(float(est.sel(strategy=s)), unit),
+             "[" + " - ".join(fmt_value(float(v), unit) for v in ci.sel(strategy=s).values) + "]"]
+            for s in report.get("strategy", list(ds["strategy"].values))]
+    return [f"  median with its {conf} Monte Carlo interval:",
+            *("  " + line for line in _table(["", "median", "interval"], rows).split("\n"))]
+
+
+def _payback_lines(ds: xr.Dataset) -> list[str]:
+    """Median payback month per strategy at the report demands, with its interval."""
+    if "payback_months" not in ds or "sample" not in ds["payback_months"].dims:
+        return []
+    report, _ = _report(ds)
+    demands = [d for d in report.get("demand", []) if not isinstance(d, str)]
+    strategies = [s for s in report.get("strategy", []) if s != "api"]
+    if not demands or not strategies:
+        return []
+    pay = ds["payback_months"].sel(strategy=strategies).sel(demand=demands, method="nearest")
+    est, ci = _median(ds, pay)
+    conf = f"{ds.mc_tco.run.conf_level:.0%}"
+    header = ["demand (tokens/month)"] + [fmt_value(float(d), "tokens/month") for d in demands]
+    rows = []
+    for s in strategies:
+        line = [s]
+        for d in pay["demand"].values:
+            m = float(est.sel(strategy=s, demand=d))
+            lo, hi = (float(v) for v in ci.sel(strategy=s, demand=d).values)
+            same = _months(lo) == _months(m) == _months(hi)
+            line.append(_months(m) if same else f"{_months(m)} ({_months(lo)}-{_months(hi)})")
+        rows.append(line)
+    return ["", f"payback_months (month): median, with its {conf} Monte Carlo interval where "
+            "that spans more than one whole month (never = not within the horizon; 0 = no "
+            "node bought, the API)", _table(header, rows)]
+
+
+def _months(x: float) -> str:
+    return "never" if np.isinf(x) else ("n/a" if np.isnan(x) else f"{x:.0f}")
+
+
+def _ci_label(ds: xr.Dataset) -> str:
+    run = ds.mc_tco.run
+    return f"RQMC, {run.scrambles} scrambles," if run.ci == "rqmc" else run.ci
+
+
+#: fewer winning (or losing) samples than this and an indicator's indices are not ranked
+RARE = MIN_EVENTS
+
+
+def _ranking(ds: xr.Dataset, suffix: str, dim: str, target: str, focus: dict, top: int = 5):
+    """Rows 'rank. name  ST x ± e  S1 y ± f', by decreasing ST."""
+    pick = {name: _sel(ds[f"{name}{suffix}"].sel(target=target), focus)
+            for name in ("ST", "S1")}
+    conf = {name: _sel(ds[f"{name}{suffix}_conf"].sel(target=target), focus)
+            for name in ("ST", "S1")}
+    st = pick["ST"]
+    order = rank_order(st.values, top=top)
+    rows = []
+    for rank, j in enumerate(order, 1):
+        rows.append([
+            f"{rank}. {st[dim].values[j]}",
+            f"ST {st.values[j]:.3f} ± {conf['ST'].values[j]:.3f}",
+            f"S1 {pick['S1'].values[j]:.3f} ± {conf['S1'].values[j]:.3f}",
+        ])
+    return _table(["", "", ""], rows).split("\n", 1)[1]
+
+
+def _shapley_ranking(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
+    """Rows 'rank. name  Shapley x ± e', by decreasing effect."""
+    sh = _sel(ds["shapley"].sel(target=target), focus)
+    half = _sel(ds["shapley_conf"].sel(target=target), focus)
+    if not np.isfinite(sh.values).any():
+        return "  (not defined: the target does not vary here)"
+    order = rank_order(sh.values, top=top)
+    rows = [[f"{rank}. {sh['input'].values[j]}",
+             f"Shapley {sh.values[j]:.3f} ± {half.values[j]:.3f}"]
+            for rank, j in enumerate(order, 1)]
+    return _table(["", ""], rows).split("\n", 1)[1]
+
+
+def _pairs(ds: xr.Dataset, target: str, focus: dict, top: int = 5) -> str:
+    s2 = _sel(ds["S2"].sel(target=target), focus)
+    s2_conf = _sel(ds["S2_conf"].sel(target=target), focus)
+    values = np.nan_to_num(s2.values, nan=-np.inf)
+    flat = rank_order(values, top=top)
+    rows = []
+    for rank, idx in enumerate(flat, 1):
+        i, j = np.unravel_index(idx, values.shape)
+        if not np.isfinite(values[i, j]):
+            break
+        rows.append([
+            f"{rank}. {s2.input.values[i]} x {s2.input_2.values[j]}",
+            f"S2 {s2.values[i, j]:.3f} ± {s2_conf.values[i, j]:.3f}",
+        ])
+    return _table(["", ""], rows).split("\n", 1)[1] if rows else "  (none estimable)"
+
+
+def inputs_table(book) -> str:
+    """The book as a table: family and parameters, 5/50/95% quantiles, unit, source."""
+    rows = []
+    for inp in book.inputs.values():
+        q = inp.quantiles([0.05, 0.5, 0.95])
+        rows.append([
+            inp.name,
+            inp.describe(),
+            *(fmt_value(float(v)) for v in q),
+            inp.unit or "-",
+            inp.group or "-",
+            inp.source or "(no source)",
+        ])
+    header = ["input", "distribution", "5%", "50%", "95%", "unit", "group", "source"]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    lines = []
+    for r in [header, *rows]:
+        cells = [c.ljust(w) if i in (0, 1, 5, 6) else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(r[:-1], widths, strict=True))]
+        lines.append("  ".join(cells) + "  " + r[-1])
+    n_unc, n_const = len(book.uncertain), len(book.constants)
+    title = f"{book.name} ({book.path}): {n_unc} uncertain inputs, {n_const} constants"
+    return title + "\n" + "\n".join(lines) + _correlations_table(book)
+
+
+def _correlations_table(book) -> str:
+    """The book's [[correlation]] pairs with their sources ('' when there are none)."""
+    if not book.correlations:
+        return ""
+    corr = book.correlation
+    col = {n: j for j, n in enumerate(corr.names)}
+    achieved = corr.achieved
+    rows = []
+    for c in book.correlations:
+        a, b = c["between"]
+        value = f"{c['kind']} {c['value']:+.2f}"
+        if corr.repaired:
+            value += f" (repaired: {achieved[col[a], col[b]]:+.2f})"
+        rows.append([f"{a} ~ {b}", value, c["source"] or "(no source)"])
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    lines = [f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2]}" for r in rows]
+    head = (f"\n\nCorrelations ({len(rows)}; a Gaussian copula, margins unchanged; pairs "
+            "not listed are independent)")
+    if corr.repaired:
+        head += (f"; not jointly possible as written (smallest eigenvalue "
+                 f"{corr.min_eigenvalue:.3g}): the sample uses the nearest valid matrix")
+    return head + "\n" + "\n".join(lines)

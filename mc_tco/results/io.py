@@ -1,0 +1,409 @@
+"""Reading and writing results files (netCDF4 via h5netcdf), atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import errno
+import os
+import re
+import shutil
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+import xarray as xr
+
+from mc_tco import interrupt
+from mc_tco import results as _results  # noqa: F401  (registers ds.mc_tco)
+from mc_tco.errors import OptionError
+from mc_tco.results import store as _store
+from mc_tco.results.output_lock import _held_reports, hold_output, waiting
+from mc_tco.results.reading import DamagedFileError, open_results
+
+__all__ = [
+    "DamagedFileError",
+    "NoSpace",
+    "WriteError",
+    "atomic_path",
+    "check_writable",
+    "format_bytes",
+    "hold_output",
+    "open_results",
+    "remove_stale_temp",
+    "reserve",
+    "waiting",
+    "write_results",
+]
+
+ENGINE = "h5netcdf"
+
+
+def check_writable(path: str | Path, create: bool = False) -> Path:
+    """Fail early, with the fix, if ``path`` cannot be written.
+
+    Checks the nearest existing folder on the way to ``path``; missing folders are created
+    only with ``create=True`` (at write time), so a run that fails leaves nothing behind.
+    """
+    path = Path(path)
+    parent = path.parent
+    if path.is_dir():
+        raise OptionError(f"--out {path}: is a folder; give a file name ending in .nc")
+    existing = parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OptionError(
+            f"--out {path}: cannot create folder {parent} ({existing} is a file); "
+            "choose another --out"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OptionError(
+            f"--out {path}: folder {existing} is not writable; choose another --out"
+        )
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OptionError(f"--out {path}: the file is read-only; choose another --out")
+    if create:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OptionError(
+                f"--out {path}: cannot create folder {parent} ({exc.strerror}); "
+                "choose another --out"
+            ) from None
+    return path
+
+
+# ------------------------------------------------------------------ temporary files
+
+_HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+#: ``.<target name>.<host>.<pid>.<random>.tmp``: the temporary files of :func:`atomic_path`
+_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.\w+\.tmp$")
+
+
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}.{_HOST}.{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (a zombie counts as dead)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's process
+        return True
+    with contextlib.suppress(OSError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def remove_stale_temp(folder: str | Path, finish: str | Path | None = None) -> list[Path]:
+    """Remove the temporary files that killed writers left in ``folder``.
+
+    A process killed while writing (SIGKILL, a power cut) cannot remove its temporary
+    file. Its name carries the host and the process id; a file of this host whose process
+    is gone is removed. Files of live processes and of other hosts (a shared disk) stay.
+
+    ``finish``, the results file being written (its lock held): a writer killed between
+    the two renames of its swap (:func:`_swap`) left the previous results under the
+    backup's temporary name; that file becomes ``<finish>.bak``, as the swap would have
+    made it. (Killed before the first rename, that name is the current file: removed.)
+    Such names of other files are then left for the writers of those files.
+
+    Returns
+    -------
+    list of Path
+        The files removed (or renamed to the backup).
+    """
+    removed = []
+    finish = Path(finish) if finish is not None else None
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            m = _TEMP.match(entry.name)
+            if m and m["host"] == _HOST and not _alive(int(m["pid"])):
+                backup = m["name"].endswith(".bak")
+                if finish is not None and backup and m["name"] != finish.name + ".bak":
+                    continue  # another file's cut swap: left for that file's writer
+                with contextlib.suppress(OSError):
+                    if finish is not None and backup and _swap_was_cut(Path(entry.path),
+                                                                       finish):
+                        os.replace(entry.path, finish.with_name(m["name"]))
+                    else:
+                        os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed
+
+
+def _swap_was_cut(keep: Path, path: Path) -> bool:
+    """Whether ``keep`` (a dead writer's second name of ``path``'s previous file) is no
+    longer ``path`` itself: the writer renamed its new file over ``path``, then died
+    before renaming ``keep`` to the backup. A copy (where there are no hard links) keeps
+    the size and time of the file it copied."""
+    if not path.exists():
+        return False
+    a, b = keep.stat(), path.stat()
+    if os.path.samestat(a, b):
+        return False
+    return (a.st_size, a.st_mtime_ns) != (b.st_size, b.st_mtime_ns)
+
+
+def format_bytes(nbytes: float) -> str:
+    """``nbytes`` for a message: in MB below a GB ("12.3 MB"), else in GB ("4.2 GB")."""
+    if nbytes < 1e9:
+        return f"{nbytes / 1e6:.1f} MB"
+    return f"{nbytes / 1e9:.1f} GB"
+
+
+# ------------------------------------------------------------------ disk space
+
+#: set when a write failed while HDF5 held the file open: HDF5 then cannot close it, and
+#: its exit handler crashes closing it again (a segmentation fault after the error). The
+#: ``mc-tco`` command then ends without running the exit handlers (:mod:`mc_tco._entry`).
+hdf5_left_open = False
+#: bytes reserved beyond what a write needs: HDF5's metadata (written when it closes)
+RESERVE_MARGIN = 2**20
+
+
+class NoSpace(OSError):
+    """The disk cannot hold ``needed`` more bytes; ``free`` were free."""
+
+    def __init__(self, needed: int, free: int):
+        super().__init__(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.needed = needed
+        self.free = free
+
+
+def _fallocate():
+    """Linux's ``fallocate(2)`` (keeping the file's size), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        func = libc.fallocate
+    except (OSError, AttributeError):
+        return None
+    func.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    func.restype = ctypes.c_int
+    return func
+
+
+_FALLOCATE = _fallocate()
+_KEEP_SIZE = 1  # FALLOC_FL_KEEP_SIZE
+
+
+def reserve(path: str | Path, nbytes: int) -> None:
+    """Reserve disk blocks for ``nbytes`` (plus :data:`RESERVE_MARGIN`) beyond the end of
+    the file at ``path``, before HDF5 writes them.
+
+    HDF5 does not survive a full disk: a failed write leaves the file's objects open, and
+    closing them (or the library's exit handler) crashes the process. The reserved blocks
+    (``fallocate`` with ``FALLOC_FL_KEEP_SIZE``: the file's size does not change; HDF5
+    trims what it did not use when it closes the file) make a full disk fail here, before
+    HDF5 writes anything, with :class:`NoSpace`. File systems without ``fallocate``
+    (some network ones) are not reserved on.
+    """
+    if _FALLOCATE is None or nbytes <= 0:
+        return
+    import ctypes
+
+    fd = os.open(path, os.O_RDWR)
+    try:
+        end = os.fstat(fd).st_size
+        if _FALLOCATE(fd, _KEEP_SIZE, end, int(nbytes) + RESERVE_MARGIN) == 0:
+            return
+        err = ctypes.get_errno()
+        if err in (errno.ENOSPC, errno.EDQUOT):
+            raise NoSpace(int(nbytes) + RESERVE_MARGIN, shutil.disk_usage(path).free)
+        # EOPNOTSUPP, ENOSYS, EINVAL, ...: nothing reserved, HDF5 writes as it can
+    finally:
+        os.close(fd)
+
+
+class WriteError(OptionError, OSError):
+    """A file that could not be written (one line; ``errno`` that of the failure). An
+    :class:`OptionError` for the command's one line and exit code 2, and an OSError for
+    callers that catch those."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.errno = code
+
+
+def _write_error(path: Path, exc: OSError, what: str | None,
+                 written: int | None = None) -> WriteError:
+    """The one-line error of a failed write of ``path`` (``what``: the option, e.g.
+    ``--out``, shown before the path; ``written``: bytes of the file written by then)."""
+    global hdf5_left_open
+    if "h5py" in sys.modules and not isinstance(exc, NoSpace):
+        hdf5_left_open = True  # an HDF5 write or close failed: it may hold the file
+    name = f"{what} {path}" if what else str(path)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        folder = path.parent
+        with contextlib.suppress(OSError):
+            folder = folder.resolve()
+        free = getattr(exc, "free", None)
+        if free is None:
+            with contextlib.suppress(OSError):
+                free = shutil.disk_usage(folder).free
+        needed = getattr(exc, "needed", None)
+        if needed:
+            need = f"the file needs {format_bytes(needed)} more"
+            left = f" and {format_bytes(free)} are free" if free is not None else ""
+        else:  # HDF5 met the full disk (no reservation on this file system)
+            need = "the disk filled up while the file was written"
+            left = f" ({format_bytes(written)} of it)" if written else ""
+        return WriteError(
+            f"{name}: no space left in {folder}: {need}{left}; nothing was written; free "
+            "some space or choose an --out on a larger disk", exc.errno
+        )
+    return WriteError(
+        f"{name}: cannot write the file ({exc.strerror or exc}); nothing was written",
+        exc.errno,
+    )
+
+
+# ------------------------------------------------------------------ the swap
+
+
+def _second_name(path: Path, bak: Path) -> Path:
+    """A temporary second name of the file ``path`` (a hard link, or a copy) beside it:
+    the backup-to-be."""
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(bak), suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+        try:
+            os.link(path, tmp)
+        except OSError:  # no hard links here (some network and FUSE file systems)
+            shutil.copy2(path, tmp)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _swap(tmp: str, path: Path, backup: bool) -> None:
+    """Rename ``tmp`` over ``path``; with ``backup``, the file it replaces becomes
+    ``<path>.bak``. Either all of it happens or nothing.
+
+    Until ``tmp`` is renamed (the one step that changes what a reader sees) a signal
+    stops the swap and leaves every file as it was. From that rename on, SIGINT and
+    SIGTERM wait until the backup is in place too (:func:`mc_tco.interrupt.deferred`).
+    """
+    bak = path.with_name(path.name + ".bak")
+    keep = None
+    try:
+        interrupt.signal_point("before-backup")
+        if backup and path.is_file():
+            keep = _second_name(path, bak)
+        interrupt.signal_point("after-backup")
+        with interrupt.deferred() as pending:
+            interrupt.check()
+            if pending:
+                raise interrupt.Interrupted(pending.pop(0))
+            os.replace(tmp, path)  # from here on, the new state
+            interrupt.wrote(path)
+            interrupt.signal_point("after-rename")
+            if keep is not None:
+                try:
+                    os.replace(keep, bak)
+                except OSError as exc:  # left for the next writer (remove_stale_temp)
+                    keep = None
+                    raise WriteError(
+                        f"{path}: written, but the previous file could not be kept as "
+                        f"{bak.name} ({exc.strerror or exc}); it is kept beside it as a "
+                        "temporary file until the next write", exc.errno
+                    ) from None
+    finally:
+        # a leftover second name: not renamed (stopped before), or renamed onto a .bak
+        # that already was a name of the same file (rename then does nothing)
+        if keep is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(keep)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, backup: bool = False, what: str | None = None):
+    """Yield a temporary path next to ``path``; on success rename it over ``path``.
+
+    On any error (or KeyboardInterrupt) the temporary file is removed and ``path`` is left
+    as it was: a reader never sees a half-written file. The temporary file's name carries
+    the host and process id, so the temporary files of killed writers are removed by the
+    next write into the same folder (:func:`remove_stale_temp`). With ``backup``, an
+    existing ``path`` is kept as ``<path>.bak`` (one generation) when it is replaced:
+    both renames happen, or neither (:func:`_swap`). The block holds the lock of ``path``
+    (:func:`hold_output`): two writers of one file take turns.
+
+    Raises
+    ------
+    WriteError
+        When writing fails (a full disk, ...): one line naming ``path`` (after ``what``,
+        e.g. ``--out``), the folder and the space needed (an OptionError and an OSError).
+    """
+    path = check_writable(path)
+    with hold_output(path):
+        check_writable(path, create=True)
+        remove_stale_temp(path.parent, finish=path)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp",
+                                   dir=path.parent)
+        os.close(fd)
+        umask = os.umask(0)
+        os.umask(umask)
+        try:
+            with _held_reports():
+                yield Path(tmp)
+            os.chmod(tmp, 0o666 & ~umask)
+            _swap(tmp, path, backup)
+        except WriteError:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        except OSError as exc:
+            written = None
+            with contextlib.suppress(OSError):
+                written = os.stat(tmp).st_size
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise _write_error(path, exc, what, written) from None
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+
+
+def _encoding(ds: xr.Dataset) -> dict:
+    enc = {}
+    for name, var in ds.variables.items():
+        if var.dtype.kind == "f" and var.size >= 1024:
+            enc[name] = {"compression": "gzip", "compression_opts": 4, "shuffle": True}
+    return _store.checksummed(ds, enc)
+
+
+def write_results(ds: xr.Dataset, path: str | Path, backup: bool = True) -> Path:
+    """Write ``ds`` to ``path`` atomically (temporary file, then rename).
+
+    An existing ``path`` is kept as ``<path>.bak`` (one generation; ``backup=False``: not
+    kept). The file gets a ``created`` attr (UTC, ISO 8601) unless ``ds`` has one: the
+    only attr in which two runs of the same book, seed and options differ.
+
+    Raises
+    ------
+    OptionError
+        When the file cannot be written (folder not writable, disk full, ...); ``path``
+        and its backup are then as they were.
+    """
+    if "created" not in ds.attrs:
+        created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        ds = ds.assign_attrs(created=created)
+    with atomic_path(path, backup=backup, what="--out") as tmp:
+        reserve(tmp, ds.nbytes)
+        ds.to_netcdf(tmp, engine=ENGINE, encoding=_encoding(ds))
+    return Path(path)
