@@ -20,6 +20,8 @@ import contextlib
 import os
 import signal
 import threading
+from collections.abc import Iterator
+from types import FrameType
 
 __all__ = [
     "Interrupted",
@@ -119,7 +121,7 @@ def stop_on_signals():
 
 
 @contextlib.contextmanager
-def deferred():
+def deferred() -> Iterator[list[int]]:
     """Within the block SIGINT and SIGTERM are only recorded (in the list it yields); when
     it ends, the first one not taken from the list is delivered to the handler that was in
     place before. For steps that must not be cut in two (the renames of
@@ -130,7 +132,7 @@ def deferred():
         return
     previous = {s: signal.getsignal(s) for s in _SIGNALS}
 
-    def hold(signum, frame):
+    def hold(signum: int, frame: FrameType | None) -> None:
         pending.append(signum)
 
     for s, h in previous.items():

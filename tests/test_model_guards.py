@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from mc_tco.errors import ModelError
-from mc_tco.models import InputRule, check_samples, tco
+from mc_tco.errors import BookError, ModelError
+from mc_tco.models import InputRule, check_analysis, check_samples, tco
 
 from .test_tco import ARTICLE_POINT, inputs_of
 
@@ -96,6 +96,14 @@ def test_nan_output_names_the_samples_input_values():
     assert "output 'gpu_share' is NaN at sample 2" in msg, msg
     assert "reference_tokens_per_gpu_hour=1e+308" in msg and "kv_kb_per_token=0" in msg
     assert "utilization=1" in msg and "node_price=475000" in msg
+
+
+def test_a_report_dim_refusal_lists_dims_that_are_not_text(default_book):
+    """xarray's dims may be any hashable: the refusal of a report dim the targets lack
+    names them (it raised a TypeError from ", ".join on an integer dim)."""
+    out = xr.Dataset({"saving": (("sample", 7), np.zeros((2, 3)))})
+    with pytest.raises(BookError, match=r"their dimensions: 7$"):
+        check_analysis(default_book, out, ["saving"], {"demand": [1e11]}, {}, [])
 
 
 def test_the_api_breakeven_is_nan_by_design_and_not_flagged():

@@ -429,6 +429,20 @@ def test_the_spec_lists_every_input_of_the_books(default_book, article_book):
     assert len(default_book.uncertain) == 30
 
 
+def test_the_layout_declares_every_index_constant_of_its_tables_for_the_type_checker():
+    """layout.py numbers its constants from the tables at import; the annotations that let
+    mypy see them must name the same constants, each an int, and nothing else."""
+    import inspect
+
+    tables = [n for n, _ in layout.INPUT_COLUMNS] + [
+        row[0] for table in (layout.MONTH_VECTORS, layout.ROW_SCALARS, layout.PATH_FIELDS)
+        for row in table]
+    declared = inspect.get_annotations(layout)
+    assert sorted(declared) == sorted(tables)
+    assert set(declared.values()) == {"int"}
+    assert all(type(getattr(layout, name)) is int for name in tables)
+
+
 def test_kernels_import_without_a_writable_numba_cache():
     """No cache folder numba can write (read-only install and home): the kernels compile
     in the process instead of failing at import with "no locator available"."""

@@ -6,8 +6,12 @@ import functools
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
 
 from mc_tco.errors import McTcoError
 
@@ -78,9 +82,9 @@ class Progress:
         self.delay = delay
         self.start = time.monotonic()
         self.tty = sys.stderr.isatty()
-        self.bar = None
+        self.bar: ProgressBar[int] | None = None
         self.done = 0
-        self.last_line = None
+        self.last_line: float | None = None
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:

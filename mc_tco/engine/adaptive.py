@@ -4,6 +4,7 @@ to a target half-width (``--target-halfwidth``), and record the doublings."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from itertools import product
 
 import numpy as np
@@ -119,7 +120,7 @@ def cell_layout(plan: Plan, base: xr.Dataset | None = None) -> dict:
 def _report_cells(plan: Plan, layout: dict) -> list[tuple[int, ...]]:
     """Index tuples (over the cell dims) of every combination of report points."""
 
-    axes = []
+    axes: list[Sequence[int]] = []
     for dim, values in zip(layout["dims"], layout["values"], strict=True):
         wanted = plan.report.get(dim)
         if wanted is None:

@@ -41,6 +41,8 @@ def correlation_dataset(plan: Plan) -> xr.Dataset:
     with their sources, whether repaired, and whether the groups stay independent.
     """
     corr = plan.book.correlation
+    if corr is None:
+        raise ValueError(f"{plan.book.path}: the book has no [[correlation]] pairs")
     names = plan.factors
     dims = ("input", "input_2")
     groups = {i.name: i.group for i in plan.book.uncertain if i.group}

@@ -7,10 +7,13 @@ nothing shipped).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import Any
+
 import numpy as np
 import xarray as xr
 
-from mc_tco.engine.plan import TARGET_MAX, Plan
+from mc_tco.engine.plan import TARGET_MAX, Plan, RunSums
 from mc_tco.errors import McTcoError, ModelError, OptionError
 from mc_tco.models import check_analysis
 from mc_tco.results import store  # noqa: F401  (installs xarray's lazy dask check before any Variable)
@@ -52,7 +55,7 @@ def _input_dataset(plan: Plan, rows: np.ndarray, outputs=None, grid=None) -> xr.
     grid = grid or {}
     coords = {dim: xr.Variable(dim, grid.get(dim, g.values), {"units": g.unit})
               for dim, g in plan.grid.items()}
-    attrs = {"report": {k: list(v) for k, v in plan.report.items()}}
+    attrs: dict[str, Any] = {"report": {k: list(v) for k, v in plan.report.items()}}
     if outputs is not None:
         attrs["outputs"] = sorted(outputs)
     return xr.Dataset(data, coords=coords, attrs=attrs)
@@ -110,7 +113,7 @@ def _call_model(plan: Plan, inputs: xr.Dataset, check: bool = True) -> xr.Datase
     return out
 
 
-def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[str, ...] | None = None):
+def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...] | None = None):
     """Targets and indicators as (rows, T, *cells) numpy plus the cell dims and coords."""
     stacked = stack_targets(out, plan.targets)
     dims = tuple(d for d in stacked.dims if d not in ("sample", "target"))
@@ -120,7 +123,8 @@ def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[str, ...] | None = 
     return stacked.transpose("sample", "target", *dims), dims
 
 
-def _targets_into(plan: Plan, out: xr.Dataset, cells: tuple[str, ...], dest: np.ndarray):
+def _targets_into(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...],
+                  dest: np.ndarray):
     """``_targets_array(plan, out, cells).values`` written into ``dest``, a view (n, m,
     2 x targets, cells) of the model rows ``out`` (n m of them, sample-major): in one copy
     when every target has the dims ``("sample", *cells)`` (the usual case: xarray's
@@ -138,7 +142,8 @@ def _targets_into(plan: Plan, out: xr.Dataset, cells: tuple[str, ...], dest: np.
         dest[...] = stacked.values.reshape(dest.shape)
 
 
-def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None = None):
+def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None = None,
+                   ) -> tuple[xr.Dataset, RunSums | None, np.ndarray]:
     """Evaluate base samples ``start .. stop-1`` with all their design rows.
 
     Returns

@@ -250,7 +250,8 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
     chunk = plan.chunk_size * plan.design.rows_per_sample
     book_wins = None
     reps = plan.n_replicates
-    probs, cis, changes, dists = [], [], [], {name: [] for name in plan.distributions}
+    probs, cis, changes = [], [], []
+    dists: dict[str, list[xr.Dataset]] = {name: [] for name in plan.distributions}
     falls, change_falls = [], []
     units: dict[str, str] = {}
     for i, (_, _, _, book) in enumerate(variants):

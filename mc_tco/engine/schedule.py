@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
+import xarray as xr
 
 from mc_tco.engine.evaluate import evaluate_chunk
-from mc_tco.engine.plan import Plan
+from mc_tco.engine.plan import Plan, RunSums
 from mc_tco.errors import OptionError
 from mc_tco.interrupt import check
 
@@ -88,7 +89,7 @@ def _dask_scheduler(scheduler):
 def evaluate_all(
     plan: Plan, shift: np.ndarray, scheduler, progress: Progress | None,
     start: int = 0, stop: int | None = None,
-):
+) -> Iterator[tuple[xr.Dataset, RunSums | None]]:
     """Evaluate the chunks from ``start`` to ``stop``; yield ``(base, sums)`` in chunk order.
 
     Chunks run on the dask scheduler in waves of a few per worker (threads: a sliding
@@ -125,7 +126,9 @@ def evaluate_all(
 
 
 
-def _sliding(plan, shift, chunks, workers, width, progress, done, stop):
+def _sliding(plan: Plan, shift: np.ndarray | None, chunks: list[tuple[int, int]],
+             workers: int, width: int, progress: Progress | None, done: int, stop: int,
+             ) -> Iterator[tuple[xr.Dataset, RunSums | None]]:
     """Threads: ``width`` chunks in flight, the next one started as each is consumed.
 
     The driver's own work on a chunk (writing its base rows, adding its sums) overlaps
@@ -139,7 +142,7 @@ def _sliding(plan, shift, chunks, workers, width, progress, done, stop):
     pending: deque = deque()
     with ThreadPoolExecutor(workers) as pool:
 
-        def submit():
+        def submit() -> None:
             for s, e in todo:
                 pending.append((e - s, pool.submit(evaluate_chunk, plan, s, e, shift)))
                 return

@@ -5,6 +5,7 @@ in range; outputs of the right shape; finite samples."""
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -244,7 +245,7 @@ def check_outputs(
     out: xr.Dataset,
     inputs: xr.Dataset,
     model_name: str = "the model",
-    nan_allowed: dict[str, dict[str, Any]] | None = None,
+    nan_allowed: Mapping[Hashable, Mapping[Hashable, Any]] | None = None,
 ) -> None:
     """Reject a NaN in any output, naming the output, the sample and its input values.
 
@@ -317,7 +318,7 @@ def check_analysis(
                 )
     if spec is not None:
         check_targets(book, spec)
-    dims: dict[str, Any] = {}
+    dims: dict[Hashable, Any] = {}
     for t in targets:
         for d in out[t].dims:
             if d != "sample":
@@ -337,7 +338,8 @@ def check_analysis(
                 raise book.error(
                     f"analysis.{key}",
                     f"{key} names '{dim}', which is not a dimension of the targets "
-                    f"({', '.join(targets)}); their dimensions: {', '.join(dims) or 'none'}",
+                    f"({', '.join(targets)}); their dimensions: "
+                    f"{', '.join(map(str, dims)) or 'none'}",
                     key,
                 )
             coords = dims[dim]

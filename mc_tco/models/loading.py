@@ -123,6 +123,7 @@ def _load_file(path: Path, module_name: str, announce: bool,
         return cached[1]
     unique = f"_mc_tco_model_{module_name}_{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     spec = importlib.util.spec_from_file_location(unique, path)
+    assert spec is not None  # (None only for a path whose suffix no loader takes; ours: .py)
     module = importlib.util.module_from_spec(spec)
     if announce:
         _announce(path, digest)

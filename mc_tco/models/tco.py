@@ -385,4 +385,4 @@ OUTPUT_ATTRS = {
     "implied_valley_factor": ("1", "38 USD/GPU-hour over the API bill of a reference GPU"),
 }
 
-model.spec = SPEC
+model.spec = SPEC  # type: ignore[attr-defined]  # a function attribute, read by spec_of

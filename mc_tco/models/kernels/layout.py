@@ -18,6 +18,8 @@ demand. The tables, as numbered (name, unit, what it holds):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 HOURS_PER_MONTH = 730.0
 DAYS_PER_MONTH = 30.4
 #: relative tolerance of the node counts: a demand that is an exact multiple of the
@@ -113,16 +115,18 @@ PATH_FIELDS = (
 )
 
 
-def _number(names, widths):
+def _number(names: Iterable[str], widths: Iterable[int]) -> tuple[dict[str, int], int]:
     """``{name: first index}`` of consecutive fields of ``widths``, and the total width."""
-    index, at = {}, 0
+    index: dict[str, int] = {}
+    at = 0
     for name, width in zip(names, widths, strict=True):
         index[name] = at
         at += width
     return index, at
 
 
-def _table(title, rows, widths=None):
+def _table(title: str, rows: Sequence[tuple[str, str, str]],
+           widths: Sequence[int] | None = None) -> str:
     """The docstring table of ``rows`` (name, unit, what) numbered from 0."""
     lines = ["", title, ""]
     at = 0
@@ -141,6 +145,91 @@ _declared = [*_inputs, *_vectors, *_scalars, *_fields]
 if len(set(_declared)) != len(_declared) or set(_declared) & set(globals()):
     raise ImportError(f"an index constant is declared twice: {sorted(_declared)}")
 globals().update(_inputs, **_vectors, **_scalars, **_fields)
+# The index constants numbered above, declared for the type checker (an annotation
+# alone defines no name; tests/test_tco.py checks that these are the tables' names).
+# INPUT_COLUMNS
+HIT: int
+MISS: int
+OUT: int
+LEVEL: int
+API_CHG: int
+OSHARE: int
+HITRATE: int
+REF: int
+MULT: int
+FINAL: int
+LEARN: int
+UTIL: int
+HUTIL: int
+G: int
+RAMP: int
+GROWTH: int
+SETUP: int
+NODE: int
+RENT: int
+HW_CHG: int
+DEP: int
+HORIZON: int
+KW: int
+PUE: int
+ELEC: int
+MAINT: int
+KVKB: int
+TTL: int
+UNIQUE: int
+SSDP: int
+OVER: int
+FTE: int
+FTE_COST: int
+DISC: int
+REG: int
+SOVV: int
+# MONTH_VECTORS
+Q: int
+QH: int
+GD: int
+PHI: int
+CAPH: int
+VB: int
+VO: int
+VR: int
+DP: int
+DD: int
+PP: int
+GRH: int
+D: int
+P: int
+RS: int
+# ROW_SCALARS
+T_: int
+SSDTB: int
+LB: int
+CB: int
+STAFF: int
+SOV: int
+POWER: int
+MF12: int
+NODE0: int
+SSD: int
+TBPT: int
+DT: int
+ANN: int
+BLEND: int
+API_LEVEL: int
+MAX_QH: int
+CAP0: int
+P_MEAN: int
+P0: int
+# PATH_FIELDS
+PAY: int
+PEAK: int
+NODES: int
+TB: int
+INIT: int
+CAPN: int
+CAPS: int
+COMP: int
+NPV: int
 if __doc__ is not None:  # (None under python -OO)
     __doc__ += (_table("k[vector, t] (NV vectors):", [r for r in MONTH_VECTORS])
                 + _table("s[scalar] (NS scalars):", [r for r in ROW_SCALARS])
