@@ -142,7 +142,7 @@ def _run(plan, out, scheduler, quiet, family_check):
 
     def on_step(step):
         if not quiet:
-            top = next(iter(step["rankings"].values()), [])
+            top: list[str] = next(iter(step["rankings"].values()), [])
             click.echo(
                 f"  N = {step['samples']:>8,}: worst ST half-width {step['worst_halfwidth']:.4f} "
                 f"over {step['cells']} cells ({step['settled']} settled)"

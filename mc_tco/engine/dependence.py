@@ -39,6 +39,11 @@ def correlation_dataset(plan: Plan) -> xr.Dataset:
     ``correlation_used`` (the one sampled: ``correlation_normal``, or its nearest valid
     matrix when the book asks for the repair), dims (input, input_2). Attrs: the pairs
     with their sources, whether repaired, and whether the groups stay independent.
+
+    Raises
+    ------
+    ValueError
+        When the book has no correlations (the run asks only for a book that has).
     """
     corr = plan.book.correlation
     if corr is None:

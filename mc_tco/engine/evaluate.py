@@ -8,7 +8,7 @@ nothing shipped).
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import xarray as xr
@@ -142,6 +142,12 @@ def _targets_into(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...],
         dest[...] = stacked.values.reshape(dest.shape)
 
 
+@overload
+def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray,
+                   ) -> tuple[xr.Dataset, RunSums, np.ndarray]: ...
+@overload
+def evaluate_chunk(plan: Plan, start: int, stop: int, shift: None = None,
+                   ) -> tuple[xr.Dataset, None, np.ndarray]: ...
 def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None = None,
                    ) -> tuple[xr.Dataset, RunSums | None, np.ndarray]:
     """Evaluate base samples ``start .. stop-1`` with all their design rows.

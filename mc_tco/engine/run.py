@@ -15,7 +15,7 @@ from mc_tco.book import Book
 from mc_tco.engine.adaptive import cell_layout, convergence_step, with_path
 from mc_tco.engine.assemble import summarize, with_extra
 from mc_tco.engine.evaluate import evaluate_chunk, fit_chunk
-from mc_tco.engine.plan import Plan, plan_run
+from mc_tco.engine.plan import Plan, RunSums, plan_run
 from mc_tco.engine.schedule import Progress, check_scheduler, evaluate_all
 from mc_tco.interrupt import check, stop_on_signals
 from mc_tco.results.h5file import ResultsBackend
@@ -147,14 +147,17 @@ def execute(
                         shapley_progress, independence_check)
 
 
-def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
-             shapley_progress=None, independence_check=True):
+def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | Path | None,
+             on_step: Callable[[dict], None] | None, extra: xr.Dataset | None,
+             family_progress: Progress | None, shapley_progress: Progress | None = None,
+             independence_check: bool = True) -> xr.Dataset:
     from mc_tco.results.io import atomic_path
     from mc_tco.results.store import BaseStore
 
     target_halfwidth = plan.target_halfwidth
     stages = [plan.samples]
     if target_halfwidth is not None:
+        assert plan.max_samples is not None  # (plan_run sets it with target_halfwidth)
         while stages[-1] < plan.max_samples:
             stages.append(stages[-1] * 2)
     if plan.family_check:
@@ -172,7 +175,11 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
         # an existing results file is kept as <out>.bak (one generation), as write_results
         tmp = (stack.enter_context(atomic_path(out, backup=True, what="--out"))
                if out is not None else None)
-        store, bases, total, path, done = None, [], None, [], 0
+        store: BaseStore | None = None
+        bases: list[xr.Dataset] = []
+        total: RunSums | None = None
+        path: list[dict[str, Any]] = []
+        done = 0
         for stage in stages:
             for base, sums in evaluate_all(plan, shift, scheduler, progress, done, stage):
                 total = sums if total is None else total + sums
@@ -187,6 +194,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
             done = stage
             if target_halfwidth is None:
                 break
+            assert total is not None  # (every stage evaluates a chunk at least)
             step = convergence_step(plan, total, target_halfwidth, path[-1] if path else None,
                                     layout=layout)
             path.append(step)
@@ -195,6 +203,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
             if step["converged"]:
                 break
         plan = dataclasses.replace(plan, samples=done, requested_samples=plan.samples)
+        assert total is not None  # (as above)
         if tmp is None:
             base = xr.concat(
                 bases, dim="sample", data_vars="all", coords="minimal", compat="override"
@@ -207,6 +216,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
             return base.merge(summary, join="exact", compat="override").assign_attrs(
                 summary.attrs
             )
+        assert store is not None and out is not None  # (created at the first chunk)
         store.close()
         with store.open() as lazy:
             summary = with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
@@ -217,7 +227,7 @@ def _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
     return xr.open_dataset(out, engine=ResultsBackend)  # dims sized once (mc_tco.results.store)
 
 
-def _independence(plan, base, extra):
+def _independence(plan: Plan, base: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
     """The independence check on the run's base rows (``base``), added to ``extra``.
 
     (Evaluating its rows without the correlations on a thread beside the sampling gained
@@ -228,7 +238,9 @@ def _independence(plan, base, extra):
     return part if extra is None else with_extra(part, extra)
 
 
-def _dependence(plan, first, extra, progress, sampling_progress=None, scheduler=None):
+def _dependence(plan: Plan, first: xr.Dataset, extra: xr.Dataset | None,
+                progress: Progress | None, sampling_progress: Progress | None = None,
+                scheduler: Any = None) -> xr.Dataset | None:
     """The book's correlation matrices and the Shapley effects (the independence check
     follows the sampling: :func:`_independence`).
 
@@ -237,7 +249,7 @@ def _dependence(plan, first, extra, progress, sampling_progress=None, scheduler=
     it (the browser app) can stop the Shapley pass too.
     """
     if progress is None and sampling_progress is not None:
-        def progress(done, total):
+        def progress(done: int, total: int) -> None:
             sampling_progress(0, plan.samples)
 
     from mc_tco.engine.dependence import correlation_dataset

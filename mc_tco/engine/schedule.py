@@ -89,7 +89,7 @@ def _dask_scheduler(scheduler):
 def evaluate_all(
     plan: Plan, shift: np.ndarray, scheduler, progress: Progress | None,
     start: int = 0, stop: int | None = None,
-) -> Iterator[tuple[xr.Dataset, RunSums | None]]:
+) -> Iterator[tuple[xr.Dataset, RunSums]]:
     """Evaluate the chunks from ``start`` to ``stop``; yield ``(base, sums)`` in chunk order.
 
     Chunks run on the dask scheduler in waves of a few per worker (threads: a sliding
@@ -126,9 +126,9 @@ def evaluate_all(
 
 
 
-def _sliding(plan: Plan, shift: np.ndarray | None, chunks: list[tuple[int, int]],
+def _sliding(plan: Plan, shift: np.ndarray, chunks: list[tuple[int, int]],
              workers: int, width: int, progress: Progress | None, done: int, stop: int,
-             ) -> Iterator[tuple[xr.Dataset, RunSums | None]]:
+             ) -> Iterator[tuple[xr.Dataset, RunSums]]:
     """Threads: ``width`` chunks in flight, the next one started as each is consumed.
 
     The driver's own work on a chunk (writing its base rows, adding its sums) overlaps
