@@ -11,12 +11,14 @@ The API a notebook needs::
 Everything else is in the subpackages (engine, sensitivity, decision, memo, results, cli).
 """
 
+from typing import Any
+
 __version__ = "0.2.0"
 
 __all__ = ["__version__", "load_book", "open_results", "run"]
 
 
-def __getattr__(name):  # lazy: `mc-tco --help` does not import xarray
+def __getattr__(name: str) -> Any:  # lazy: `mc-tco --help` does not import xarray
     if name == "load_book":
         from mc_tco.book import load_book
 

@@ -61,7 +61,7 @@ class Interrupted(KeyboardInterrupt):
         return 128 + self.signum
 
 
-def _in_finalizer(frame) -> bool:
+def _in_finalizer(frame: FrameType | None) -> bool:
     """Whether ``frame`` runs a finalizer, where Python would print and drop an exception."""
     for _ in range(4):
         if frame is None:
@@ -75,7 +75,7 @@ def _in_finalizer(frame) -> bool:
     return False
 
 
-def _handler(signum, frame):
+def _handler(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
     if len(_received) == 1 and _in_finalizer(frame):
         return  # raised at the next check() instead: a finalizer would swallow it
@@ -98,7 +98,7 @@ def install() -> None:
 
 
 @contextlib.contextmanager
-def stop_on_signals():
+def stop_on_signals() -> Iterator[None]:
     """Within the block, SIGINT and SIGTERM raise :class:`Interrupted` (and are remembered
     for :func:`check`). Outside the main thread, or nested, it changes nothing."""
     if threading.current_thread() is not threading.main_thread():
@@ -147,7 +147,7 @@ def deferred() -> Iterator[list[int]]:
             signal.raise_signal(pending[0])
 
 
-def wrote(path) -> None:
+def wrote(path: str | os.PathLike[str]) -> None:
     """Record that ``path`` was renamed into place (see :func:`written`)."""
     _written.append(str(path))
 

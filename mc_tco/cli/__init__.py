@@ -23,7 +23,7 @@ __all__ = ["DEFAULT_BOOK", "main"]
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="mc-tco")
-def main():
+def main() -> None:
     """Monte Carlo uncertainty and Sobol' sensitivity for the self-hosting decision.
 
     Should a company buy GPU servers, rent them, or keep paying the API per token? mc-tco

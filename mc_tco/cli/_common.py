@@ -6,14 +6,20 @@ import functools
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import click
+
+from mc_tco.errors import McTcoError
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
-from mc_tco.errors import McTcoError
+    from mc_tco.book import Book
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
 
@@ -26,12 +32,12 @@ def default_book() -> str:
 
 
 
-def friendly(func):
+def friendly(func: Callable[P, R]) -> Callable[P, R]:
     """Turn :class:`McTcoError`, Ctrl-C and SIGTERM into a one-line message and exit code
     (2 for an error, 130 for Ctrl-C, 143 for SIGTERM)."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from mc_tco import interrupt
 
         interrupt.written(clear=True)
@@ -56,7 +62,7 @@ def note(text: str) -> None:
     click.echo(f"mc-tco: note: {text}", err=True)
 
 
-def unit_notes(book) -> None:
+def unit_notes(book: Book) -> None:
     """Say on stderr which grid dims and inputs were converted to the model's units."""
     for grid in book.grid.values():
         if grid.unit_note:

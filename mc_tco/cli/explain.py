@@ -26,7 +26,7 @@ def _names(text: str | None, flag: str) -> list[str] | None:
     return names
 
 
-def _jsonable(obj):
+def _jsonable(obj: object) -> object:
     if isinstance(obj, dict):
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):

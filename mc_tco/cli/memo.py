@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -14,7 +15,7 @@ import click
 from mc_tco.cli._common import Progress, friendly, note
 
 
-def _demand(text) -> float:
+def _demand(text: str) -> float:
     from mc_tco.errors import OptionError
     from mc_tco.results.points import parse_amount
 
@@ -47,12 +48,12 @@ _demand_option = click.option(
 )
 
 
-def _at(items) -> dict:
+def _at(items: Iterable[str]) -> dict[str, float | str]:
     """``("volume=2", "region=eu")`` -> ``{"volume": 2.0, "region": "eu"}``."""
     from mc_tco.errors import OptionError
     from mc_tco.results.points import parse_amount
 
-    at = {}
+    at: dict[str, float | str] = {}
     for item in items:
         dim, sep, value = item.partition("=")
         if not sep or not dim.strip() or not value.strip():

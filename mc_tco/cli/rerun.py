@@ -13,21 +13,22 @@ import functools
 import hashlib
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from mc_tco.cli._common import Progress, friendly, note
+from mc_tco.cli._common import P, Progress, R, friendly, note
 from mc_tco.errors import McTcoError
 
 
-def _failure_is_an_error(func):
+def _failure_is_an_error(func: Callable[P, R]) -> Callable[P, R]:
     """Any failure of the rerun, not only a :class:`McTcoError` (which :func:`friendly`
     turns into one line), is an error: one line and exit code 2, never a traceback with
     exit code 1, which says that the numbers differ."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except Exception as exc:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from mc_tco.cli._common import Progress, book_argument, friendly, unit_notes
+
+if TYPE_CHECKING:
+    from mc_tco.engine import Plan
 
 
 @click.command()
@@ -133,14 +137,15 @@ def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_lev
         _run(plan, out, scheduler, quiet, family_check)
 
 
-def _run(plan, out, scheduler, quiet, family_check):
+def _run(plan: Plan, out: Path, scheduler: str | None, quiet: bool, family_check: bool,
+         ) -> None:
     from mc_tco.engine import execute
     from mc_tco.report.terminal import run_table
 
     _check_disk(plan, out)
     start = time.monotonic()
 
-    def on_step(step):
+    def on_step(step: dict[str, Any]) -> None:
         if not quiet:
             top: list[str] = next(iter(step["rankings"].values()), [])
             click.echo(
@@ -168,7 +173,7 @@ def _run(plan, out, scheduler, quiet, family_check):
                 click.echo(family_text(family_findings(ds)))
 
 
-def _check_disk(plan, out: Path) -> None:
+def _check_disk(plan: Plan, out: Path) -> None:
     """Refuse a run whose base rows cannot fit on the disk of --out, before computing."""
     import shutil
 

@@ -97,7 +97,7 @@ def convergence_step(
     }
 
 
-def _show_point(v) -> str:
+def _show_point(v: object) -> str:
     return v if isinstance(v, str) else f"{v:.4g}"
 
 

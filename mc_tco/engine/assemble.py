@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Hashable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,7 +39,8 @@ def with_extra(summary: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
 
 
 
-def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[str, ...], budget: float = 2.5e8):
+def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[Hashable, ...], budget: float = 2.5e8,
+            ) -> tuple[Hashable | None, list[slice]]:
     """Slices of the first grid dim of the targets that keep a block under ``budget`` bytes."""
     dim = next((d for d in cells if d in plan.grid), None)
     if dim is None:
@@ -84,7 +86,9 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
         estimator=plan.estimator, seed=plan.seed,
     )
     ds = ds.merge(indices_dataset(
-        res, plan.factors, (t, *cell_shape), ("target", *cells), groups=plan.groups,
+        # (xarray's dims are Hashable; indices_dataset is annotated with str dims)
+        res, plan.factors, (t, *cell_shape), ("target", *cells),  # type: ignore[arg-type]
+        groups=plan.groups,
         second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
     ))
     dim, blocks = _blocks(base, plan, cells)

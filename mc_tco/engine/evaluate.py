@@ -7,7 +7,7 @@ nothing shipped).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, overload
 
 import numpy as np
@@ -38,7 +38,8 @@ def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
     return plan.design.mix(values[:, :d], values[:, d:])
 
 
-def _input_dataset(plan: Plan, rows: np.ndarray, outputs=None, grid=None) -> xr.Dataset:
+def _input_dataset(plan: Plan, rows: np.ndarray, outputs: Iterable[str] | None = None,
+                   grid: Mapping[str, Any] | None = None) -> xr.Dataset:
     """The model's input Dataset for design rows of input values, shape (rows, D).
 
     Its attrs tell a model what the run needs, so it may skip the rest (a model is free to
@@ -113,7 +114,8 @@ def _call_model(plan: Plan, inputs: xr.Dataset, check: bool = True) -> xr.Datase
     return out
 
 
-def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...] | None = None):
+def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...] | None = None,
+                   ) -> tuple[xr.DataArray, tuple[Hashable, ...]]:
     """Targets and indicators as (rows, T, *cells) numpy plus the cell dims and coords."""
     stacked = stack_targets(out, plan.targets)
     dims = tuple(d for d in stacked.dims if d not in ("sample", "target"))
@@ -124,7 +126,7 @@ def _targets_array(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...] | No
 
 
 def _targets_into(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...],
-                  dest: np.ndarray):
+                  dest: np.ndarray) -> None:
     """``_targets_array(plan, out, cells).values`` written into ``dest``, a view (n, m,
     2 x targets, cells) of the model rows ``out`` (n m of them, sample-major): in one copy
     when every target has the dims ``("sample", *cells)`` (the usual case: xarray's
@@ -259,7 +261,7 @@ def estimate_base_bytes(plan: Plan, samples: int | None = None) -> int:
 
 
 def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None,
-                  outputs=None) -> xr.Dataset:
+                  outputs: Iterable[str] | None = None) -> xr.Dataset:
     """Model outputs on the base rows (``A``) of samples ``start .. stop-1`` only.
 
     The same rows as the ``sample`` dim of :func:`run`'s results, without the Saltelli

@@ -42,6 +42,7 @@ import json
 import math
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
@@ -55,6 +56,11 @@ from mc_tco.uncertainty.scrambles import (
     wilson_interval,
 )
 from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never, stack_targets
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from mc_tco.engine.plan import Plan
 
 __all__ = [
     "SHAPES",
@@ -126,7 +132,9 @@ def family_variants(book: Book) -> list[tuple[str, str, str, Book]]:
     return out
 
 
-def paired_difference_interval(b, c, n, conf_level: float = 0.95, a=None, d=None):
+def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: int | np.ndarray,
+                               conf_level: float = 0.95, a: ArrayLike | None = None,
+                               d: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Newcombe's (1998) method-10 interval for ``p1 - p2`` of paired binary outcomes.
 
     Parameters
@@ -168,8 +176,8 @@ def paired_difference_interval(b, c, n, conf_level: float = 0.95, a=None, d=None
     return np.clip(lower, -1, 1), np.clip(upper, -1, 1)
 
 
-def paired_change(wins, ref, replicate, replicates: int, conf_level: float = 0.95,
-                  axis: int = 0) -> Interval:
+def paired_change(wins: ArrayLike, ref: ArrayLike, replicate: ArrayLike, replicates: int,
+                  conf_level: float = 0.95, axis: int = 0) -> Interval:
     """The change ``P(wins) - P(ref)`` of two paired indicators, with its interval.
 
     The estimate is the mean of ``wins - ref`` over the rows; the interval is the
@@ -210,7 +218,7 @@ def paired_change(wins, ref, replicate, replicates: int, conf_level: float = 0.9
                     np.where(fallback, n_hi, res.upper), fallback)
 
 
-def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
+def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
     """Rerun the base sample of ``plan`` under every family variant and summarise.
 
     Parameters
@@ -327,7 +335,7 @@ def family_check(plan, progress: Callable[[int, int], None] | None = None) -> xr
     return out
 
 
-def _with_bounds(like: xr.DataArray, lo, hi=None) -> xr.DataArray:
+def _with_bounds(like: xr.DataArray, lo: ArrayLike, hi: ArrayLike | None = None) -> xr.DataArray:
     """``[lo, hi]`` as a DataArray like ``like`` with dim ``ci_bound`` last (or ``lo`` alone,
     with the dims of ``like``, when ``hi`` is None)."""
     coords = {k: v for k, v in like.coords.items()}
@@ -354,7 +362,8 @@ def _method(replicates: int, conf_level: float, fallback: str) -> str:
     return fallback
 
 
-def add_family_check(plan, ds: xr.Dataset, progress=None) -> xr.Dataset:
+def add_family_check(plan: Plan, ds: xr.Dataset,
+                     progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
     """``ds`` with the variables and attrs of :func:`family_check` merged in."""
     fc = family_check(plan, progress=progress)
     merged = ds.merge(fc.drop_attrs(deep=False), join="exact")

@@ -36,7 +36,7 @@ MIN_SAMPLES = 16
 MAX_SEED = 2**63 - 1
 
 
-def check_seed(seed, flag: str = "--seed") -> None:
+def check_seed(seed: object, flag: str = "--seed") -> None:
     """``seed`` must be a whole number from 0 to :data:`MAX_SEED`.
 
     A negative seed means nothing (numpy's seeds are >= 0; -1 is no "random seed" here:
@@ -50,7 +50,7 @@ def check_seed(seed, flag: str = "--seed") -> None:
         )
 
 
-def samples_minimum(ci: str = "rqmc", replicates=8) -> int:
+def samples_minimum(ci: str = "rqmc", replicates: object = 8) -> int:
     """The smallest ``--samples``: :data:`MIN_SAMPLES` for the Sobol' design, and with
     ``--ci rqmc`` :data:`MIN_PER_SCRAMBLE` base samples for each of its ``replicates``
     scrambles (64 with the default 8)."""
@@ -61,7 +61,7 @@ def samples_minimum(ci: str = "rqmc", replicates=8) -> int:
     return MIN_SAMPLES
 
 
-def check_power_of_two(value, flag: str, minimum: int = MIN_SAMPLES, why: str = "") -> None:
+def check_power_of_two(value: object, flag: str, minimum: int = MIN_SAMPLES, why: str = "") -> None:
     """``value`` must be a whole power of two >= ``minimum`` (16: the Sobol' design's
     balance; ``why`` says what else sets the minimum); the message names the nearest
     valid values."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,7 +120,7 @@ class Plan:
     design: SaltelliDesign = field(init=False)
     designs: list[SaltelliDesign] = field(init=False)
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         # the model is re-imported where the plan is unpickled (a dask worker), from the
         # book's folder too, so a user's own model module need not be importable by name
         # (the process that made the plan has said which model file it runs, and with
@@ -130,14 +130,14 @@ class Plan:
         state["_model_sha256"] = loaded_sha256(self.book)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
         state = dict(state)
         expect = state.pop("_model_sha256", None)
         self.__dict__.update(state)
         if self.model is None:
             self.model = resolve_model(self.book, announce=False, expect_sha256=expect)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         members = tuple(self.group_members.values()) if self.by_group else ()
         # one scramble seeded by --seed (SALib's design), or R independent scrambles
         seeds = rqmc_seeds(self.seed, self.replicates) if self.ci == "rqmc" else [self.seed]
@@ -384,6 +384,6 @@ SHAPLEY_AT = ("report", "grid")
 KEEP_SAMPLES = ("all", "targets")
 
 
-def check_samples(samples, flag: str = "--samples") -> None:
+def check_samples(samples: object, flag: str = "--samples") -> None:
     """Raise :class:`OptionError` unless ``samples`` is a power of two >= 16."""
     check_power_of_two(samples, flag)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
@@ -28,6 +28,10 @@ from mc_tco.engine.plan import shapley_permutations_for
 from mc_tco.errors import ModelError, OptionError
 from mc_tco.models import model_source_hash
 from mc_tco.results.schema import DEFAULT_MODEL, VERSION_ATTRS
+
+if TYPE_CHECKING:
+    from mc_tco.book import Book
+    from mc_tco.engine.schedule import Progress
 
 __all__ = ["Comparison", "check_model_unchanged", "compare_results", "rerun", "stored_options"]
 
@@ -80,7 +84,7 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
     return options
 
 
-def check_model_unchanged(ds: xr.Dataset, book, source: str = "the results file") -> None:
+def check_model_unchanged(ds: xr.Dataset, book: Book, source: str = "the results file") -> None:
     """Refuse when the model file ``book`` names now differs from the one the run executed.
 
     Compares the SHA-256 of the file found now (next to the book's stored path, in the
@@ -109,7 +113,7 @@ def check_model_unchanged(ds: xr.Dataset, book, source: str = "the results file"
     )
 
 
-def rerun(ds: xr.Dataset, source: str = "the results file", progress=None,
+def rerun(ds: xr.Dataset, source: str = "the results file", progress: Progress | None = None,
           accept_model_change: bool = False) -> xr.Dataset:
     """Run the book stored in results ``ds`` again, with the stored options.
 

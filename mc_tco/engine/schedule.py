@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -25,7 +26,7 @@ Progress = Callable[[int, int], None]
 SCHEDULERS = ("threads", "processes", "synchronous")
 
 
-def scheduler_text(scheduler) -> str:
+def scheduler_text(scheduler: Any) -> str:
     if scheduler is None or scheduler in SCHEDULERS:
         return scheduler or "threads"
     if isinstance(scheduler, str):
@@ -33,7 +34,7 @@ def scheduler_text(scheduler) -> str:
     return f"dask.distributed ({getattr(scheduler, 'scheduler', None)})"
 
 
-def check_scheduler(scheduler) -> None:
+def check_scheduler(scheduler: Any) -> None:
     """Raise :class:`OptionError` for a scheduler name that is neither known nor an address."""
     if scheduler is None or not isinstance(scheduler, str) or scheduler in SCHEDULERS:
         return
@@ -45,7 +46,7 @@ def check_scheduler(scheduler) -> None:
 
 
 @contextlib.contextmanager
-def _dask_scheduler(scheduler):
+def _dask_scheduler(scheduler: Any) -> Iterator[tuple[Any, dict[str, Any], int]]:
     """Yield ``(scheduler for dask.compute, extra kwargs, chunks to keep in flight)``.
 
     ``scheduler`` is "threads" (default), "processes", "synchronous", the address of a
@@ -87,7 +88,7 @@ def _dask_scheduler(scheduler):
 
 
 def evaluate_all(
-    plan: Plan, shift: np.ndarray, scheduler, progress: Progress | None,
+    plan: Plan, shift: np.ndarray, scheduler: Any, progress: Progress | None,
     start: int = 0, stop: int | None = None,
 ) -> Iterator[tuple[xr.Dataset, RunSums]]:
     """Evaluate the chunks from ``start`` to ``stop``; yield ``(base, sums)`` in chunk order.

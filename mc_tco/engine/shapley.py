@@ -31,7 +31,8 @@ the fourth (0.064 +- 0.037) by 0.03 at 4096 permutations, and would overlap it a
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -92,7 +93,7 @@ def shapley_rows(plan: Plan) -> int:
     return evaluation_count(len(plan.factors), **_sizes(plan))
 
 
-def shapley_dataset(plan: Plan, cells: tuple[str, ...],
+def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
                     progress: Progress | None = None, workers: int = 1) -> xr.Dataset:
     """Shapley effects and half-widths of every input on every target cell.
 
@@ -117,7 +118,7 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
     """
     total = shapley_rows(plan)
     done = 0
-    coords: dict = {}
+    coords: dict[Hashable, Any] = {}
 
     lock = threading.Lock()
     sub = shapley_grid(plan)
@@ -134,9 +135,9 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
             y = stacked.values
         with lock:
             if not coords:
-                coords.update(target=stacked["target"].values,
-                              **{c: stacked.coords[c].values for c in cells
-                                 if c in stacked.coords})
+                coords["target"] = stacked["target"].values
+                coords.update({c: stacked.coords[c].values for c in cells
+                               if c in stacked.coords})
                 coords["shape"] = stacked.shape[1:]
             done += x.shape[0]
             if progress is not None:
@@ -153,7 +154,7 @@ def shapley_dataset(plan: Plan, cells: tuple[str, ...],
     d = len(plan.factors)
     dims = ("target", "input", *cells)
 
-    def arrange(a):  # (K, D) -> (target, input, *cells)
+    def arrange(a: np.ndarray) -> np.ndarray:  # (K, D) -> (target, input, *cells)
         return np.moveaxis(a.reshape(*shape, d), -1, 1)
 
     method = (f"random permutations (Song, Nelson & Staum 2016), {plan.shapley_permutations} "

@@ -13,6 +13,7 @@ import numpy as np
 from mc_tco.book import Book, Grid, Input
 from mc_tco.book.units import UnitProblem, conversion, factor_text, parse_unit, scales_of
 from mc_tco.distributions.families import FieldProblem
+from mc_tco.models.spec import InputRule, ModelSpec
 
 __all__ = ["apply_grid_units", "apply_units", "bound_text", "is_fraction", "looks_like_percent",
            "percent_hint"]
@@ -63,7 +64,7 @@ def apply_units(book: Book, rules: dict) -> list[str]:
     return notes
 
 
-def apply_grid_units(book: Book, spec) -> list[str]:
+def apply_grid_units(book: Book, spec: ModelSpec) -> list[str]:
     """Express every grid dim of ``book`` in its model's unit, in place, as
     :func:`apply_units` does for inputs: ``Btok/month`` on a ``tokens/month`` grid is
     scaled by 1e9 (its ``[analysis]`` report and focus points of that dim too), a missing
@@ -154,7 +155,7 @@ def _scale_points(book: Book, dim: str, factor: float) -> None:
         book.analysis["focus"] = {**focus, dim: focus[dim] * factor}
 
 
-def is_fraction(rule) -> bool:
+def is_fraction(rule: InputRule) -> bool:
     """A rule for a share (unit "1" or "1/<time>") whose range lies within [0, 1]."""
     parsed = parse_unit(rule.unit)
     if parsed is None:
@@ -163,7 +164,7 @@ def is_fraction(rule) -> bool:
     return dimensionless and parsed.factor == 1.0 and rule.low >= 0 and rule.high <= 1
 
 
-def looks_like_percent(rule, lo: float, hi: float) -> bool:
+def looks_like_percent(rule: InputRule, lo: float, hi: float) -> bool:
     """Values from ``lo`` to ``hi`` on a fraction input that read as percent: above 1 up
     to 100, at least 2 (a 1.2 on a fraction is a slip past the bound 1, not 1.2 %), and
     none of them a fraction already (``lo`` is 0 or 1 and up)."""
@@ -171,7 +172,7 @@ def looks_like_percent(rule, lo: float, hi: float) -> bool:
             and (lo == 0 or lo >= 1))
 
 
-def percent_hint(inp: Input, rule, lo: float, hi: float) -> str:
+def percent_hint(inp: Input, rule: InputRule, lo: float, hi: float) -> str:
     """``"; it looks like percent: write 0.03, not 3 (or unit = "%")"`` for a fraction
     input whose values read as percent (:func:`looks_like_percent`), else ""."""
     if not looks_like_percent(rule, lo, hi):
@@ -183,7 +184,7 @@ def percent_hint(inp: Input, rule, lo: float, hi: float) -> str:
     )
 
 
-def bound_text(rule, lo: float, hi: float) -> str:
+def bound_text(rule: InputRule, lo: float, hi: float) -> str:
     """`` and 1.2 is above its upper bound 1``: the end of a distribution over ``lo``..``hi``
     that crosses a bound of a two-sided range ("" for a one-sided range, whose text says
     it, and when neither end crosses)."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mc_tco.book import Grid
 
@@ -43,7 +44,7 @@ class InputRule:
         right = ")" if self.high_open else "]"
         return f"in {left}{self.low:g}, {self.high:g}{right}"
 
-    def contains(self, values) -> np.ndarray:
+    def contains(self, values: ArrayLike) -> np.ndarray:
         """Whether each sampled value is allowed: finite and within the bounds (an open
         bound excludes the bound itself), elementwise."""
         v = np.asarray(values, dtype=float)

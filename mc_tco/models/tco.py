@@ -92,11 +92,11 @@ INF = math.inf
 _I = InputRule
 
 
-def _P(unit, description, high=INF):
+def _P(unit: str, description: str, high: float = INF) -> InputRule:
     return InputRule(unit, 0.0, high, description, low_open=True)
 
 
-def _rate(description):
+def _rate(description: str) -> InputRule:
     return InputRule("1/year", -1.0, 10.0, description, low_open=True)
 
 
@@ -211,7 +211,8 @@ def _shape(name: str, rows: int, n_dem: int, n_cash: int, n_months: int) -> tupl
     return (rows, *(size[d] for d in DIMS.get(name, ())))
 
 
-def _fill(out: dict, rows: slice, x: dict, demand, cash_demand, want: set[str]) -> None:
+def _fill(out: dict[str, np.ndarray], rows: slice, x: dict[str, np.ndarray], demand: np.ndarray,
+          cash_demand: np.ndarray, want: set[str]) -> None:
     """Compute the outputs ``want`` of the rows ``rows`` into the arrays of ``out``."""
     X = input_matrix({k: v[rows] for k, v in x.items()})
     M = factors.months(X)

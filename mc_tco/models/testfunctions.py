@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "BOREHOLE_REFERENCE",
@@ -119,7 +120,7 @@ def ishigami(a: float = 7.0, b: float = 0.1) -> TestFunction:
     v13 = b**2 * np.pi**8 * (1 / 18 - 1 / 50)
     v = v1 + v2 + v13
 
-    def evaluate(u):
+    def evaluate(u: ArrayLike) -> np.ndarray:
         x = np.pi * (2 * np.asarray(u, dtype=float) - 1)
         s1 = np.sin(x[..., 0])
         return s1 + a * np.sin(x[..., 1]) ** 2 + b * x[..., 2] ** 4 * s1
@@ -134,7 +135,7 @@ def ishigami(a: float = 7.0, b: float = 0.1) -> TestFunction:
 # ---------------------------------------------------------------------------- Sobol' G
 
 
-def sobol_g(a=SOBOL_G_A) -> TestFunction:
+def sobol_g(a: ArrayLike = SOBOL_G_A) -> TestFunction:
     """Sobol's G function ``prod_i (|4 x_i - 2| + a_i) / (1 + a_i)``, ``x_i ~ U(0, 1)``.
 
     ``V_i = 1 / (3 (1 + a_i)^2)``, ``V = prod_i (1 + V_i) - 1``,
@@ -146,7 +147,7 @@ def sobol_g(a=SOBOL_G_A) -> TestFunction:
     vi = 1 / (3 * (1 + a) ** 2)
     v = np.prod(1 + vi) - 1
 
-    def evaluate(u):
+    def evaluate(u: ArrayLike) -> np.ndarray:
         u = np.asarray(u, dtype=float)
         return np.prod((np.abs(4 * u - 2) + a) / (1 + a), axis=-1)
 
@@ -160,7 +161,7 @@ def sobol_g(a=SOBOL_G_A) -> TestFunction:
 # ---------------------------------------------------------------------------- linear
 
 
-def linear(b=LINEAR_B) -> TestFunction:
+def linear(b: ArrayLike = LINEAR_B) -> TestFunction:
     """The linear model ``sum_i b_i x_i`` with independent ``x_i ~ U(0, 1)``.
 
     Additive, so ``S1_i = ST_i = b_i^2 / sum_j b_j^2`` (equal input variances; Saltelli
@@ -170,7 +171,7 @@ def linear(b=LINEAR_B) -> TestFunction:
     b = np.asarray(b, dtype=float)
     s = b**2 / np.sum(b**2)
 
-    def evaluate(u):
+    def evaluate(u: ArrayLike) -> np.ndarray:
         return np.asarray(u, dtype=float) @ b
 
     return TestFunction(
@@ -223,7 +224,7 @@ def borehole() -> TestFunction:
     low = np.array([i[1] for i in BOREHOLE_INPUTS])
     width = np.array([i[2] - i[1] for i in BOREHOLE_INPUTS])
 
-    def evaluate(u):
+    def evaluate(u: ArrayLike) -> np.ndarray:
         x = low + width * np.asarray(u, dtype=float)
         rw, r, tu, hu, tl, hl, length, kw = np.moveaxis(x, -1, 0)
         log_ratio = np.log(r / rw)
