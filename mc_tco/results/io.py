@@ -16,6 +16,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 import xarray as xr
 
@@ -43,7 +44,7 @@ __all__ = [
     "write_results",
 ]
 
-ENGINE = "h5netcdf"
+ENGINE: Literal["h5netcdf"] = "h5netcdf"
 
 
 def check_writable(path: str | Path, create: bool = False) -> Path:
