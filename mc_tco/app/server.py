@@ -134,10 +134,10 @@ def _handler(app: App, hosts: set[str]):
                 return self._refuse(400, "a GET request has no body")
             if method == "GET" and url.path in STATIC:
                 name, ctype = STATIC[url.path]
-                body = resources.files(__package__).joinpath("static", name).read_bytes()
+                page = resources.files(__package__).joinpath("static", name).read_bytes()
                 if name == "index.html":
-                    body = body.replace(b"{{TOKEN}}", app.token.encode())
-                return self._send(200, body, ctype)
+                    page = page.replace(b"{{TOKEN}}", app.token.encode())
+                return self._send(200, page, ctype)
             if url.path == "/favicon.ico":
                 return self._send(204, b"", "image/x-icon")
             route = App.ROUTES.get((method, url.path))
@@ -179,6 +179,8 @@ def _handler(app: App, hosts: set[str]):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    #: the Host header names it answers (:func:`make_server`)
+    allowed_hosts: set[str]
 
 
 class _Server6(_Server):
@@ -186,7 +188,7 @@ class _Server6(_Server):
 
 
 def make_server(app: App, host: str = "127.0.0.1", port: int = 8050,
-                allow_hosts: tuple[str, ...] | list[str] = ()) -> ThreadingHTTPServer:
+                allow_hosts: tuple[str, ...] | list[str] = ()) -> _Server:
     """A server for ``app`` bound to ``host:port`` (port 0: any free port).
 
     It answers only requests whose Host header is one of :func:`allowed_hosts` (``host``,
