@@ -8,6 +8,7 @@ merges (``+``); the estimates and half-widths that follow from the sums are its 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -127,7 +128,8 @@ class SobolSums(IndicesFromSums):
             return
         # every summed term is a block of columns of F (n, M); one product W @ F sums them
         terms = self._terms()
-        layout = [(t, (c,) if t[2] == 0 else (k, c)) for t in terms]
+        layout: list[tuple[Any, tuple[int, ...]]] = [
+            (t, (c,) if t[2] == 0 else (k, c)) for t in terms]
         if self.second_order:
             layout += [("ba", (k, c)), ("ba_ab", (k, k, c))]
         width = sum(int(np.prod(shape)) for _, shape in layout)
@@ -174,7 +176,7 @@ class SobolSums(IndicesFromSums):
             point.update(_higher_moments(a, b, d))
         self._merge_dict(self.point, point)
         self.n += n
-        if self.resamples:
+        if self.resamples and weights is not None:  # never None here: checked above
             boot["w"] = weights.sum(axis=1)
             self._merge_dict(self.boot, boot)
 
