@@ -91,9 +91,7 @@ def app(book, port, host, allow_hosts, no_browser, samples, seed):
     if local:
         where = "only this machine can connect"
     else:
-        # (make_server sets allowed_hosts on the stdlib server it returns)
-        allowed = server.allowed_hosts  # type: ignore[attr-defined]
-        names = ", ".join(sorted(allowed - LOOPBACK)) or "none"
+        names = ", ".join(sorted(server.allowed_hosts - LOOPBACK)) or "none"
         where = (f"listening on {host or 'all addresses'}: anyone who can reach this machine "
                  f"on port {port} can open the page, save books over any .toml you can "
                  f"write and start runs; it answers as {names} and loopback, other names "

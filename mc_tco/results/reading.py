@@ -58,7 +58,7 @@ def _verify(path: Path) -> list[str]:
     """
     import h5py
 
-    unchecked = []
+    unchecked: list[str] = []
     try:
         f = h5py.File(path, "r")
     except OSError:

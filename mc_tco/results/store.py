@@ -20,6 +20,8 @@ import errno
 import os
 import re
 import zlib
+from collections.abc import Hashable
+from typing import Any
 
 import h5py
 import numpy as np
@@ -102,7 +104,8 @@ class BaseStore:
     :meth:`close` writes the rest.
     """
 
-    def __init__(self, path, chunks: dict[str, int], size: int = 0, rows: int | None = None):
+    def __init__(self, path, chunks: dict[Hashable, int], size: int = 0,
+                 rows: int | None = None):
         self.path = path
         self.chunks = chunks
         self.size = size  # samples written
@@ -112,7 +115,7 @@ class BaseStore:
         self._buffers: dict[str, np.ndarray] = {}  # ``rows`` samples of each variable
         self._pending_rows = 0  # samples in the buffers
         self.row_bytes = 0.0  # bytes of one sample's rows (uncompressed)
-        self.samples = None  # samples the run means to write (its first stage)
+        self.samples: int | None = None  # samples the run means to write (its first stage)
 
     @classmethod
     def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str],
@@ -124,7 +127,7 @@ class BaseStore:
         file's variables, dims and attrs are written by xarray (with no samples yet); the
         values of ``first`` are collected like those of every later chunk.
         """
-        chunks = {"sample": chunk_size}
+        chunks: dict[Hashable, int] = {"sample": chunk_size}
         for d in first.dims:
             if d in grid_dims:
                 chunks[d] = GRID_BLOCK
@@ -134,14 +137,14 @@ class BaseStore:
         rows = chunk_size * _pow2_at_most(buffer_bytes / max(row_bytes * chunk_size, 1))
         encoding = {}
         for name, var in based.items():
-            shape = [min(chunks.get(d, size), max(size, 1)) for d, size in var.sizes.items()]
-            across = var.dtype.itemsize * int(np.prod([c for d, c in zip(var.dims, shape,
+            sizes = [min(chunks.get(d, size), max(size, 1)) for d, size in var.sizes.items()]
+            across = var.dtype.itemsize * int(np.prod([c for d, c in zip(var.dims, sizes,
                                                                          strict=True)
                                                        if d != "sample"]))
             extent = _extent(chunk_size, min(rows, samples or rows), across)
             shape = tuple(extent if d == "sample" else c
-                          for d, c in zip(var.dims, shape, strict=True))
-            enc = {"chunksizes": shape}
+                          for d, c in zip(var.dims, sizes, strict=True))
+            enc: dict[str, Any] = {"chunksizes": shape}
             if var.dtype.kind == "f" and _compressible(var.values):
                 enc.update(compression="gzip", compression_opts=1, shuffle=True)
             encoding[name] = enc
@@ -151,7 +154,8 @@ class BaseStore:
         store.row_bytes, store.samples = row_bytes, samples
         store._file = h5py.File(path, "r+")
         for name, var in based.items():
-            store._datasets[name] = (store._file[name], var.dims, var.dims.index("sample"))
+            store._datasets[str(name)] = (store._file[name], tuple(map(str, var.dims)),
+                                          var.dims.index("sample"))
         store.append(first)
         return store
 
