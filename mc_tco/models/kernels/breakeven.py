@@ -273,7 +273,8 @@ def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
 
 
 @jit
-def breakeven(X, M, lowest, highest, step, fine, steps, out):
+def breakeven(X: np.ndarray, M: int, lowest: float, highest: float, step: float, fine: float,
+              steps: int, out: np.ndarray) -> None:
     """Smallest demand with npv >= 0 per row and strategy: ``out`` (rows, 4) [tokens/month].
 
     Buy, rent and owned (with a positive margin per token LB): exact, by

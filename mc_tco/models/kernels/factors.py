@@ -96,7 +96,7 @@ def _months(horizon_years):
 
 
 @jit
-def months(X):
+def months(X: np.ndarray) -> int:
     """The longest horizon of the rows of ``X``, in months."""
     m = 1
     for i in range(X.shape[0]):
@@ -105,7 +105,7 @@ def months(X):
 
 
 @jit
-def row(x, k, s):
+def row(x: np.ndarray, k: np.ndarray, s: np.ndarray) -> None:
     """Fill ``k`` (NV, months) and ``s`` (NS,) with the demand-independent factors of the
     row of inputs ``x`` (in :data:`.layout.COLUMNS` order): MODEL.md's paths of demand per unit of
     run-rate, prices, capacity and discount factors, and the node weights built from them."""
@@ -208,7 +208,7 @@ def row(x, k, s):
 
 
 @jit
-def scalars(X, M, out):
+def scalars(X: np.ndarray, M: int, out: np.ndarray) -> None:
     """``out[i]`` = the scalars (NS,) of row ``i`` of ``X``."""
     k = np.empty((NV, M))
     for i in range(X.shape[0]):

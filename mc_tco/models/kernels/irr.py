@@ -159,7 +159,7 @@ def _irr_newton(flows, n, resale, lo, hi):
 
 
 @jit
-def yearly_irr(flows, n, resale, guess):
+def yearly_irr(flows: np.ndarray, n: int, resale: float, guess: float) -> float:
     """Yearly rate x with sum_t (1+x)**(-t/12) flows[t] + (1+x)**(-n/12) resale = 0.
 
     NaN when the flows never change sign or the present value has the same sign at both

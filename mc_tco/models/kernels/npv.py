@@ -130,7 +130,8 @@ def _grid_months(st, dems, nb, k, T, ssdtb):
 
 
 @jit
-def npv_grid(X, M, demands, level, out):
+def npv_grid(X: np.ndarray, M: int, demands: np.ndarray, level: bool, out: np.ndarray,
+             ) -> None:
     """``out[i, j, :]`` = npv of api (0), buy, rent, owned, hybrid of row ``i`` at
     ``demands[j]`` [USD], or its level monthly equivalent (npv / annuity) when ``level``.
 
@@ -165,7 +166,7 @@ def npv_grid(X, M, demands, level, out):
 
 
 @jit
-def npv_one(k, s, dem, which):
+def npv_one(k: np.ndarray, s: np.ndarray, dem: float, which: int) -> float:
     """npv of buy (0), rent (1), owned (2) or hybrid (3) of one row at ``dem`` [USD]; the
     hybrid's is -1 without a node (it breaks even only with one: without, it is the API)."""
     if which == 3:

@@ -178,7 +178,8 @@ def _path_month(st, dems, nb, k, sc, t, T, fl, want_cash):
 
 
 @jit
-def paths(X, M, demands, want_irr, want_cash, res, irr, cash):
+def paths(X: np.ndarray, M: int, demands: np.ndarray, want_irr: bool, want_cash: bool,
+          res: np.ndarray, irr: np.ndarray, cash: np.ndarray) -> None:
     """Month-by-month flows of buy, rent, owned, hybrid of every row at every demand.
 
     Fills ``res`` (rows, demands, NRES): payback month, peak cash need, buy's fleet and
