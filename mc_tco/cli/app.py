@@ -45,7 +45,8 @@ def _is_loopback(address: str) -> bool:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the quick runs: same book, samples and seed, same numbers as "
                    "mc-tco run.")
-def app(book, port, host, allow_hosts, no_browser, samples, seed):
+def app(book: str, port: int, host: str, allow_hosts: tuple[str, ...], no_browser: bool,
+        samples: int, seed: int) -> None:
     """Explore BOOK in the browser: change an assumption, see the odds move, save the book.
 
     A local web page (no request leaves this machine): the book's inputs on the left,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import overload
 
 import click
 
@@ -17,6 +18,10 @@ from mc_tco.errors import OptionError
 from mc_tco.results.points import parse_amount
 
 DEFAULT_RESULTS = "results/deepseek-v4.1-flash.nc"
+@overload
+def _names(text: str, flag: str) -> list[str]: ...
+@overload
+def _names(text: None, flag: str) -> None: ...
 def _names(text: str | None, flag: str) -> list[str] | None:
     if text is None:
         return None
@@ -74,8 +79,11 @@ def _jsonable(obj: object) -> object:
               default=None, help="Also write what is printed as JSON to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
-def explain(results, strategy, demand, at_items, among, target, inputs_text, group_items,
-            only, max_boxes, min_coverage, alpha, min_cases, draws, seed, json_path, quiet):
+def explain(results: str, strategy: str | None, demand: str | None, at_items: tuple[str, ...],
+            among: str | None, target: str | None, inputs_text: str | None,
+            group_items: tuple[str, ...], only: str | None, max_boxes: int,
+            min_coverage: float, alpha: float, min_cases: int, draws: int, seed: int,
+            json_path: str | None, quiet: bool) -> None:
     """Under which conditions does a strategy win, and what is it worth to know more?
 
     Reads RESULTS (a file of 'mc-tco run'; default results/deepseek-v4.1-flash.nc) and, at
@@ -107,7 +115,7 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
         raise OptionError(f"--min-cases must be at least 1, got {min_cases}")
     if draws < 0 or draws == 1:
         raise OptionError(f"--draws must be 0 (no fit error) or at least 2, got {draws}")
-    at = {}
+    at: dict[str, float | str] = {}
     for item in at_items:
         dim, sep, value = item.partition("=")
         if not sep or not dim.strip():
@@ -118,7 +126,7 @@ def explain(results, strategy, demand, at_items, among, target, inputs_text, gro
             at[dim.strip()] = value.strip()
     if demand is not None:
         at["demand"] = parse_amount(demand, "--demand")
-    groups = {}
+    groups: dict[str, list[str]] = {}
     for item in group_items:
         name, sep, members = item.partition("=")
         if not sep or not name.strip():

@@ -21,7 +21,7 @@ def _is_mc_tco(module: str) -> bool:
 @click.command()
 @book_argument
 @friendly
-def inputs(book):
+def inputs(book: str) -> None:
     """Show BOOK's inputs: family, 5/50/95% quantiles, unit, group and source.
 
     Runs no model code: a book with its own model (model = "file:function") is listed,

@@ -79,7 +79,8 @@ def _at(items: Iterable[str]) -> dict[str, float | str]:
                    "results/deepseek-v4.1-flash/]")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
-def memo(results, compare, demand, at_items, out_dir, quiet):
+def memo(results: Path, compare: Path | None, demand: str | None, at_items: tuple[str, ...],
+         out_dir: Path | None, quiet: bool) -> None:
     """Write the memo of RESULTS (a file written by mc-tco run).
 
     A run of the TCO model gets the investment memo; any other model's gets a decision
@@ -99,7 +100,7 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
     from mc_tco.report.memo import build_memo, check_out_dir, default_out_dir, write_memo
     from mc_tco.results.io import open_results
 
-    demand = _demand(demand) if demand is not None else None
+    tokens = _demand(demand) if demand is not None else None
     at = _at(at_items)
 
     start = time.monotonic()
@@ -111,13 +112,13 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
     args = ["mc-tco", "memo", str(results)]
     if compare is not None:
         args += ["--compare", str(compare)]
-    if demand is not None and demand != ds.mc_tco.focus.get("demand"):
-        args += ["--demand", f"{demand:g}"]
+    if tokens is not None and tokens != ds.mc_tco.focus.get("demand"):
+        args += ["--demand", f"{tokens:g}"]
     args += [f"--at={item}" for item in at_items]
     if out_dir is not None:
         args += ["--out-dir", str(out_dir)]
     paths = {"results": str(results), "compare": str(compare) if compare else ""}
-    m = build_memo(ds, compare=other, demand=demand, command=shlex.join(args), paths=paths,
+    m = build_memo(ds, compare=other, demand=tokens, command=shlex.join(args), paths=paths,
                    at=at)
     files = write_memo(m, target)
     if not quiet:
@@ -139,7 +140,8 @@ def memo(results, compare, demand, at_items, out_dir, quiet):
                    "instead of waiting for it to finish.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
-def report(book, samples, seed, demand, results_dir, no_wait, quiet):
+def report(book: Path | None, samples: int, seed: int, demand: str | None, results_dir: Path,
+           no_wait: bool, quiet: bool) -> None:
     """Run both shipped books and write the memo of the default one compared with the
     article's; or, given BOOK, run it and write its memo.
 
@@ -154,21 +156,21 @@ def report(book, samples, seed, demand, results_dir, no_wait, quiet):
     from mc_tco.results.io import waiting
 
     check_seed(seed)
-    demand = _demand(demand) if demand is not None else None
+    tokens = _demand(demand) if demand is not None else None
 
     args = ["mc-tco", "report"] + ([str(book)] if book is not None else [])
     if samples != 8192:
         args += ["--samples", str(samples)]
     if seed != 0:
         args += ["--seed", str(seed)]
-    if demand is not None and demand != _shipped_focus_demand():
-        args += ["--demand", f"{demand:g}"]
+    if tokens is not None and tokens != _shipped_focus_demand():
+        args += ["--demand", f"{tokens:g}"]
     if results_dir != Path("results"):
         args += ["--results-dir", str(results_dir)]
     start = time.monotonic()
     say = (lambda text: None) if quiet else click.echo
     with waiting(not no_wait):  # each results file: wait for (or refuse) another writer
-        rep = make_report(samples=samples, seed=seed, demand=demand, results_dir=results_dir,
+        rep = make_report(samples=samples, seed=seed, demand=tokens, results_dir=results_dir,
                           books=(book,) if book is not None else None,
                           command=shlex.join(args), say=say,
                           progress=lambda label: Progress(label, enabled=not quiet))

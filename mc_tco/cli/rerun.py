@@ -54,7 +54,8 @@ def _failure_is_an_error(func: Callable[P, R]) -> Callable[P, R]:
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code says it.")
 @_failure_is_an_error
 @friendly
-def rerun(results, out, accept_model_change, no_wait, quiet):
+def rerun(results: Path, out: Path | None, accept_model_change: bool, no_wait: bool,
+          quiet: bool) -> None:
     """Rerun RESULTS (a file of 'mc-tco run') from the book and options stored in it.
 
     Rebuilds the book from the file's book_text, runs it with the stored seed and

@@ -90,9 +90,11 @@ if TYPE_CHECKING:
                    "of waiting for it to finish.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @friendly
-def run(book, samples, seed, out, ci, replicates, resamples, estimator, conf_level, chunk_size,
-        second_order, by, target_halfwidth, max_samples, scheduler, keep_samples, family_check,
-        shapley, shapley_permutations, shapley_at, no_wait, quiet):
+def run(book: str, samples: int | None, seed: int, out: Path | None, ci: str, replicates: int,
+        resamples: int, estimator: str, conf_level: float, chunk_size: int | None,
+        second_order: bool, by: str, target_halfwidth: float | None, max_samples: int | None,
+        scheduler: str, keep_samples: str, family_check: bool, shapley: bool | None,
+        shapley_permutations: int | None, shapley_at: str, no_wait: bool, quiet: bool) -> None:
     """Sample BOOK, run its model, rank the inputs; write results/<book>.nc.
 
     BOOK is an assumption book (TOML); without it, the default
