@@ -43,7 +43,8 @@ BUDGET = 20000
 
 
 @jit
-def bounds(k, s):
+def bounds(k: np.ndarray, s: np.ndarray,
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per strategy, ``a, b, lo_a, lo_b, q``: ``npv(dem) <= a dem + b`` and (the hybrid
     only; else ``-inf``) ``npv(dem) >= lo_a dem + lo_b`` for every demand, and ``q``, the
     largest node count per unit of demand over the months.
@@ -102,7 +103,8 @@ HB = 16
 
 
 @jit
-def _h_months(st, dems, nb, k, T, ssdtb):
+def _h_months(st: np.ndarray, dems: np.ndarray, nb: int, k: np.ndarray, T: int,
+              ssdtb: float) -> None:
     """:func:`.npv._npv_h`'s months for the ``nb`` demands ``dems``, the demands in the inner
     loop (vectorized as :func:`.npv._grid_months`; state vectors of HB: the hybrid's fleet,
     storage peak and sum)."""
@@ -129,7 +131,8 @@ def _h_months(st, dems, nb, k, T, ssdtb):
 
 
 @jit
-def _first_nonneg(k, s, w, dems, nb, st, vals):
+def _first_nonneg(k: np.ndarray, s: np.ndarray, w: int, dems: np.ndarray, nb: int, st: np.ndarray,
+                  vals: np.ndarray) -> int:
     """The index of the first of the ``nb`` (<= HB) demands ``dems`` where the npv of
     strategy ``w`` is >= 0 (:func:`.npv.npv_one`), or -1. The hybrid's npv at all of them at
     once (:func:`_h_months`, the same numbers to the bit; ``st`` (3 HB,) and ``vals`` (HB,)
@@ -150,7 +153,8 @@ def _first_nonneg(k, s, w, dems, nb, st, vals):
 
 
 @jit
-def _first_crossing(k, s, w, lo, hi, levels, pts, st, vals):
+def _first_crossing(k: np.ndarray, s: np.ndarray, w: int, lo: float, hi: float, levels: int,
+                    pts: np.ndarray, st: np.ndarray, vals: np.ndarray) -> float:
     """The first demand in (lo, hi] with npv >= 0, given npv(lo) < 0 <= npv(hi): each
     level scans the bracket at 7 interior points (geometric) and keeps the first
     sub-bracket that turns >= 0, so the result is the smallest crossing up to a window
@@ -178,7 +182,7 @@ def _first_crossing(k, s, w, lo, hi, levels, pts, st, vals):
 
 
 @jit
-def _rel_step(dem, q, step, fine, used):
+def _rel_step(dem: float, q: float, step: float, fine: float, used: int) -> float:
     """The walk's relative step at ``dem``: at most ``step``, at most ``fine`` of a node's
     capacity (``1 / q``), at least MIN_STEP; ``step`` once BUDGET evaluations are used."""
     if used > BUDGET:
@@ -187,7 +191,7 @@ def _rel_step(dem, q, step, fine, used):
 
 
 @jit
-def _piece_root(k, s, w, x, v, floor_):
+def _piece_root(k: np.ndarray, s: np.ndarray, w: int, x: float, v: float, floor_: float) -> float:
     """The root of the linear piece of npv that ends at ``x`` (npv ``v >= 0``) with slope
     LB, no lower than ``floor_``, nudged up until npv >= 0 there (rounding)."""
     r = max(floor_, x - v / s[LB])
@@ -199,7 +203,8 @@ def _piece_root(k, s, w, x, v, floor_):
 
 
 @jit
-def _walk_exact(k, s, w, a, b, q, lowest, highest, step, fine):
+def _walk_exact(k: np.ndarray, s: np.ndarray, w: int, a: float, b: float, q: float, lowest: float,
+                highest: float, step: float, fine: float) -> float:
     """Smallest demand with npv >= 0 for buy (w=0), rent (1) or owned (2), with LB > 0.
 
     Between the demands where a node count changes (``m / Q'[t]``: ``Q' = Qc (1-EPS)``

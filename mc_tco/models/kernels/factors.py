@@ -86,7 +86,7 @@ from .layout import (
 
 
 @jit
-def _months(horizon_years):
+def _months(horizon_years: float) -> int:
     """``round(12 * horizon_years)`` (half to even, as numpy), at least 1."""
     v = 12.0 * horizon_years
     r = math.floor(v)

@@ -21,7 +21,7 @@ IRR_TOL = 1e-7
 
 
 @jit
-def _pv(flows, n, resale, y):
+def _pv(flows: np.ndarray, n: int, resale: float, y: float) -> tuple[float, float]:
     """Present value of ``flows`` and ``resale`` at the yearly log rate ``y`` and its
     derivative in ``y`` (Horner in the monthly factor ``exp(-y / 12)``)."""
     v = math.exp(-y / 12.0)
@@ -35,7 +35,7 @@ def _pv(flows, n, resale, y):
 
 
 @jit
-def _pv2(flows, n, resale, y):
+def _pv2(flows: np.ndarray, n: int, resale: float, y: float) -> tuple[float, float, float]:
     """:func:`_pv` and the second derivative in ``y``, (1/144) sum_t t^2 f_t v^t: Horner
     in v^2 over the even and the odd months apart (six independent chains, half as long:
     the loop is bound by the latency of its multiply-adds)."""
@@ -65,7 +65,7 @@ def _pv2(flows, n, resale, y):
 
 
 @jit
-def _pv_ends(flows, n, resale):
+def _pv_ends(flows: np.ndarray, n: int, resale: float) -> tuple[float, float]:
     """Present value of ``flows`` and ``resale`` at IRR_LO and IRR_HI (one pass, two
     independent Horner chains)."""
     v_lo = math.exp(-IRR_LO / 12.0)
@@ -79,14 +79,14 @@ def _pv_ends(flows, n, resale):
 
 
 @jit
-def _changes(acc, prev):
+def _changes(acc: float, prev: float) -> tuple[float, bool]:
     """Sign of ``acc`` (0 when 0) and whether it differs from the nonzero sign ``prev``."""
     sv = 1.0 if acc > 0.0 else (-1.0 if acc < 0.0 else 0.0)
     return sv, prev != 0.0 and sv != 0.0 and sv != prev
 
 
 @jit
-def one_root(flows, n, resale):
+def one_root(flows: np.ndarray, n: int, resale: float) -> bool:
     """Whether the present value of ``flows`` and ``resale`` has at most one root in the
     monthly factor v = exp(-y / 12) on each side of v = 1, and none at 1: then the
     bracket [IRR_LO, IRR_HI], when its ends differ in sign, holds exactly one root.
@@ -128,7 +128,7 @@ def one_root(flows, n, resale):
 
 
 @jit
-def _irr_newton(flows, n, resale, lo, hi):
+def _irr_newton(flows: np.ndarray, n: int, resale: float, lo: float, hi: float) -> float:
     """The log rate of :func:`yearly_irr` by safeguarded Newton (bisection when a step
     leaves the bracket ``lo, hi``, oriented so that the present value is < 0 at ``lo``)
     from IRR_GUESS: for flows with more than one sign change, which may have several roots

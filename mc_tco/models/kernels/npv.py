@@ -37,7 +37,7 @@ from .layout import (
 
 
 @jit
-def _npv_fleet(k, s, dem, vec):
+def _npv_fleet(k: np.ndarray, s: np.ndarray, dem: float, vec: int) -> float:
     """npv of buy (``vec`` VB) or owned (VO) of one row at demand ``dem`` [USD]: the fleet
     ``ceil(dem Q[t] (1 - EPS))`` at its running maximum, by the node weights."""
     n = 0.0
@@ -51,7 +51,7 @@ def _npv_fleet(k, s, dem, vec):
 
 
 @jit
-def _npv_rent(k, s, dem):
+def _npv_rent(k: np.ndarray, s: np.ndarray, dem: float) -> float:
     """npv of rent of one row at demand ``dem`` [USD]: the month's fleet by VR."""
     a = 0.0
     for t in range(int(s[T_])):
@@ -60,7 +60,7 @@ def _npv_rent(k, s, dem):
 
 
 @jit
-def _npv_h(k, s, dem):
+def _npv_h(k: np.ndarray, s: np.ndarray, dem: float) -> tuple[float, bool]:
     """npv of the hybrid of one row at demand ``dem`` [USD], and whether it owns a node."""
     nh = 0.0
     top = 0.0
@@ -85,7 +85,8 @@ RUN, SUMS = 0, 3
 
 
 @jit
-def _grid_months(st, dems, nb, k, T, ssdtb):
+def _grid_months(st: np.ndarray, dems: np.ndarray, nb: int, k: np.ndarray, T: int,
+                 ssdtb: float) -> None:
     """The ``T`` months of :func:`npv_grid` for the ``nb`` demands ``dems`` of a block:
     :func:`_npv_fleet`, :func:`_npv_rent` and :func:`_npv_h`'s steps, the demands in the
     inner loop.

@@ -64,7 +64,8 @@ FB_, FH_, CASH_ = 0, 1, 2
 
 
 @jit(inline="always")
-def _path_months(st, dems, nb, k, sc, T, fl, want_cash):
+def _path_months(st: np.ndarray, dems: np.ndarray, nb: int, k: np.ndarray, sc: np.ndarray, T: int,
+                 fl: np.ndarray, want_cash: bool) -> None:
     """The ``T`` months of :func:`paths` for the ``nb`` demands ``dems`` of a block, the
     demands in the inner loop (vectorized as :func:`.npv._grid_months`): state vectors of PB in
     ``st``, the month's flows of buy and hybrid (and with ``want_cash`` the cumulative
@@ -77,7 +78,8 @@ def _path_months(st, dems, nb, k, sc, T, fl, want_cash):
 
 
 @jit(inline="always")
-def _path_month(st, dems, nb, k, sc, t, T, fl, want_cash):
+def _path_month(st: np.ndarray, dems: np.ndarray, nb: int, k: np.ndarray, sc: np.ndarray, t: int,
+                T: int, fl: np.ndarray, want_cash: bool) -> None:
     """One month ``t`` of :func:`_path_months`."""
     d = k[D, t]
     gd = k[GD, t]
