@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_BOOK = ROOT / "distributions" / "deepseek-v4.1-flash.toml"
-ARTICLE_BOOK = ROOT / "distributions" / "article.toml"
+from tests.paths import ARTICLE_BOOK, DEFAULT_BOOK
 
 
 @pytest.fixture(scope="session")

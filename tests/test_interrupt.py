@@ -27,8 +27,7 @@ from click.testing import CliRunner
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
 from mc_tco.results.io import _HOST, remove_stale_temp, write_results
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
 

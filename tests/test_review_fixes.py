@@ -7,8 +7,7 @@ import pytest
 
 from mc_tco.book import load_book
 from mc_tco.engine import plan_run, run
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 
 def test_a_nan_half_width_blocks_convergence(monkeypatch):

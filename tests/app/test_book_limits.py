@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 TEXT = DEFAULT_BOOK.read_text(encoding="utf-8")
 ANALYSIS = '[analysis]\ntargets = ["saving"]\n'

@@ -25,10 +25,8 @@ import pytest
 from click.testing import CliRunner
 
 from mc_tco.cli import main
+from tests.paths import ARTICLE_BOOK, BAD_BOOKS, DEFAULT_BOOK
 
-from .conftest import ARTICLE_BOOK, DEFAULT_BOOK, ROOT
-
-BAD_BOOKS = ROOT / "tests" / "bad_books"
 BOOKS = sorted(BAD_BOOKS.glob("*.toml"))
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
 
@@ -62,7 +60,7 @@ def check_one_line_error(exit_code: int, stdout: str, stderr: str, path: Path, e
     assert exit_code == 2, stderr
     assert stdout == ""
     assert "Traceback" not in stderr
-    # before it executes a book's own model file, a command names it (tests/test_model_trust.py)
+    # before it executes a book's own model file, a command names it (tests/models/test_trust.py)
     lines = [line for line in stderr.splitlines()
              if not line.startswith("mc-tco: running the model file ")]
     assert len(lines) == 1, stderr

@@ -9,8 +9,7 @@ from scipy import stats
 from mc_tco.book import load_book, loads_book
 from mc_tco.engine import plan_run
 from mc_tco.errors import BookError
-
-from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
+from tests.paths import ARTICLE_BOOK, DEFAULT_BOOK
 
 
 def one_input(body: str, name: str = "x") -> str:

@@ -10,8 +10,7 @@ import mc_tco.book.shipped as shipped
 from mc_tco.book import DEFAULT_BOOK, find_default_book, load_book
 from mc_tco.cli import main
 from mc_tco.errors import BookError
-
-from .conftest import ROOT
+from tests.paths import ROOT
 
 
 def test_the_default_book_is_found_from_any_folder(tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ NaN / inf, huge and subnormal numbers, swapped bounds, missing and extra keys, u
 names, nested tables, other families) and character-level damage of the book text.
 
 Derandomized (the same examples on every run) so CI is stable; sized to run in well under
-a minute on 2 cores. ``MC_TCO_FUZZ_SCALE=20 pytest tests/test_fuzz_books.py`` tries 20
+a minute on 2 cores. ``MC_TCO_FUZZ_SCALE=20 pytest tests/book/test_fuzz_books.py`` tries 20
 times as many fresh (random) examples, for a longer hunt outside CI.
 """
 
@@ -34,10 +34,8 @@ from mc_tco.distributions.families import FAMILIES
 from mc_tco.engine import execute, plan_run
 from mc_tco.errors import BookError, McTcoError
 from mc_tco.report.terminal import inputs_table, run_table
+from tests.paths import ARTICLE_BOOK, BAD_BOOKS, DEFAULT_BOOK
 
-from .conftest import ARTICLE_BOOK, DEFAULT_BOOK, ROOT
-
-BAD_BOOKS = ROOT / "tests" / "bad_books"
 #: the path given to the loader: its folder holds book_models.py (a harmless model)
 PATH = str(BAD_BOOKS / "fuzz.toml")
 

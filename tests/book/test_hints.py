@@ -7,8 +7,7 @@ import pytest
 
 from mc_tco.book import load_book, loads_book
 from mc_tco.errors import BookError
-
-from .conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,7 @@ from mc_tco.cli import main
 from mc_tco.errors import BookError
 from mc_tco.models import check_book
 from mc_tco.models.tco import SPEC
-
-from .conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 TEXT = DEFAULT_BOOK.read_text(encoding="utf-8")
 ANALYSIS = '[analysis]\ntargets = ["saving"]\n'

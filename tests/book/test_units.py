@@ -14,8 +14,7 @@ from mc_tco.book.units import UnitProblem, conversion
 from mc_tco.cli import main
 from mc_tco.errors import BookError
 from mc_tco.models import InputRule, ModelSpec, check_book
-
-from .conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 #: the units the TCO model declares (version 1 and 2)
 MODEL_UNITS = ["USD", "1", "year", "USD/Mtok", "1/year", "USD/GPU-hour", "kW", "USD/kWh",

@@ -7,8 +7,7 @@ import xarray as xr
 from click.testing import CliRunner
 
 from mc_tco.cli import main
-
-from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
+from tests.paths import ARTICLE_BOOK, DEFAULT_BOOK
 
 
 @pytest.fixture
@@ -106,7 +105,7 @@ def test_a_model_without_a_grid_reads_cleanly(tmp_path):
 
 def test_by_group_says_why_s1_moves(tmp_path):
     """Issue 11 item 18: extra design rows move S1 (SALib's centring); the output says so."""
-    from .conftest import ARTICLE_BOOK
+    from tests.paths import ARTICLE_BOOK
 
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--by", "group",
                                     "-o", str(tmp_path / "g.nc")])

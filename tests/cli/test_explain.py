@@ -12,8 +12,7 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.results.io import open_results, write_results
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 
 @pytest.fixture(scope="module")

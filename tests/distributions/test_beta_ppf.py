@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,10 +13,11 @@ from scipy.stats import qmc
 from mc_tco.book import load_book
 from mc_tco.distributions.beta_ppf import _solve, beta_ppf, beta_table
 from mc_tco.distributions.families import FAST_PPF_MIN, U_MIN, build_distribution, ppf
+from tests.paths import DEFAULT_BOOK
 
 SHAPES = (0.3, 0.9, 1.0, 2.5, 40.0, 1e4)
 EDGES = (0.0, 1e-300, 1e-12, U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - U_MIN, 1 - 1e-12, 1.0)
-BOOK = Path(__file__).resolve().parent.parent / "distributions" / "deepseek-v4.1-flash.toml"
+BOOK = DEFAULT_BOOK
 
 
 def _scipy(a, b, u, loc=0.0, scale=1.0):

@@ -18,8 +18,7 @@ from mc_tco.engine.family import (
     paired_difference_interval,
     swap_family,
 )
-
-from .references import newcombe_method_10
+from tests.references import newcombe_method_10
 
 
 @pytest.mark.parametrize("family", SHAPES)

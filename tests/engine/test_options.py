@@ -8,8 +8,7 @@ from click.testing import CliRunner
 from mc_tco.cli import main
 from mc_tco.engine.options import check_run_options
 from mc_tco.errors import OptionError
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 
 def _run(args, tmp_path, book=ARTICLE_BOOK):

@@ -20,8 +20,7 @@ from mc_tco.cli import main
 from mc_tco.engine import run
 from mc_tco.engine.reproduce import compare_results, rerun, stored_options
 from mc_tco.results.io import open_results
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 RUN = ["run", str(ARTICLE_BOOK), "-n", "256", "--bootstrap", "20", "-q"]
 

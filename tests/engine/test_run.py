@@ -10,9 +10,8 @@ from SALib.analyze import sobol as salib_analyze
 from mc_tco.book import loads_book
 from mc_tco.engine import design_values, plan_run, run
 from mc_tco.errors import ModelError, OptionError
-
-from .conftest import ARTICLE_BOOK
-from .references import rqmc_proportion
+from tests.paths import ARTICLE_BOOK
+from tests.references import rqmc_proportion
 
 
 def test_results_have_the_documented_dims_and_variables(article_run):

@@ -7,8 +7,7 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.engine import run
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 COMPARED = ["saving", "cost", "breakeven_demand", "input_value", "S1", "ST", "S1_conf",
             "ST_conf", "p_positive", "p_positive_ci", "target_quantile", "target_mean",

@@ -75,7 +75,7 @@ def test_negative_flag(article_run):
 
 
 def test_by_group_and_second_order_through_the_cli(tmp_path):
-    from .conftest import DEFAULT_BOOK
+    from tests.paths import DEFAULT_BOOK
 
     res = CliRunner().invoke(main, ["run", str(DEFAULT_BOOK), "-n", "256", "--by", "group",
                                     "--second-order", "--out", str(tmp_path / "g.nc")])

@@ -16,8 +16,7 @@ from mc_tco.errors import BookError
 from mc_tco.models import check_book
 from mc_tco.models.tco import DAYS_PER_MONTH, SPEC
 from mc_tco.results.io import open_results
-
-from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
+from tests.paths import ARTICLE_BOOK, DEFAULT_BOOK
 
 TEXT = DEFAULT_BOOK.read_text(encoding="utf-8")
 GRID = ('start = 1e9\nstop = 1e13\nnum = 41\nspacing = "log"\ninclude = [2.5e11]   # half '

@@ -9,8 +9,7 @@ from mc_tco.book import loads_book
 from mc_tco.errors import BookError
 from mc_tco.models import check_book
 from mc_tco.models.tco import SPEC
-
-from .conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 UTILIZATION = 'dist = "pert"\nmin = 0.5\nmode = 0.7\nmax = 0.9'
 

@@ -16,8 +16,7 @@ from scipy.optimize import brentq
 from mc_tco.errors import BookError
 from mc_tco.models import tco
 from mc_tco.models.kernels import breakeven, factors, layout
-
-from .conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK, ROOT
 
 ARTICLE_POINT = {
     "price_input_cache_hit": 0.028,
@@ -435,9 +434,8 @@ def test_kernels_import_without_a_writable_numba_cache():
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    jit = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "kernels" / "jit.py"
+    jit = ROOT / "mc_tco" / "models" / "kernels" / "jit.py"
     env = {**os.environ, "NUMBA_CACHE_LOCATOR_CLASSES": "IPythonCacheLocator"}  # no place
     code = ("import importlib.util as u; "  # the decorator alone (numba), not the package
             f"s = u.spec_from_file_location('k', {str(jit)!r}); m = u.module_from_spec(s); "
@@ -455,9 +453,8 @@ def test_an_edit_of_any_kernel_module_recompiles_the_kernels_that_use_it(tmp_pat
     import shutil
     import subprocess
     import sys
-    from pathlib import Path
 
-    source = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "kernels"
+    source = ROOT / "mc_tco" / "models" / "kernels"
     shutil.copytree(source, tmp_path / "kcopy", ignore=shutil.ignore_patterns("__pycache__"))
     code = ("import numpy as np; from kcopy import factors; "
             "factors.months(np.ones((1, 36))); s = factors.months.stats; "

@@ -24,8 +24,7 @@ from click.testing import CliRunner
 from mc_tco.book import load_book
 from mc_tco.cli import main
 from mc_tco.engine import run
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
 PLANTED = ("numba", "yaml", "timeit")

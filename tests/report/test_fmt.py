@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from mc_tco.report import fmt
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CASES = json.loads((ROOT / "tests" / "fmt_cases.json").read_text())
 PY = {"tokens": fmt.tokens, "money3": lambda x: fmt.money(x, digits=3), "pct": fmt.pct}
 NAN, INF = math.nan, math.inf

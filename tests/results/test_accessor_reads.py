@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +16,8 @@ import xarray as xr
 
 from mc_tco.results.run_info import RunInfo
 from mc_tco.results.schema import ATTRS, attr_names, default
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "mc_tco"
 
 #: metadata attrs of variables and coordinates, read freely

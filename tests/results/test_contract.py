@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -12,10 +10,7 @@ import mc_tco
 from mc_tco.errors import OptionError
 from mc_tco.results import SCHEMA_VERSION, match_point, parse_amount
 from mc_tco.results.schema import markdown, problems
-
-from .conftest import ARTICLE_BOOK
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ARTICLE_BOOK, ROOT
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,7 @@ from click.testing import CliRunner
 from mc_tco.cli import main
 from mc_tco.results import reading
 from mc_tco.results.io import DamagedFileError, open_results
-
-from .conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import textwrap
 
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 SCRIPT = textwrap.dedent("""
     import sys

@@ -10,7 +10,6 @@ order (the book's) in the terminal, the memo, the app and the accessor.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,9 @@ from mc_tco.results.points import (
     scale_of,
 )
 from mc_tco.results.ranking import rank_order
+from tests.paths import ROOT
 
-PACKAGE = Path(__file__).resolve().parents[1] / "mc_tco"
+PACKAGE = ROOT / "mc_tco"
 #: a grid lookup or an input ranking written out by hand
 COPIES = [re.compile(p) for p in (r"np\.isclose\(", r"argmin\(\s*np\.abs\(",
                                    r"argsort\(\s*-\s*np\.nan_to_num\(",

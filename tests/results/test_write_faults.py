@@ -23,8 +23,7 @@ from mc_tco.cli import main
 from mc_tco.errors import OptionError
 from mc_tco.results import io
 from mc_tco.results.io import write_results
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
 RUN = ["run", str(ARTICLE_BOOK), "-n", "64", "--bootstrap", "0", "-q"]

@@ -62,8 +62,7 @@ def test_independence_check_intervals_come_from_the_scrambles(tmp_path):
     from mc_tco.engine.family import paired_change
     from mc_tco.engine.plan import plan_run
     from mc_tco.uncertainty.scrambles import proportion
-
-    from .test_correlation import owen_book
+    from tests.engine.test_correlation import owen_book
 
     book = load_book(owen_book(tmp_path))
     plan = plan_run(book, samples=256, seed=2, resamples=0, shapley=False)
@@ -93,9 +92,8 @@ def test_independence_check_intervals_equal_an_independent_recomputation(tmp_pat
     from mc_tco.engine.dependence import independence_check
     from mc_tco.engine.evaluate import evaluate_base
     from mc_tco.engine.plan import plan_run
-
-    from . import references
-    from .test_correlation import owen_book
+    from tests import references
+    from tests.engine.test_correlation import owen_book
 
     book = load_book(owen_book(tmp_path))
     plan = plan_run(book, samples=256, seed=2, resamples=0, shapley=False)

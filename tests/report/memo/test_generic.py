@@ -446,7 +446,7 @@ def test_focus_target_must_be_a_target(tmp_path):
     r = invoke("run", tmp_path / "two.toml", "-n", "64", "-q", "-o", tmp_path / "x.nc")
     assert r.exit_code == 2, r.output
     assert "focus.target = 'profit' is not one of the targets (value, cash)" in r.output
-    # the line naming the model file executed first (tests/test_model_trust.py), one error
+    # the line naming the model file executed first (tests/models/test_trust.py), one error
     lines = r.output.strip().splitlines()
     assert len(lines) <= 2 and lines[-1].startswith("mc-tco: error: ")
     assert all(line.startswith("mc-tco: running the model file ") for line in lines[:-1])

@@ -34,8 +34,7 @@ from mc_tco.report.memo.render import (
     to_markdown,
 )
 from mc_tco.results.io import open_results, write_results
-
-from .conftest import ARTICLE_BOOK, DEFAULT_BOOK
+from tests.paths import ARTICLE_BOOK, DEFAULT_BOOK
 
 FIGURES = ["fan_chart", "acceptability", "breakeven_cdf", "cost_breakdown", "cash_position",
            "payback", "sobol_heatmap", "tornado", "evpi", "compare"]

@@ -119,8 +119,7 @@ def test_memo_family_appendix_focuses_on_the_decision(default_run, monkeypatch):
 def _tiny_grid_book(tmp_path):
     """The article's book with ``values = [5e11]`` in [grid.demand] (issue 11 item 6)."""
     from mc_tco.book import loads_book
-
-    from .conftest import ARTICLE_BOOK
+    from tests.paths import ARTICLE_BOOK
 
     text = ARTICLE_BOOK.read_text()
     text = re.sub(r"\[grid\.demand\]\n(.*\n)*?(?=\n\[)",
