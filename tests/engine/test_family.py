@@ -172,3 +172,14 @@ def test_paired_interval_is_newcombes_published_method_10(table, published):
     lo, hi = paired_difference_interval(b, c, a + b + c + d, 0.95, a=a, d=d)
     np.testing.assert_allclose([lo, hi], published, atol=5e-5)
     np.testing.assert_allclose([lo, hi], newcombe_method_10(a, b, c, d), rtol=1e-12)
+
+
+def test_the_family_check_uses_the_runs_own_rows(article_book):
+    """--ci/--replicates were ignored: the family check's 'book' variant must be the run
+    (a review's bug, issue 10)."""
+    from mc_tco.engine import run
+
+    ds = run(article_book, samples=64, ci="bootstrap", resamples=10,
+             family_check=True)
+    book = ds["family_check_p_positive"].sel(family_variant="book")
+    np.testing.assert_array_equal(book.values, ds["p_positive"].values)

@@ -280,3 +280,15 @@ def test_a_huge_grid_gets_small_chunks_or_a_one_line_refusal(tmp_path):
     assert fit_chunk(plan, budget=1e12).chunk_size == plan.chunk_size
     with pytest.raises(OptionError, match=r"the grid \(demand 4,00\d points\) is too large"):
         fit_chunk(plan, budget=per_sample)
+
+
+@pytest.mark.parametrize("estimator, words", [
+    ("saltelli", "S1: Saltelli et al. 2010; ST: Jansen 1999"),
+    ("janon", "S1 and ST: Janon et al. 2014"),
+    ("martinez", "S1 and ST: Martinez 2011"),
+])
+def test_provenance_names_the_estimator_used(estimator, words, article_book):
+    """The results' provenance names the estimator the run used (a review's bug, issue 10)."""
+    ds = run(article_book, samples=64, estimator=estimator)
+    assert ds.attrs["sobol_estimators"].startswith(words)
+    assert ds.attrs["estimator"] == estimator

@@ -177,3 +177,34 @@ def test_settled_rule_falls_back_to_wilson_where_the_scrambles_agree_exactly():
     ref = stats.binomtest(8, 1200).proportion_ci(0.95, method="wilson")
     assert (lo[0], hi[0]) == pytest.approx((ref.low, ref.high))
     assert hi[0] > SETTLED
+
+
+def test_a_nan_half_width_blocks_convergence(monkeypatch, article_book):
+    """np.nanmax turned a NaN half-width into 'converged'; NaN must mean 'not settled'
+    (a review's bug, issue 10)."""
+    from mc_tco.engine import adaptive, plan_run
+
+    plan = plan_run(article_book, samples=64, target_halfwidth=0.5,
+                    max_samples=128)
+    layout = adaptive.cell_layout(plan)
+    real = adaptive.RunSums.result
+
+    def with_nan(self, conf_level):
+        res = real(self, conf_level)
+        res["ST_conf"] = np.where(np.isfinite(res["ST"]), np.nan, res["ST_conf"])
+        return res
+
+    from mc_tco.engine.evaluate import evaluate_chunk
+
+    _, _, shift = evaluate_chunk(plan, 0, 8)
+    _, sums, _ = evaluate_chunk(plan, 0, 64, shift=shift)
+    monkeypatch.setattr(adaptive.RunSums, "result", with_nan)
+    # settle nothing: every indicator cell is held to the target
+    monkeypatch.setattr(adaptive, "_p_interval",
+                        lambda s, c: (np.full(s.pooled().mean_a().shape, 0.4),
+                                      np.full(s.pooled().mean_a().shape, 0.6)))
+    step = adaptive.convergence_step(plan, sums, 0.5, None, layout=layout)
+    assert step["cells"] > 0
+    assert not step["converged"]
+    assert np.isinf(step["worst_halfwidth"])
+    assert "undefined" in step["why"]
