@@ -16,11 +16,10 @@ from tests.paths import ARTICLE_BOOK
 
 
 @pytest.fixture(scope="module")
-def results_files(tmp_path_factory, default_run, article_run):
+def results_files(tmp_path_factory, result_files, default_run):
+    """The session's results files, and the default run without its inputs' values."""
     folder = tmp_path_factory.mktemp("decision")
-    paths = {}
-    for name, ds in [("default", default_run), ("article", article_run)]:
-        paths[name] = str(write_results(ds, folder / f"{name}.nc"))
+    paths = {name: str(path) for name, path in result_files.items()}
     no_inputs = default_run.drop_vars("input_value")
     paths["no_inputs"] = str(write_results(no_inputs, folder / "no_inputs.nc"))
     return paths

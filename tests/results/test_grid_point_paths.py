@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
-from mc_tco.results.io import open_results, write_results
+from mc_tco.results.io import open_results
 
 #: the article run's demand grid (conftest ``article_run``): 41 log-spaced points from 1e9
 #: to 1e13 plus the report and claim points
@@ -52,8 +52,8 @@ APP_BETWEEN = {"4.5e11": 5e11, "400B": P26, "448B": 5e11, "2e13": 1e13}
 
 
 @pytest.fixture(scope="module")
-def article_file(tmp_path_factory, article_run):
-    return str(write_results(article_run, tmp_path_factory.mktemp("points") / "article.nc"))
+def article_file(result_files):
+    return str(result_files["article"])
 
 
 def _cli(*args):

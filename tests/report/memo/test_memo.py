@@ -74,19 +74,10 @@ CSV_COLUMNS = {
 
 
 @pytest.fixture(scope="module")
-def result_files(tmp_path_factory, default_run, article_run):
-    folder = tmp_path_factory.mktemp("results")
-    a, b = folder / "deepseek-v4.1-flash.nc", folder / "article.nc"
-    write_results(default_run, a)
-    write_results(article_run, b)
-    return a, b
-
-
-@pytest.fixture(scope="module")
-def compared_memo(result_files):
+def compared_memo(result_files, tmp_path_factory):
     """``mc-tco memo A --compare B`` on small runs (512 samples): the folder and the output."""
-    a, b = result_files
-    out = a.parent / "memo_compared"
+    a, b = result_files["default"], result_files["article"]
+    out = tmp_path_factory.mktemp("memo") / "memo_compared"
     res = CliRunner().invoke(main, ["memo", str(a), "--compare", str(b), "--out-dir", str(out)])
     assert res.exit_code == 0, res.output
     return out, res, open_results(a), open_results(b)
@@ -244,7 +235,7 @@ def test_a_failed_write_leaves_the_previous_memo(compared_memo, tmp_path, monkey
 
 @pytest.mark.parametrize("case", ["missing", "not_netcdf", "not_tco", "off_grid", "out_is_file"])
 def test_bad_input_is_one_line_exit_2_nothing_written(case, tmp_path, result_files):
-    a, _ = result_files
+    a = result_files["default"]
     out = tmp_path / "memo_out"
     args = ["memo", str(a), "--out-dir", str(out)]
     fragment = ""
