@@ -96,14 +96,15 @@ def test_explain(article_file, tmp_path, form, typed, expected):
         assert json.loads(out.read_text())["point"] == {"demand": expected}
 
 
-#: a memo takes 5-20 s to write: the cases it accepts are the two hardest (noise around a
-#: point that is not round, and that point as printed); it must refuse all the others
+#: a memo takes 5-20 s to write (its figures not rendered: ``no_png``): the cases it accepts
+#: are the two hardest (noise around a point that is not round, and that point as printed);
+#: it must refuse all the others
 MEMO_CASES = [c for c in CASES if isinstance(c[1], str) or c[0] in (repr(P31 * (1 - 1e-11)),
                                                                      "1.26T")]
 
 
 @pytest.mark.parametrize(("typed", "expected"), MEMO_CASES, ids=[c[0] for c in MEMO_CASES])
-def test_memo(article_file, tmp_path, typed, expected):
+def test_memo(article_file, tmp_path, typed, expected, no_png):
     r = _cli("memo", article_file, "--demand", typed, "-o", tmp_path / "memo", "-q")
     if isinstance(expected, str):
         _refused(r, expected)
