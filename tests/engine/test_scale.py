@@ -71,6 +71,7 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path, monkeypatch):
     assert res.exit_code == 2 and "use threads, processes" in res.output
 
 
+@pytest.mark.slow
 def test_chunk_sizes_give_the_same_numbers_streamed(article_book, tmp_path):
     with run(article_book, samples=2048, seed=1, resamples=10, chunk_size=256,
              out=tmp_path / "a.nc") as a, run(article_book, samples=2048, seed=1,

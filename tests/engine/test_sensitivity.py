@@ -74,6 +74,7 @@ def test_negative_flag(article_run):
     np.testing.assert_array_equal(flagged, np.nan_to_num(s1 < -conf, nan=False))
 
 
+@pytest.mark.slow
 def test_by_group_and_second_order_through_the_cli(tmp_path):
     from tests.paths import DEFAULT_BOOK
 

@@ -446,6 +446,7 @@ def test_kernels_import_without_a_writable_numba_cache():
     assert res.returncode == 0, res.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_an_edit_of_any_kernel_module_recompiles_the_kernels_that_use_it(tmp_path):
     """numba keys a kernel's cache on its own file; ``factors.months`` compiles in
     ``layout``'s constants, so an edit of layout.py alone must still miss its cache (the

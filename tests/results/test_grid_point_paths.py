@@ -98,12 +98,14 @@ def test_explain(article_file, tmp_path, form, typed, expected):
 
 #: a memo takes 5-20 s to write (its figures not rendered: ``no_png``): the cases it accepts
 #: are the two hardest (noise around a point that is not round, and that point as printed);
-#: it must refuse all the others
-MEMO_CASES = [c for c in CASES if isinstance(c[1], str) or c[0] in (repr(P31 * (1 - 1e-11)),
-                                                                     "1.26T")]
+#: it must refuse all the others (at once: only the two written memos are marked slow)
+MEMO_CASES = [c if isinstance(c[1], str) else pytest.param(*c, id=c[0], marks=pytest.mark.slow)
+              for c in CASES if isinstance(c[1], str) or c[0] in (repr(P31 * (1 - 1e-11)),
+                                                                  "1.26T")]
 
 
-@pytest.mark.parametrize(("typed", "expected"), MEMO_CASES, ids=[c[0] for c in MEMO_CASES])
+@pytest.mark.parametrize(("typed", "expected"), MEMO_CASES,
+                         ids=[c[0] if isinstance(c, tuple) else None for c in MEMO_CASES])
 def test_memo(article_file, tmp_path, typed, expected, no_png):
     r = _cli("memo", article_file, "--demand", typed, "-o", tmp_path / "memo", "-q")
     if isinstance(expected, str):

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.paths import ARTICLE_BOOK
 
 SCRIPT = textwrap.dedent("""
@@ -46,6 +48,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_import_and_use_leave_h5netcdf_and_xarray_unchanged(tmp_path):
     res = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "r.nc"),
                           str(ARTICLE_BOOK)], capture_output=True, text=True)
