@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
-from mc_tco.results import io, temp_files
+from mc_tco.results import io, store, temp_files
 from mc_tco.results.io import write_results
 
 from .conftest import ARTICLE_BOOK
@@ -79,7 +79,8 @@ def test_full_disk_found_by_the_reservation_says_how_much_is_needed(previous, mo
         calls.append(nbytes)
         raise io.NoSpace(5_000_000, 120_000)
 
-    monkeypatch.setattr(io, "reserve", reserve)
+    monkeypatch.setattr(io, "reserve", reserve)  # the writer's own reservations
+    monkeypatch.setattr(store, "reserve", reserve)  # and the store's, before each block
     res = CliRunner().invoke(main, [*RUN, "--out", str(out)])
     assert res.exit_code == 2, res.output
     assert calls
