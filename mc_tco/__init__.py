@@ -11,7 +11,7 @@ The API a notebook needs::
 Everything else is in the subpackages (engine, sensitivity, decision, memo, results, cli).
 """
 
-__version__ = "0.2.0"
+from mc_tco._version import __version__
 
 __all__ = ["__version__", "load_book", "open_results", "run"]
 

@@ -26,7 +26,8 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
-from mc_tco.results.io import _HOST, remove_stale_temp, write_results
+from mc_tco.results.io import remove_stale_temp, write_results
+from mc_tco.results.temp_files import _HOST
 from tests.paths import ARTICLE_BOOK
 
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))

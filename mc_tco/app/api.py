@@ -251,7 +251,7 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
     targets = [str(t) for t in ds["target"].values]
     target = next(t for t in targets if not t.endswith(">0"))
     indicator = next((t for t in targets if t == f"{target}>0"), targets[-1])
-    dim = next(d for d in ds["p_positive"].dims if d not in ("target", "strategy"))
+    dim = str(next(d for d in ds["p_positive"].dims if d not in ("target", "strategy")))
     grid = ds[dim].values.astype(float)
     strategies, baseline = _strategies(ds, indicator)
     out = {"dim": dim, "unit": ds[dim].attrs.get("units", ""), "grid": grid.tolist(),
@@ -320,9 +320,10 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
             if f"{r['target']}>0" in ds["target"].values else 0
         target = r["target"]
         if min(wins, n - wins) >= bridge.min_events():
-            st = ds["ST"].sel(target=f"{target}>0", **sel).values
-            conf = ds["ST_conf"].sel(target=f"{target}>0", **sel).values
-            if np.isfinite(st).any() and st[int(np.nanargmax(st))] > conf[int(np.nanargmax(st))]:
+            ind = ds["ST"].sel(target=f"{target}>0", **sel).values
+            ind_conf = ds["ST_conf"].sel(target=f"{target}>0", **sel).values
+            if (np.isfinite(ind).any()
+                    and ind[int(np.nanargmax(ind))] > ind_conf[int(np.nanargmax(ind))]):
                 target = f"{target}>0"
         index = "ST"
         if "shapley" in ds and ds.mc_tco.correlations and target in ds["shapley"]["target"]:

@@ -14,7 +14,7 @@ Cost and precision
 default 8192 samples and the default book's 30 uncertain inputs (cost model v2),
 ``16384 + 4096 x 29 x 3 = 372,736`` rows (the run itself: ``8192 x 32 = 262,144``),
 run on the driver's threads (``workers``); the inputs' ppf runs once per distinct normal
-score (:func:`~mc_tco.sensitivity.shapley._to_inputs`, a tenth of the rows). The model
+score (:func:`~mc_tco.sensitivity.shapley.draws._to_inputs`, a tenth of the rows). The model
 runs them at the report points, claim points and focus only (:func:`shapley_grid`,
 ``--shapley-at report``, the default): 6 of the default book's 46 demands. That cut the
 pass from about 17 CPU seconds (every demand) to about 6, with the same numbers at those

@@ -19,7 +19,7 @@ with the schema's default for a file that lacks it; grid points are matched by
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import xarray as xr
@@ -141,7 +141,7 @@ class ResultsAccessor:
     def point(self, **at) -> dict[str, Any]:
         """Grid values for ``at`` (``demand="500B"``, ``strategy="buy"``), matched with one
         tolerance (:data:`~mc_tco.results.points.GRID_RTOL`); a label must be exact."""
-        out = {}
+        out: dict[str, Any] = {}
         for dim, value in at.items():
             if value is None:
                 continue
@@ -200,15 +200,15 @@ class ResultsAccessor:
         absent."""
         if "shapley" not in self._ds:
             return {}
-        ok = np.isfinite(self._ds["shapley"])
-        out = {}
+        ok = cast(xr.DataArray, np.isfinite(self._ds["shapley"]))  # a DataArray's ufunc
+        out: dict[str, np.ndarray] = {}
         for dim in ok.dims:
             if dim in ("target", "input") or not np.issubdtype(self._ds[dim].dtype,
                                                                np.number):
                 continue
             has = ok.any([d for d in ok.dims if d != dim]).values
             if has.any() and not has.all():
-                out[dim] = self._ds[dim].values[has]
+                out[str(dim)] = self._ds[dim].values[has]
         return out
 
     def shapley_where(self) -> str:
@@ -256,7 +256,7 @@ class ResultsAccessor:
                 f"the run estimated its Shapley effects at {self.shapley_where()} only "
                 "(--shapley-at report); rank at one of these, rerun with --shapley-at grid, "
                 "or pass index='ST'")
-        extra = [d for d in sub[index].dims if d != "input"]
+        extra = [str(d) for d in sub[index].dims if d != "input"]
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "
                               f"e.g. {extra[0]}=...")

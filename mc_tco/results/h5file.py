@@ -21,6 +21,8 @@ from xarray.backends.locks import HDF5_LOCK
 from xarray.backends.store import StoreBackendEntrypoint
 from xarray.core.indexing import LazilyIndexedArray
 
+from mc_tco.results.damage import _damaged
+
 __all__ = ["ResultsBackend"]
 
 
@@ -80,8 +82,6 @@ class _CheckedArray(H5NetCDFArrayWrapper):
         try:
             return super()._getitem(key)
         except OSError as exc:
-            from mc_tco.results.reading import _damaged
-
             raise _damaged(self.datastore._filename, self.variable_name, exc) from None
 
 

@@ -1,4 +1,10 @@
-"""Reading and writing results files (netCDF4 via h5netcdf), atomically."""
+"""Reading and writing results files (netCDF4 via h5netcdf), atomically.
+
+The front door for scripts: :func:`write_results` and :func:`open_results`, with the parts
+of a write re-exported from where they live (:mod:`.temp_files`: the temporary files and
+their removal; :mod:`.disk_space`: the reservation and :class:`NoSpace`;
+:mod:`.output_lock`: one writer per file; :mod:`.reading`: the checked read).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,11 @@ import contextlib
 import datetime
 import errno
 import os
-import re
 import shutil
-import socket
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 import xarray as xr
 
@@ -19,8 +24,10 @@ from mc_tco import interrupt
 from mc_tco import results as _results  # noqa: F401  (registers ds.mc_tco)
 from mc_tco.errors import OptionError
 from mc_tco.results import store as _store
+from mc_tco.results.disk_space import NoSpace, format_bytes, reserve
 from mc_tco.results.output_lock import _held_reports, hold_output, waiting
 from mc_tco.results.reading import DamagedFileError, open_results
+from mc_tco.results.temp_files import _temp_prefix, remove_stale_temp
 
 __all__ = [
     "DamagedFileError",
@@ -37,7 +44,7 @@ __all__ = [
     "write_results",
 ]
 
-ENGINE = "h5netcdf"
+ENGINE: Literal["h5netcdf"] = "h5netcdf"
 
 
 def check_writable(path: str | Path, create: bool = False) -> Path:
@@ -75,155 +82,8 @@ def check_writable(path: str | Path, create: bool = False) -> Path:
     return path
 
 
-# ------------------------------------------------------------------ temporary files
+# ------------------------------------------------------------------ write errors
 
-_HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
-#: ``.<target name>.<host>.<pid>.<random>.tmp``: the temporary files of :func:`atomic_path`
-_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.\w+\.tmp$")
-
-
-def _temp_prefix(path: Path) -> str:
-    return f".{path.name}.{_HOST}.{os.getpid()}."
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs on this host (a zombie counts as dead)."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # EPERM: someone else's process
-        return True
-    with contextlib.suppress(OSError, IndexError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    return True
-
-
-def remove_stale_temp(folder: str | Path, finish: str | Path | None = None) -> list[Path]:
-    """Remove the temporary files that killed writers left in ``folder``.
-
-    A process killed while writing (SIGKILL, a power cut) cannot remove its temporary
-    file. Its name carries the host and the process id; a file of this host whose process
-    is gone is removed. Files of live processes and of other hosts (a shared disk) stay.
-
-    ``finish``, the results file being written (its lock held): a writer killed between
-    the two renames of its swap (:func:`_swap`) left the previous results under the
-    backup's temporary name; that file becomes ``<finish>.bak``, as the swap would have
-    made it. (Killed before the first rename, that name is the current file: removed.)
-    Such names of other files are then left for the writers of those files.
-
-    Returns
-    -------
-    list of Path
-        The files removed (or renamed to the backup).
-    """
-    removed = []
-    finish = Path(finish) if finish is not None else None
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder):
-            m = _TEMP.match(entry.name)
-            if m and m["host"] == _HOST and not _alive(int(m["pid"])):
-                backup = m["name"].endswith(".bak")
-                if finish is not None and backup and m["name"] != finish.name + ".bak":
-                    continue  # another file's cut swap: left for that file's writer
-                with contextlib.suppress(OSError):
-                    if finish is not None and backup and _swap_was_cut(Path(entry.path),
-                                                                       finish):
-                        os.replace(entry.path, finish.with_name(m["name"]))
-                    else:
-                        os.unlink(entry.path)
-                    removed.append(Path(entry.path))
-    return removed
-
-
-def _swap_was_cut(keep: Path, path: Path) -> bool:
-    """Whether ``keep`` (a dead writer's second name of ``path``'s previous file) is no
-    longer ``path`` itself: the writer renamed its new file over ``path``, then died
-    before renaming ``keep`` to the backup. A copy (where there are no hard links) keeps
-    the size and time of the file it copied."""
-    if not path.exists():
-        return False
-    a, b = keep.stat(), path.stat()
-    if os.path.samestat(a, b):
-        return False
-    return (a.st_size, a.st_mtime_ns) != (b.st_size, b.st_mtime_ns)
-
-
-def format_bytes(nbytes: float) -> str:
-    """``nbytes`` for a message: in MB below a GB ("12.3 MB"), else in GB ("4.2 GB")."""
-    if nbytes < 1e9:
-        return f"{nbytes / 1e6:.1f} MB"
-    return f"{nbytes / 1e9:.1f} GB"
-
-
-# ------------------------------------------------------------------ disk space
-
-#: set when a write failed while HDF5 held the file open: HDF5 then cannot close it, and
-#: its exit handler crashes closing it again (a segmentation fault after the error). The
-#: ``mc-tco`` command then ends without running the exit handlers (:mod:`mc_tco._entry`).
-hdf5_left_open = False
-#: bytes reserved beyond what a write needs: HDF5's metadata (written when it closes)
-RESERVE_MARGIN = 2**20
-
-
-class NoSpace(OSError):
-    """The disk cannot hold ``needed`` more bytes; ``free`` were free."""
-
-    def __init__(self, needed: int, free: int):
-        super().__init__(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        self.needed = needed
-        self.free = free
-
-
-def _fallocate():
-    """Linux's ``fallocate(2)`` (keeping the file's size), or None where there is none."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        func = libc.fallocate
-    except (OSError, AttributeError):
-        return None
-    func.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
-    func.restype = ctypes.c_int
-    return func
-
-
-_FALLOCATE = _fallocate()
-_KEEP_SIZE = 1  # FALLOC_FL_KEEP_SIZE
-
-
-def reserve(path: str | Path, nbytes: int) -> None:
-    """Reserve disk blocks for ``nbytes`` (plus :data:`RESERVE_MARGIN`) beyond the end of
-    the file at ``path``, before HDF5 writes them.
-
-    HDF5 does not survive a full disk: a failed write leaves the file's objects open, and
-    closing them (or the library's exit handler) crashes the process. The reserved blocks
-    (``fallocate`` with ``FALLOC_FL_KEEP_SIZE``: the file's size does not change; HDF5
-    trims what it did not use when it closes the file) make a full disk fail here, before
-    HDF5 writes anything, with :class:`NoSpace`. File systems without ``fallocate``
-    (some network ones) are not reserved on.
-    """
-    if _FALLOCATE is None or nbytes <= 0:
-        return
-    import ctypes
-
-    fd = os.open(path, os.O_RDWR)
-    try:
-        end = os.fstat(fd).st_size
-        if _FALLOCATE(fd, _KEEP_SIZE, end, int(nbytes) + RESERVE_MARGIN) == 0:
-            return
-        err = ctypes.get_errno()
-        if err in (errno.ENOSPC, errno.EDQUOT):
-            raise NoSpace(int(nbytes) + RESERVE_MARGIN, shutil.disk_usage(path).free)
-        # EOPNOTSUPP, ENOSYS, EINVAL, ...: nothing reserved, HDF5 writes as it can
-    finally:
-        os.close(fd)
 
 
 class WriteError(OptionError, OSError):
@@ -240,9 +100,8 @@ def _write_error(path: Path, exc: OSError, what: str | None,
                  written: int | None = None) -> WriteError:
     """The one-line error of a failed write of ``path`` (``what``: the option, e.g.
     ``--out``, shown before the path; ``written``: bytes of the file written by then)."""
-    global hdf5_left_open
     if "h5py" in sys.modules and not isinstance(exc, NoSpace):
-        hdf5_left_open = True  # an HDF5 write or close failed: it may hold the file
+        _store.hdf5_left_open = True  # an HDF5 write or close failed: it may hold the file
     name = f"{what} {path}" if what else str(path)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         folder = path.parent

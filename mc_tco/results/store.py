@@ -20,11 +20,14 @@ import errno
 import os
 import re
 import zlib
+from collections.abc import Hashable
+from typing import Any
 
 import h5py
 import numpy as np
 import xarray as xr
 
+from mc_tco.results.disk_space import NoSpace, reserve
 from mc_tco.results.h5file import ResultsBackend, _SizedFile
 
 __all__ = ["BaseStore"]
@@ -45,6 +48,11 @@ BUFFER_BYTES = 64 * 2**20
 #: the largest HDF5 chunk (bytes) when more samples than one evaluation chunk share one;
 #: a variable with wider rows keeps one evaluation chunk of samples per HDF5 chunk
 CHUNK_BYTES = 2**20
+
+#: set when a write failed while HDF5 held the file open: HDF5 then cannot close it, and
+#: its exit handler crashes closing it again (a segmentation fault after the error). The
+#: ``mc-tco`` command then ends without running the exit handlers (:mod:`mc_tco._entry`).
+hdf5_left_open = False
 
 
 def checksummed(ds: xr.Dataset, encoding: dict) -> dict:
@@ -102,7 +110,8 @@ class BaseStore:
     :meth:`close` writes the rest.
     """
 
-    def __init__(self, path, chunks: dict[str, int], size: int = 0, rows: int | None = None):
+    def __init__(self, path, chunks: dict[Hashable, int], size: int = 0,
+                 rows: int | None = None):
         self.path = path
         self.chunks = chunks
         self.size = size  # samples written
@@ -112,7 +121,7 @@ class BaseStore:
         self._buffers: dict[str, np.ndarray] = {}  # ``rows`` samples of each variable
         self._pending_rows = 0  # samples in the buffers
         self.row_bytes = 0.0  # bytes of one sample's rows (uncompressed)
-        self.samples = None  # samples the run means to write (its first stage)
+        self.samples: int | None = None  # samples the run means to write (its first stage)
 
     @classmethod
     def create(cls, path, first: xr.Dataset, chunk_size: int, grid_dims: list[str],
@@ -124,7 +133,7 @@ class BaseStore:
         file's variables, dims and attrs are written by xarray (with no samples yet); the
         values of ``first`` are collected like those of every later chunk.
         """
-        chunks = {"sample": chunk_size}
+        chunks: dict[Hashable, int] = {"sample": chunk_size}
         for d in first.dims:
             if d in grid_dims:
                 chunks[d] = GRID_BLOCK
@@ -134,14 +143,14 @@ class BaseStore:
         rows = chunk_size * _pow2_at_most(buffer_bytes / max(row_bytes * chunk_size, 1))
         encoding = {}
         for name, var in based.items():
-            shape = [min(chunks.get(d, size), max(size, 1)) for d, size in var.sizes.items()]
-            across = var.dtype.itemsize * int(np.prod([c for d, c in zip(var.dims, shape,
+            sizes = [min(chunks.get(d, size), max(size, 1)) for d, size in var.sizes.items()]
+            across = var.dtype.itemsize * int(np.prod([c for d, c in zip(var.dims, sizes,
                                                                          strict=True)
                                                        if d != "sample"]))
             extent = _extent(chunk_size, min(rows, samples or rows), across)
             shape = tuple(extent if d == "sample" else c
-                          for d, c in zip(var.dims, shape, strict=True))
-            enc = {"chunksizes": shape}
+                          for d, c in zip(var.dims, sizes, strict=True))
+            enc: dict[str, Any] = {"chunksizes": shape}
             if var.dtype.kind == "f" and _compressible(var.values):
                 enc.update(compression="gzip", compression_opts=1, shuffle=True)
             encoding[name] = enc
@@ -151,7 +160,8 @@ class BaseStore:
         store.row_bytes, store.samples = row_bytes, samples
         store._file = h5py.File(path, "r+")
         for name, var in based.items():
-            store._datasets[name] = (store._file[name], var.dims, var.dims.index("sample"))
+            store._datasets[str(name)] = (store._file[name], tuple(map(str, var.dims)),
+                                          var.dims.index("sample"))
         store.append(first)
         return store
 
@@ -194,7 +204,6 @@ class BaseStore:
 
     def _write(self, values: dict[str, np.ndarray], n: int) -> None:
         from mc_tco.interrupt import signal_point
-        from mc_tco.results.io import NoSpace, reserve
 
         signal_point("store-write")
         try:  # a full disk fails here, not inside HDF5 (which would not recover)
@@ -219,9 +228,8 @@ class BaseStore:
                 with _hdf5_errors():
                     file.close()
             except OSError:
-                from mc_tco.results import io
-
-                io.hdf5_left_open = True
+                global hdf5_left_open
+                hdf5_left_open = True
                 raise
 
     def discard(self) -> None:
@@ -249,8 +257,6 @@ class BaseStore:
             for name, var in extra.data_vars.items()
             if var.dtype.kind == "f" and var.size >= 1024
         }
-        from mc_tco.results.io import reserve
-
         reserve(self.path, extra.nbytes)
         _dump(self.path, "a", extra, checksummed(extra, encoding))
 
@@ -299,7 +305,7 @@ def _close_after_failure(file) -> None:
     holds prints a traceback as it is freed, and the close raises. The first error says
     what happened; these are not shown, and the failure is noted for the ``mc-tco``
     command to end without HDF5's exit handler (which would crash on that file:
-    :data:`mc_tco.results.io.hdf5_left_open`).
+    :data:`hdf5_left_open`).
     """
     import sys
 
@@ -308,9 +314,8 @@ def _close_after_failure(file) -> None:
     try:
         file.close()
     except (OSError, RuntimeError, ValueError):
-        from mc_tco.results import io
-
-        io.hdf5_left_open = True
+        global hdf5_left_open
+        hdf5_left_open = True
     finally:
         sys.unraisablehook = hook
 

@@ -14,6 +14,7 @@ Sobol' design.
 from __future__ import annotations
 
 import warnings
+from typing import cast
 
 import numpy as np
 import xarray as xr
@@ -215,7 +216,8 @@ def quantiles_with_never(
     rest = [d for d in values.dims if d != dim]
     coords = {d: values.coords[d] for d in rest if d in values.coords}
     if replicates > 1:
-        res = probability_with_interval(indicator(np.isinf(values), values),
+        never_da = cast(xr.DataArray, np.isinf(values))  # a DataArray's ufunc
+        res = probability_with_interval(indicator(never_da, values),
                                         replicates=replicates, dim=dim, conf_level=conf_level)
         p = res["estimate"].transpose(*rest).values
         ci = res["ci"].transpose(*rest, "ci_bound").values

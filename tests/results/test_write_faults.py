@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from mc_tco.cli import main
 from mc_tco.errors import OptionError
-from mc_tco.results import io
+from mc_tco.results import io, store, temp_files
 from mc_tco.results.io import write_results
 from tests.paths import ARTICLE_BOOK
 
@@ -78,7 +78,8 @@ def test_full_disk_found_by_the_reservation_says_how_much_is_needed(previous, mo
         calls.append(nbytes)
         raise io.NoSpace(5_000_000, 120_000)
 
-    monkeypatch.setattr(io, "reserve", reserve)
+    monkeypatch.setattr(io, "reserve", reserve)  # the writer's own reservations
+    monkeypatch.setattr(store, "reserve", reserve)  # and the store's, before each block
     res = CliRunner().invoke(main, [*RUN, "--out", str(out)])
     assert res.exit_code == 2, res.output
     assert calls
@@ -144,7 +145,7 @@ def test_disk_filled_during_a_run(small_disk, reserve):
     before = out.read_bytes()
     # the run stops itself just before it writes the base rows; the disk is filled then
     env = {**os.environ, "MC_TCO_TEST_SIGNAL": "store-write:SIGSTOP"}
-    code = ("import sys, mc_tco.results.io as io; io._FALLOCATE = None;"
+    code = ("import sys, mc_tco.results.disk_space as space; space._FALLOCATE = None;"
             " from mc_tco._entry import main; sys.argv[0] = 'mc-tco'; main()")
     cmd = [MC_TCO, *args] if reserve else [sys.executable, "-c", code, *args]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -328,7 +329,7 @@ def test_a_backup_that_cannot_be_renamed_does_not_say_nothing_was_written(tmp_pa
     monkeypatch.setattr(os, "replace", real)
     with xr.open_dataset(out, engine="h5netcdf") as ds:
         assert float(ds["a"][0]) == 2.0
-    monkeypatch.setattr(io, "_alive", lambda pid: False)  # as if the writer had ended
+    monkeypatch.setattr(temp_files, "_alive", lambda pid: False)  # as if the writer had ended
     write_results(xr.Dataset({"a": ("x", [3.0])}), out.with_name("y.nc"), backup=False)
     write_results(xr.Dataset({"a": ("x", [3.0])}), out, backup=False)
     assert out.with_name("x.nc.bak").read_bytes() == first

@@ -8,9 +8,12 @@ with ``compare``, a second one) and computes its figures, tables and sentences f
 >>> memo = build_memo(open_results("results/deepseek-v4.1-flash.nc"))   # doctest: +SKIP
 >>> write_memo(memo, "results/deepseek-v4.1-flash")                      # doctest: +SKIP
 
-Layout: :mod:`.analysis` (numbers from the results), :mod:`.claims` (the article's five
-claims), :mod:`.figures` (one function per figure), :mod:`.sections` (the memo's sections,
-a list), :mod:`.render` (Markdown and HTML), :mod:`.tables` (CSV).
+Layout: :mod:`.base` (a memo is a list of sections, functions of a context),
+:mod:`.shared` (the sections every memo has, written once), :mod:`.sections` (the TCO
+memo's list, its context in :mod:`.context`) and :mod:`.generic` (any other model's, its
+context in :mod:`.generic_context`); :mod:`.analysis` (numbers from the results),
+:mod:`.claims` (the article's five claims), :mod:`.figures` (one function per figure),
+:mod:`.render` (Markdown and HTML), :mod:`.tables` (CSV).
 """
 
 from __future__ import annotations
@@ -116,9 +119,9 @@ def build_memo(
     if at:
         raise OptionError(f"--at {next(iter(at))}: the TCO memo is at one demand; use "
                           "--demand")
-    from mc_tco.report.memo import sections as S
+    from mc_tco.report.memo.context import MemoContext
     from mc_tco.report.memo.fmt import tokens
-    from mc_tco.report.memo.render import Document, to_html, to_markdown
+    from mc_tco.report.memo.sections import tco_sections
     from mc_tco.report.memo.tables import csv_tables
 
     demand = focus_demand(ds) if demand is None else demand
@@ -129,41 +132,42 @@ def build_memo(
     if compare is not None:
         grid_point(compare, d, "--demand (in the --compare results)")
     kw = {"created": created} if created else {}
-    ctx = S.MemoContext(ds, d, compare=compare, command=command, paths=paths, **kw)
-    sections = [sec for f in S.SECTIONS if (sec := f(ctx)) is not None]
+    ctx = MemoContext(ds, d, compare=compare, command=command, paths=paths, **kw)
     run = ds.mc_tco.run
     subtitle = (f"Book: **{run.book_name}** "
                 f"(`{run.book_path}`), {ctx.n:,} scenarios"
                 + (f", compared with **{compare.mc_tco.run.book_name}**"
                    if compare is not None else "")
                 + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}.")
-    doc = Document(TITLE, subtitle, sections)
-    page = Document(SUMMARY_TITLE, subtitle + " The full memo: memo.html.",
-                    [sections[0]])
-    return Memo(to_markdown(doc), to_html(doc), doc.figures, csv_tables(ctx),
-                [s.title for s in sections],
-                {"summary.md": to_markdown(page), "summary.html": to_html(page)})
+    return _memo(tco_sections(ctx), TITLE, SUMMARY_TITLE, subtitle, lambda: csv_tables(ctx))
 
 
 def _generic_memo(ds, *, demand, at, command, paths, created) -> Memo:
     """The memo of any model's results (:mod:`.generic`)."""
     from mc_tco.report.memo.generic import generic_context, generic_sections, generic_tables
-    from mc_tco.report.memo.render import Document, to_html, to_markdown
 
     at = dict(at or {})
     if demand is not None:
         at["demand"] = demand
     ctx = generic_context(ds, at=at, command=command, paths=paths, created=created)
-    sections = generic_sections(ctx)
     run = ds.mc_tco.run
     subtitle = (f"Book: **{run.book_name}** (`{run.book_path}`), model "
                 f"`{run.model or ''}`, {ctx.n:,} scenarios"
                 + (f", at {ctx.where}" if ctx.where else "") + f". Written {ctx.created}.")
     name = run.book_name or "the results"
-    doc = Document(f"{name} — a decision memo", subtitle, sections)
-    page = Document(f"{name} — the answer", subtitle + " The full memo: memo.html.",
-                    [sections[0]])
-    return Memo(to_markdown(doc), to_html(doc), doc.figures, generic_tables(ctx),
+    return _memo(generic_sections(ctx), f"{name} — a decision memo", f"{name} — the answer",
+                 subtitle, lambda: generic_tables(ctx))
+
+
+def _memo(sections: list, title: str, page_title: str, subtitle: str, tables) -> Memo:
+    """The memo of ``sections`` and its one-page summary (the first section); ``tables()``
+    gives the CSV files (called after the sections: a section may keep a table's numbers
+    in the context)."""
+    from mc_tco.report.memo.render import Document, to_html, to_markdown
+
+    doc = Document(title, subtitle, sections)
+    page = Document(page_title, subtitle + " The full memo: memo.html.", [sections[0]])
+    return Memo(to_markdown(doc), to_html(doc), doc.figures, tables(),
                 [s.title for s in sections],
                 {"summary.md": to_markdown(page), "summary.html": to_html(page)})
 

@@ -109,7 +109,10 @@ def nonmonotone_note(ds: xr.Dataset, demand: float, strategy: str = "buy") -> st
             "\"breaks even by\" a demand is more common than \"beats the API at\" it.")
 
 
-def section_answer(ctx: MemoContext) -> Section:
+def answer_blocks(ctx: MemoContext) -> list:
+    """The body of the TCO memo's "The answer"
+    (:func:`mc_tco.report.memo.shared.section_answer`): the recommendation, the demand where
+    the strategy wins in half the scenarios, its break-even and saving, the claims."""
     ds, d, s = ctx.ds, ctx.demand, ctx.strategy
     blocks = [Paragraph(answer_paragraph(ctx))]
 
@@ -154,7 +157,7 @@ def section_answer(ctx: MemoContext) -> Section:
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
     blocks.append(Paragraph(claims_sentence(ctx.claims)))
-    return Section("The answer", blocks, "answer")
+    return blocks
 
 
 def claims_sentence(claims: list[Claim]) -> str:

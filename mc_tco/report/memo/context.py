@@ -3,8 +3,7 @@ the numbers computed once from them) and the ranking sentences."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -12,6 +11,7 @@ import xarray as xr
 
 from mc_tco.book import Book, loads_book
 from mc_tco.report.memo import analysis as A
+from mc_tco.report.memo.base import MemoBase
 from mc_tco.report.memo.claims import Claim, evaluate_claims
 from mc_tco.report.memo.fmt import pct, pct_ci, tokens
 from mc_tco.results.points import point_index
@@ -31,8 +31,8 @@ TOP_FIVE = 5
 
 
 @dataclass
-class MemoContext:
-    """The results a memo is written from, and what is computed from them once.
+class MemoContext(MemoBase):
+    """The results the TCO memo is written from, and what is computed from them once.
 
     Parameters
     ----------
@@ -42,34 +42,30 @@ class MemoContext:
         The decision demand (tokens/month), a point of ``ds``'s demand grid.
     compare : xr.Dataset, optional
         Results of another book to set beside ``ds``.
-    command : str
-        The command line that regenerates the memo (printed under provenance).
-    paths : dict
-        ``{"results": ..., "compare": ...}``: the files the memo was made from.
+    strategy : str
+        The strategy the ranking, tornado and scenario discovery explain.
+    command, paths, created
+        As in :class:`~mc_tco.report.memo.base.MemoBase` (keywords only).
     """
 
-    ds: xr.Dataset
     demand: float
     compare: xr.Dataset | None = None
-    command: str = ""
-    paths: dict = field(default_factory=dict)
     strategy: str = "buy"
-    created: str = field(
-        default_factory=lambda: datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    )
 
     @property
-    def level(self) -> str:
-        """The run's interval level as people read it, e.g. '95%' (``--conf-level``)."""
-        return f"{self.ds.mc_tco.conf_level:.0%}"
+    def target(self) -> str:
+        """The target the shared sections explain: the monthly saving against the API."""
+        return "saving"
 
     @property
-    def n(self) -> int:
-        return int(self.ds.sizes["sample"])
+    def option(self) -> str:
+        """The alternative the shared sections explain: :attr:`strategy`."""
+        return self.strategy
 
     @property
-    def conf(self) -> float:
-        return self.ds.mc_tco.run.conf_level
+    def point(self) -> dict:
+        """The memo's grid point: the decision demand."""
+        return {"demand": self.demand}
 
     @cached_property
     def book(self) -> Book:

@@ -71,8 +71,7 @@ def section_sobol(ctx: MemoContext) -> Section:
         f"{A.MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
         f"{ds.sizes['demand']} demands can be ranked for the indicator."
     ))
-    return Section("Appendix A. Sobol' indices: which inputs drive the outcome", blocks,
-                   "sobol")
+    return Section("Sobol' indices: which inputs drive the outcome", blocks, "sobol")
 
 
 def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:

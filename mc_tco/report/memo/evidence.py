@@ -1,5 +1,5 @@
-"""The evidence around the answer: the article's claims, the assumptions, the comparison
-with another book and the provenance."""
+"""The evidence around the answer: the article's claims, the assumptions and the comparison
+with another book."""
 
 from __future__ import annotations
 
@@ -250,47 +250,3 @@ def section_compare(ctx: MemoContext) -> Section | None:
         f"{name}; dashed: {oname}). Right: the distribution of buying's break-even demand."
     ))
     return Section("Compared with another book", blocks, "compare")
-
-
-def _ci_words(ds: xr.Dataset) -> str:
-    """How the Sobol' half-widths were made, in a few words."""
-    run = ds.mc_tco.run
-    ci = run.ci
-    if ci == "rqmc":
-        return f"randomized-QMC ({run.scrambles} independent scrambles)"
-    return {"asymptotic": "asymptotic (delta-method)"}.get(ci, "bootstrap")
-
-
-def section_provenance(ctx: MemoContext) -> Section:
-    from mc_tco.report.memo.provenance import provenance_rows
-
-    rows = provenance_rows(ctx.ds.mc_tco.run, results=ctx.paths.get("results", ""),
-                           level=f"{ctx.conf:.0%}", created=ctx.created,
-                           design=" (Saltelli design)")
-    if ctx.compare is not None:
-        c = ctx.compare.mc_tco.run
-        rows.insert(3, ["compared with", f"{c.book_name} (`{c.book_path}`"
-                                         f", SHA-256 `{c.book_sha256[:16]}…`, "
-                                         f"seed {c.seed}, "
-                                         f"{c.samples:,} samples; "
-                                         f"`{ctx.paths.get('compare', '')}`)"])
-    blocks = [
-        Table(["", ""], rows, "ll"),
-        Paragraph(f"Regenerate this memo with: `{ctx.command}`" if ctx.command else
-                  "Regenerate the results with `mc-tco run` and the memo with `mc-tco memo`."),
-        Paragraph(
-            "Every number above is read from the results file(s): the memo never re-runs the "
-            "model. Probabilities come with "
-            + ("intervals from the spread of the independent scrambles (Wilson score where "
-               "a scramble has no or only events)" if ctx.ds.mc_tco.run.ci == "rqmc"
-               else "Wilson score intervals")
-            + f", Sobol' indices with "
-            f"{_ci_words(ctx.ds)} half-widths; quantile bands are the spread of the "
-            "assumptions. The "
-            "tables are also in the CSV files next to this memo."
-        ),
-    ]
-    return Section("Provenance", blocks, "provenance")
-
-
-#: The memo, in order. Insert a new section with one line, e.g. ``section_decision``.

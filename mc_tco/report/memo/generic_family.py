@@ -1,6 +1,7 @@
 """The generic memo's section "Does the answer depend on the shape of the distributions?":
 the family check of a user's book (``mc-tco report BOOK`` or ``mc-tco run BOOK
---family-check``) at the memo's point. See :mod:`.generic` and
+--family-check``) at the memo's point: :func:`family_blocks`, the body of
+:func:`mc_tco.report.memo.shared.section_family`. See :mod:`mc_tco.report.memo.generic` and
 :mod:`mc_tco.engine.family`.
 
 The numbers are the file's: ``family_check_p_positive`` with ``family_check_p_positive_ci``
@@ -19,10 +20,10 @@ import xarray as xr
 
 from mc_tco.report.fmt import fmt_pct
 from mc_tco.report.memo.fmt import pct_range
-from mc_tco.report.memo.generic import GenericContext
-from mc_tco.report.memo.render import Paragraph, Section, Table
+from mc_tco.report.memo.generic_context import GenericContext
+from mc_tco.report.memo.render import Paragraph, Table
 
-__all__ = ["family_numbers", "section_family"]
+__all__ = ["family_blocks", "family_numbers"]
 
 _SKIP = ("family_variant", "ci_bound", "target")
 
@@ -115,9 +116,9 @@ def _verdict(ctx: GenericContext, rows) -> str:
             "its Monte Carlo error.")
 
 
-def section_family(ctx: GenericContext) -> Section | None:
+def family_blocks(ctx: GenericContext) -> list | None:
     """P(target > 0) under each variant of the families, at the point (None without a
-    family check in the file)."""
+    family check of the target in the file)."""
     from mc_tco.report.words.family import _variant_name
 
     ds = ctx.ds
@@ -173,5 +174,4 @@ def section_family(ctx: GenericContext) -> Section | None:
         if f"{t}>0" in ds["family_check_p_positive"]["target"].values:
             blocks.append(Paragraph(f"For the book's other target **{t}**: "
                                     + _verdict(sub, _rows(sub))))
-    return Section("Does the answer depend on the shape of the distributions?", blocks,
-                   "family-check")
+    return blocks

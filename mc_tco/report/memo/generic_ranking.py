@@ -1,14 +1,16 @@
 """The generic memo's section "What drives the answer?": the inputs ranked by their Sobol'
 indices (and Shapley effects) for every target at the memo's point, and the tornado of the
-focus target. See :mod:`.generic`."""
+focus target. See :mod:`mc_tco.report.memo.generic`."""
 
 from __future__ import annotations
 
 import numpy as np
 import xarray as xr
 
-from mc_tco.report.memo.generic import GenericContext, _pm
-from mc_tco.report.memo.render import Paragraph, Section, Table
+from mc_tco.report.memo import figures as F
+from mc_tco.report.memo.generic_context import GenericContext, pm
+from mc_tco.report.memo.generic_figures import tornado_generic_figure
+from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
 
 __all__ = ["ranking_table", "section_ranking"]
 
@@ -55,13 +57,13 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     for j, name in enumerate(map(str, r["input"].values)):
         sel = r.sel(input=name)
         row = [str(rank[j]), name, f"{best[j]}-{worst[j]}" if best[j] != worst[j]
-               else str(best[j]), _pm(float(sel["ST"]), float(sel["ST_conf"])),
-               _pm(float(sel["S1"]), float(sel["S1_conf"]))]
+               else str(best[j]), pm(float(sel["ST"]), float(sel["ST_conf"])),
+               pm(float(sel["S1"]), float(sel["S1_conf"]))]
         if has_shapley:
-            row.append(_pm(float(sel["shapley"]), float(sel["shapley_conf"])))
+            row.append(pm(float(sel["shapley"]), float(sel["shapley_conf"])))
         if show_ind:
             s = ri.sel(input=name)
-            row.append(_pm(float(s["ST"]), float(s["ST_conf"])))
+            row.append(pm(float(s["ST"]), float(s["ST_conf"])))
         rows.append(row)
     top = [str(n) for n, b in zip(r["input"].values, best, strict=True) if b == 1]
     by = "Shapley effect" if index == "shapley" else "total Sobol' index ST"
@@ -87,10 +89,7 @@ def _who(ctx: GenericContext) -> str:
 
 def section_ranking(ctx: GenericContext) -> Section:
     """The inputs ranked for every target, and the tornado of the focus target."""
-    from mc_tco.report.memo import figures as F
     from mc_tco.report.memo.analysis import tornado_swing
-    from mc_tco.report.memo.generic_figures import tornado_generic_figure
-    from mc_tco.report.memo.render import Figure
 
     words, table, r, y = ranking_table(ctx)
     blocks = [words, table]

@@ -1,4 +1,5 @@
-"""The provenance table both memos end with (the TCO memo and the generic one)."""
+"""The provenance table every memo ends with
+(:func:`mc_tco.report.memo.shared.section_provenance`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ __all__ = ["provenance_rows"]
 
 
 def provenance_rows(run: RunInfo, *, results: str, level: str, created: str,
-                    model: bool = False, design: str = "") -> list[list[str]]:
-    """Rows ``[label, value]``: book and its SHA-256, (model,) results file, samples and
-    model runs, seed, interval level and method, Sobol' estimators, versions, date.
+                    model: bool = False, design: str = "",
+                    compared_with: str | None = None) -> list[list[str]]:
+    """Rows ``[label, value]``: book and its SHA-256, (model,) results file, (the book
+    compared with,) samples and model runs, seed, interval level and method, Sobol'
+    estimators, versions, date.
 
     Parameters
     ----------
@@ -29,6 +32,8 @@ def provenance_rows(run: RunInfo, *, results: str, level: str, created: str,
         Add the model's ``module:function`` row (a user's own model).
     design : str
         Words after the model runs, e.g. ``" (Saltelli design)"``.
+    compared_with : str, optional
+        The row "compared with" (the other book of a comparison), after the results file.
     """
     import matplotlib
 
@@ -37,6 +42,7 @@ def provenance_rows(run: RunInfo, *, results: str, level: str, created: str,
         ["book SHA-256", f"`{run.book_sha256}`"],
         *([["model", f"`{run.model or ''}`"]] if model else []),
         ["results file", f"`{results}`"],
+        *([["compared with", compared_with]] if compared_with is not None else []),
         ["samples", f"{run.samples:,} base samples, "
                     f"{run.model_runs:,} model runs{design}"],
         ["seed", str(run.seed)],

@@ -1,8 +1,13 @@
-"""The memo's sections: each a function ``section(ctx) -> Section | None``.
+"""The TCO memo's sections: each a function ``section(ctx) -> Section | None``.
 
-:data:`SECTIONS` is the memo, in order. Adding a section (e.g. the decision analyses of
-:mod:`mc_tco.decision`) is one line in that list: a function that takes the
-:class:`MemoContext` and returns a :class:`~mc_tco.report.memo.render.Section` (or None to skip).
+:data:`SECTIONS` is the memo, in order: the sections every memo has
+(:mod:`mc_tco.report.memo.shared`: the answer, the scenarios, the family check, the
+provenance; here with the TCO memo's words for them) and the TCO memo's own (the one-page
+summary, the outlook by demand, the time axis, the drivers, the article's claims, the
+assumptions, the comparison, the Sobol' indices, the value of information, the glossary).
+:data:`APPENDIX` gives the appendix sections their letters. Adding a section is one line
+in that list: a function that takes the :class:`MemoContext` and returns a
+:class:`~mc_tco.report.memo.render.Section` (or None to skip).
 
 Every sentence is computed from the results in ``ctx``: numbers come from the stored
 summaries or from :mod:`mc_tco.report.memo.analysis`, and words that compare numbers ("ahead of",
@@ -13,17 +18,17 @@ another.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import xarray as xr
 
 from mc_tco.report.memo import analysis as A
 from mc_tco.report.memo import figures as F
+from mc_tco.report.memo import shared
 from mc_tco.report.memo.answer import (
-    section_answer,
+    answer_blocks,
     section_outlook,
 )
+from mc_tco.report.memo.base import SectionFn, run_sections
 from mc_tco.report.memo.context import (
     MemoContext,
 )
@@ -35,22 +40,17 @@ from mc_tco.report.memo.evidence import (
     section_assumptions,
     section_claims,
     section_compare,
-    section_provenance,
 )
 from mc_tco.report.memo.fmt import tokens
-from mc_tco.report.memo.render import Figure, Section, markdown_section
+from mc_tco.report.memo.render import Bullets, Figure, Paragraph, Section, markdown_section
+from mc_tco.report.memo.shared import section_scenarios
 
-__all__ = ["SECTIONS", "MemoContext", "evpi_peak_words"]
+__all__ = ["APPENDIX", "SECTIONS", "MemoContext", "evpi_peak_words", "tco_sections"]
 
 
-def section_scenarios(ctx: MemoContext) -> Section | None:
-    """Under which conditions does buying pay off? (PRIM, issue 7)"""
-    from mc_tco.report.words.prim import scenario_section
-
-    sec = markdown_section(
-        scenario_section(ctx.ds, strategy=ctx.strategy, demand=ctx.demand), "scenarios"
-    )
-    return _appendix(sec, "B")
+def section_answer(ctx: MemoContext) -> Section:
+    """The recommendation at the decision demand, and its reasons."""
+    return shared.section_answer(ctx, answer_blocks(ctx))
 
 
 def section_value_of_information(ctx: MemoContext) -> Section | None:
@@ -68,8 +68,8 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
         "band, for the choice among the API, buying, renting and the hybrid, and with "
         "already-owned GPUs as a fifth option. " + evpi_peak_words(curves[0]),
     )
-    return _appendix(markdown_section(voi_section(ctx.ds, demand=ctx.demand),
-                                      "value-of-information", [figure]), "C")
+    return markdown_section(voi_section(ctx.ds, demand=ctx.demand), "value-of-information",
+                            [figure])
 
 
 def evpi_peak_words(evpi: xr.DataArray) -> str:
@@ -101,20 +101,15 @@ def section_time(ctx: MemoContext) -> Section:
     return time_section(ctx)
 
 
-def section_family(ctx: MemoContext) -> Section | None:
-    """Does the answer depend on the shape of the distributions? (issue 7)"""
+def section_family(ctx: MemoContext) -> Section:
+    """Does the answer depend on the shape of the distributions? (issue 7) The family
+    check over the whole grid, its flips said of the decision's point only."""
     from mc_tco.report.memo.answer import decision_strategy
     from mc_tco.report.words.family import family_section
 
     focus = {"strategy": decision_strategy(ctx), "demand": ctx.demand}
-    return _appendix(markdown_section(family_section(ctx.ds, focus=focus), "family-check"),
-                     "D")
-
-
-def _appendix(sec: Section | None, letter: str) -> Section | None:
-    if sec is not None:
-        sec.title = f"Appendix {letter}. {sec.title}"
-    return sec
+    md = family_section(ctx.ds, focus=focus)
+    return shared.section_family(ctx, markdown_section(md, "family-check").blocks)
 
 
 #: one line for each term the appendix uses
@@ -144,13 +139,41 @@ GLOSSARY = [
 
 
 def section_glossary(ctx: MemoContext) -> Section:
-    from mc_tco.report.memo.render import Bullets
-
-    return Section("Appendix E. Glossary",
+    return Section("Glossary",
                    [Bullets([f"**{term}**: {text}." for term, text in GLOSSARY])], "glossary")
 
 
-SECTIONS: list[Callable[[MemoContext], Section | None]] = [
+def _ci_words(ds: xr.Dataset) -> str:
+    """How the Sobol' half-widths were made, in a few words."""
+    run = ds.mc_tco.run
+    ci = run.ci
+    if ci == "rqmc":
+        return f"randomized-QMC ({run.scrambles} independent scrambles)"
+    return {"asymptotic": "asymptotic (delta-method)"}.get(ci, "bootstrap")
+
+
+def section_provenance(ctx: MemoContext) -> Section:
+    """How the results (and the compared ones) were made, and what the numbers are."""
+    compared = None
+    if ctx.compare is not None:
+        c = ctx.compare.mc_tco.run
+        compared = (f"{c.book_name} (`{c.book_path}`, SHA-256 `{c.book_sha256[:16]}…`, "
+                    f"seed {c.seed}, {c.samples:,} samples; "
+                    f"`{ctx.paths.get('compare', '')}`)")
+    notes = Paragraph(
+        "Every number above is read from the results file(s): the memo never re-runs the "
+        "model. Probabilities come with "
+        + ("intervals from the spread of the independent scrambles (Wilson score where "
+           "a scramble has no or only events)" if ctx.ds.mc_tco.run.ci == "rqmc"
+           else "Wilson score intervals")
+        + f", Sobol' indices with {_ci_words(ctx.ds)} half-widths; quantile bands are the "
+        "spread of the assumptions. The tables are also in the CSV files next to this memo.")
+    return shared.section_provenance(ctx, [notes], design=" (Saltelli design)",
+                                     compared_with=compared)
+
+
+#: The TCO memo, in order.
+SECTIONS: list[SectionFn] = [
     section_summary,
     section_answer,
     section_outlook,
@@ -166,3 +189,13 @@ SECTIONS: list[Callable[[MemoContext], Section | None]] = [
     section_glossary,
     section_provenance,
 ]
+
+#: the appendix letter of each appendix section, by anchor
+APPENDIX = {"sobol": "A", "scenarios": "B", "value-of-information": "C",
+            "family-check": "D", "glossary": "E"}
+
+
+def tco_sections(ctx: MemoContext) -> list[Section]:
+    """The memo's sections, in order (:data:`SECTIONS` without those left out), the
+    appendix titled with their letters (:data:`APPENDIX`)."""
+    return run_sections(ctx, SECTIONS, APPENDIX)

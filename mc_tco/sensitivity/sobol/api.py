@@ -156,7 +156,7 @@ def indices_dataset(
     cell_shape: tuple[int, ...],
     cell_dims: tuple[str, ...],
     *,
-    groups: list[str] = (),
+    groups: Sequence[str] = (),
     second_order: bool = False,
     conf_level: float = 0.95,
     method: str = "",

@@ -1,0 +1,82 @@
+"""Shapley effects' draws: exact conditional sampling of a Gaussian copula and the model's
+outputs on those draws (:mod:`mc_tco.sensitivity.shapley` describes the estimator)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import ndtr
+
+_U_LOW = 2.0**-53
+_U_HIGH = 1.0 - 2.0**-53
+
+
+def _to_inputs(z, ppf):
+    """Normal scores (..., d) -> input values (rows, d) through ``ppf_j(Phi(z_j))``.
+
+    Each ``ppf_j`` is evaluated once per distinct score: an input the copula leaves
+    independent of the inputs before it in a permutation's order takes the same score on
+    every set ``J`` (the outer or one of the inner draws), so the (costly: scipy's beta) ppf
+    runs on a few percent of the rows. The values are the same, bit for bit.
+    """
+    u = np.clip(ndtr(z.reshape(-1, z.shape[-1])), _U_LOW, _U_HIGH)
+    columns = []
+    for j, f in enumerate(ppf):
+        distinct, where = np.unique(u[:, j], return_inverse=True)
+        columns.append(np.asarray(f(distinct), dtype=float)[where])
+    return np.column_stack(columns)
+
+
+def _inner_var(y):
+    """``y.var(axis=3, ddof=1)`` for y (P, J, O, I, K), the same bits, several times faster:
+    numpy's reduction over a short middle axis is slow; here the inner draws (I = 3) are
+    added slice by slice, in numpy's order (mean, then squared deviations)."""
+    n = y.shape[3]
+    mean = y[:, :, :, 0].copy()
+    for i in range(1, n):
+        mean += y[:, :, :, i]
+    mean /= n
+    dev = y[:, :, :, 0] - mean
+    ss = dev * dev
+    for i in range(1, n):
+        np.subtract(y[:, :, :, i], mean, out=dev)
+        dev *= dev
+        ss += dev
+    ss /= n - 1
+    return ss
+
+
+def _evaluate(evaluate, x):
+    y = np.asarray(evaluate(x), dtype=float)
+    if y.ndim == 1:
+        y = y[:, None]
+    if y.shape[0] != x.shape[0]:
+        raise ValueError(f"evaluate returned {y.shape[0]} rows for {x.shape[0]} input rows")
+    return y.reshape(x.shape[0], -1)
+
+
+def _conditional_scores(chol, order, n_fixed, w_outer, w_fresh):
+    """Normal scores with the first ``n_fixed`` of ``order`` kept, the rest redrawn.
+
+    chol (S, d, d) Cholesky of R[order, order]; order (S, d); n_fixed (S, J) per set;
+    w_outer (S, O, d); w_fresh (S, O, I, d). Returns z (S, J, O, I, d) in input order.
+    """
+    d = order.shape[1]
+    keep = np.arange(d)[None, None, :] < n_fixed[:, :, None]  # (S, J, d)
+    w = np.where(keep[:, :, None, None, :], w_outer[:, None, :, None, :],
+                 w_fresh[:, None, :, :, :])  # (S, J, O, I, d)
+    z_ordered = np.einsum("sab,sjoib->sjoia", chol, w)
+    z = np.empty_like(z_ordered)
+    np.put_along_axis(z, np.broadcast_to(order[:, None, None, None, :], z.shape),
+                      z_ordered, axis=-1)
+    return z
+
+
+def _variance(evaluate, ppf, chol_full, n_var, rng):
+    d = chol_full.shape[0]
+    z = rng.standard_normal((n_var, d)) @ chol_full.T
+    y = _evaluate(evaluate, _to_inputs(z, ppf))
+    v = y.var(axis=0, ddof=1)
+    m4 = np.mean((y - y.mean(axis=0)) ** 4, axis=0)
+    # a cell that varies only by rounding (relative 1e-12) counts as constant
+    v = np.where(v > (1e-12 * np.abs(y.mean(axis=0))) ** 2, v, 0.0)
+    return v, np.maximum(m4 - v**2, 0.0) / n_var  # Var(V^) ~ (mu4 - sigma^4) / n
