@@ -110,6 +110,7 @@ class ResultsBackend(BackendEntrypoint):
     description = "mc_tco results files (h5netcdf, read only)"
 
     def open_dataset(self, filename_or_obj, *, drop_variables=None):
+        """Open a results file lazily through mc_tco's sized File and checked variables."""
         store = _ResultsStore.open_read_only(filename_or_obj)
         with store._manager.acquire_context():
             return StoreBackendEntrypoint().open_dataset(store, drop_variables=drop_variables)
