@@ -13,7 +13,7 @@ Everything else is in the subpackages (engine, sensitivity, decision, memo, resu
 
 from typing import Any
 
-__version__ = "0.2.0"
+from mc_tco._version import __version__
 
 __all__ = ["__version__", "load_book", "open_results", "run"]
 

@@ -33,8 +33,8 @@ def main() -> None:
         # message); ignored ones stay ignored, and the exit code is the command's
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        io = sys.modules.get("mc_tco.results.io")
-        if io is not None and io.hdf5_left_open:
+        store = sys.modules.get("mc_tco.results.store")
+        if store is not None and store.hdf5_left_open:
             # a write failed inside HDF5 (a full disk): HDF5's exit handler would crash
             # closing that file again (a segmentation fault after the one-line error)
             code = exc.code if isinstance(exc.code, int) else 1

@@ -63,6 +63,7 @@ class SaltelliDesign:
 
     @property
     def num_factors(self) -> int:
+        """The number of columns of the design: the inputs or groups, then the extra factors."""
         base = self.num_inputs if self.groups is None else max(self.groups) + 1
         return base + len(self.extra_factors)
 

@@ -27,11 +27,7 @@ ROOT = Path(mc_tco.__file__).parent
 #: Circles outside the memo that this item found and left to their owners (each through a
 #: function-level import; see the report of issue 22 item 5). Remove an entry once its
 #: circle is gone: the test fails on an entry that is no longer a circle.
-KNOWN = {
-    frozenset({"mc_tco.results.h5file", "mc_tco.results.reading"}),
-    frozenset({"mc_tco.results.io", "mc_tco.results.store"}),
-    frozenset({"mc_tco", "mc_tco.engine.assemble", "mc_tco.engine.run"}),
-}
+KNOWN: set[frozenset[str]] = set()
 
 
 def _is_type_checking(test: ast.expr) -> bool:

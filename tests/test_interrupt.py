@@ -28,8 +28,7 @@ from mc_tco.cli import main
 from mc_tco.errors import OptionError
 from mc_tco.results.io import remove_stale_temp, write_results
 from mc_tco.results.temp_files import _HOST
-
-from .conftest import ARTICLE_BOOK
+from tests.paths import ARTICLE_BOOK
 
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
 

@@ -193,11 +193,13 @@ class RunCache:
 
     @staticmethod
     def key(text: str, samples: int, seed: int) -> str:
+        """The cache key of a run: the book's text, its samples and seed."""
         return hashlib.sha256(f"{samples}:{seed}:{text}".encode()).hexdigest()
 
     def get(self, text: str, path: str, samples: int, seed: int, session: str = "",
             started_model: str = bridge.DEFAULT_MODEL,
             started_file: Path | None = None) -> xr.Dataset:
+        """The results of the book ``text`` at ``samples`` and ``seed``: cached, or run now."""
         key = self.key(text, samples, seed)
         with self.lock:
             if key in self.runs:

@@ -33,6 +33,7 @@ class Job:
     started: float = field(default_factory=time.monotonic)
 
     def json(self) -> dict:
+        """The job as the page polls it: status, progress, the run's lines, result or error."""
         return {"id": self.id, "status": self.status, "done": self.done, "total": self.total,
                 "lines": self.lines, "result": self.result, "error": self.error,
                 "elapsed": round(time.monotonic() - self.started, 1)}
@@ -85,16 +86,19 @@ class App:
 
     # ------------------------------------------------------------------ endpoints
     def initial(self, _q) -> dict:
+        """The page's first state: the started book, its inputs, the run's options and model."""
         state = api.book_state(self.book_text, self.book_path, self.model,
                                self.model_file)
         return {**state, "samples": self.samples, "seed": self.seed, "model": self.model,
                 "default_samples": bridge.default_samples()}
 
     def load(self, q) -> dict:
+        """Load a book the user opened or pasted (``q["text"]``, named ``q["name"]``)."""
         name = Path(str(q.get("name") or "pasted.toml")).name
         return api.book_state(str(q["text"]), name, self.model, self.model_file)
 
     def check(self, q) -> dict:
+        """Check the user's edits of the book's inputs, field by field, without running."""
         return api.check_edits(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
                                self.model, self.model_file)
 
@@ -107,16 +111,19 @@ class App:
         return ds, time.monotonic() - t
 
     def run(self, q) -> dict:
+        """Run the edited book (small samples) and return the answer, the charts and the ranking."""
         ds, elapsed = self._run(q)
         res = api.results_json(ds, round(elapsed, 2))
         demand = float(q.get("demand") or res["focus"])
         return {"results": res, "answer": api.answer(ds, demand)}
 
     def answer(self, q) -> dict:
+        """The answer at another demand of the run already made for the same book."""
         ds, _ = self._run(q)
         return api.answer(ds, float(q["demand"]))
 
     def save(self, q) -> dict:
+        """Save the edited book to ``q["dest"]`` (refused if it exists unless ``overwrite``)."""
         out = api.save_book(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
                             str(q["dest"]), bool(q.get("overwrite")))
         if "saved" in out:  # the page continues from the saved file
@@ -126,6 +133,7 @@ class App:
         return out
 
     def full(self, q) -> dict:
+        """Start a full run of a saved book in the background; returns the job to poll."""
         path = str(q["path"])
         self.own_book(path)
         book = bridge.load_book(path)
@@ -159,12 +167,14 @@ class App:
         return job.json()
 
     def job(self, q) -> dict:
+        """The state of the background run ``q["id"]``."""
         job = self.jobs.get(str(q.get("id")))
         if job is None:
             raise bridge.McTcoError(f"no run with id {q.get('id')}")
         return job.json()
 
     def cancel(self, q) -> dict:
+        """Stop the background run ``q["id"]``."""
         job = self.jobs.get(str(q.get("id")))
         if job is None:
             raise bridge.McTcoError(f"no run with id {q.get('id')}")

@@ -56,7 +56,7 @@ class Input:
     unit_note: str = ""
 
     def in_unit(self, unit: str, factor: float = 1.0, note: str = "") -> Input:
-        """This input in ``unit``: every field in the input's unit multiplied by ``factor``.
+        """The same input in ``unit``: every field in the input's unit multiplied by ``factor``.
 
         ``factor`` must be positive (a change of scale, never of sign).
         """
@@ -72,6 +72,7 @@ class Input:
 
     @property
     def is_constant(self) -> bool:
+        """Whether the input is a constant (``dist = "constant"``), not sampled."""
         return self.family == "constant"
 
     @property
@@ -198,6 +199,7 @@ class Book:
 
     @property
     def sha256(self) -> str:
+        """The SHA-256 of the book's text, as results files record it."""
         return hashlib.sha256(self.text.encode()).hexdigest()
 
     @property
@@ -207,10 +209,12 @@ class Book:
 
     @property
     def constants(self) -> list[Input]:
+        """The book's constant inputs, in book order."""
         return [i for i in self.inputs.values() if i.is_constant]
 
     @property
     def stem(self) -> str:
+        """The book file's name without its suffix (``book`` for a book without a path)."""
         return Path(self.path).stem if self.path else "book"
 
     def error(self, where: str | None, message: str, field_name: str | None = None) -> BookError:

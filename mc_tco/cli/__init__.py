@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from mc_tco import __version__
+from mc_tco._version import __version__
 from mc_tco.cli._common import DEFAULT_BOOK
 from mc_tco.cli.app import app
 from mc_tco.cli.explain import explain

@@ -169,7 +169,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
 
     import scipy
 
-    from mc_tco import __version__
+    from mc_tco._version import __version__
     from mc_tco.models import model_facts
 
     book = plan.book

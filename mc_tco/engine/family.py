@@ -157,7 +157,7 @@ def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: int | np.ndarray,
     Wilson's intervals of the two margins, combined with the correlation ``phi`` of the
     pairs; as in Newcombe's method 10, ``phi``'s numerator ``ad - bc`` is reduced by ``n/2``
     (not below 0) where it is positive, and ``phi = 0`` where a margin is empty. Equal to his
-    Table II to 4 decimals (``tests/test_decision_family.py``).
+    Table II to 4 decimals (``tests/engine/test_family.py``).
     """
     a, b, c, d = (np.asarray(v, dtype=float) for v in (a, b, c, d))
     p1, p2 = (a + b) / n, (a + c) / n

@@ -75,6 +75,7 @@ class ResultsAccessor:
 
     @property
     def is_current(self) -> bool:
+        """Whether the file was written with this version's results schema."""
         return self.schema_version == SCHEMA_VERSION
 
     @property
@@ -84,6 +85,7 @@ class ResultsAccessor:
 
     @property
     def targets(self) -> list[str]:
+        """The targets the run analysed (the model's outputs with indices)."""
         return list(json_attr(self._ds.attrs, "targets"))
 
     @property
@@ -98,14 +100,17 @@ class ResultsAccessor:
 
     @property
     def distributions(self) -> list[str]:
+        """Each input's distribution as the book wrote it, in input order."""
         return list(json_attr(self._ds.attrs, "distributions"))
 
     @property
     def constants(self) -> dict[str, float]:
+        """The book's constant inputs and their values."""
         return dict(json_attr(self._ds.attrs, "constants"))
 
     @property
     def convergence_path(self) -> list[dict]:
+        """The adaptive run's path: samples and widest half-width at each step."""
         return list(json_attr(self._ds.attrs, "convergence_path"))
 
     @property
@@ -125,10 +130,12 @@ class ResultsAccessor:
 
     @property
     def conf_level(self) -> float:
+        """The confidence level of every interval in the file (the run's ``conf_level``)."""
         return self.run.conf_level
 
     @property
     def indicator_label(self) -> str:
+        """How the decision indicator reads (e.g. ``saving > 0``)."""
         return self.run.indicator_label
 
     @property

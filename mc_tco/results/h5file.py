@@ -21,6 +21,8 @@ from xarray.backends.locks import HDF5_LOCK
 from xarray.backends.store import StoreBackendEntrypoint
 from xarray.core.indexing import LazilyIndexedArray
 
+from mc_tco.results.damage import _damaged
+
 __all__ = ["ResultsBackend"]
 
 
@@ -80,8 +82,6 @@ class _CheckedArray(H5NetCDFArrayWrapper):
         try:
             return super()._getitem(key)
         except OSError as exc:
-            from mc_tco.results.reading import _damaged
-
             raise _damaged(self.datastore._filename, self.variable_name, exc) from None
 
 
@@ -110,6 +110,7 @@ class ResultsBackend(BackendEntrypoint):
     description = "mc_tco results files (h5netcdf, read only)"
 
     def open_dataset(self, filename_or_obj, *, drop_variables=None):
+        """Open a results file lazily through mc_tco's sized File and checked variables."""
         store = _ResultsStore.open_read_only(filename_or_obj)
         with store._manager.acquire_context():
             return StoreBackendEntrypoint().open_dataset(store, drop_variables=drop_variables)

@@ -84,10 +84,6 @@ def check_writable(path: str | Path, create: bool = False) -> Path:
 
 # ------------------------------------------------------------------ write errors
 
-#: set when a write failed while HDF5 held the file open: HDF5 then cannot close it, and
-#: its exit handler crashes closing it again (a segmentation fault after the error). The
-#: ``mc-tco`` command then ends without running the exit handlers (:mod:`mc_tco._entry`).
-hdf5_left_open = False
 
 
 class WriteError(OptionError, OSError):
@@ -104,9 +100,8 @@ def _write_error(path: Path, exc: OSError, what: str | None,
                  written: int | None = None) -> WriteError:
     """The one-line error of a failed write of ``path`` (``what``: the option, e.g.
     ``--out``, shown before the path; ``written``: bytes of the file written by then)."""
-    global hdf5_left_open
     if "h5py" in sys.modules and not isinstance(exc, NoSpace):
-        hdf5_left_open = True  # an HDF5 write or close failed: it may hold the file
+        _store.hdf5_left_open = True  # an HDF5 write or close failed: it may hold the file
     name = f"{what} {path}" if what else str(path)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         folder = path.parent

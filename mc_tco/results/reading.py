@@ -12,7 +12,8 @@ import numpy as np
 import xarray as xr
 
 from mc_tco import results as _results  # noqa: F401  (registers ds.mc_tco)
-from mc_tco.errors import McTcoError, OptionError
+from mc_tco.errors import OptionError
+from mc_tco.results.damage import DamagedFileError, _damaged
 from mc_tco.results.h5file import ResultsBackend
 
 __all__ = ["DamagedFileError", "open_results"]
@@ -28,21 +29,6 @@ VERIFY_VARIABLE_BYTES = 2**24
 _VERIFY_SLAB = 2**26
 #: the NAME of h5netcdf's datasets for dims without a coordinate (they hold no data)
 _PHONY_DIM = b"This is a netCDF dimension but not a netCDF variable"
-
-
-class DamagedFileError(McTcoError):
-    """A results file whose stored data fails its checksum (not an :class:`OptionError`,
-    so that no reader takes it for an option it cannot use and goes on without the data).
-    """
-
-
-def _damaged(path, name: str, exc: BaseException) -> DamagedFileError:
-    bak = Path(f"{path}.bak")
-    copy = f" ({bak} is the previous run's)" if bak.is_file() else ""
-    return DamagedFileError(
-        f"{path}: variable {name}: damaged data (a stored block fails its checksum or cannot "
-        f"be read: {exc}); make the file again with 'mc-tco run', or restore a copy{copy}"
-    )
 
 
 def _verify(path: Path) -> list[str]:

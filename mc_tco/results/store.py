@@ -27,6 +27,7 @@ import h5py
 import numpy as np
 import xarray as xr
 
+from mc_tco.results.disk_space import NoSpace, reserve
 from mc_tco.results.h5file import ResultsBackend, _SizedFile
 
 __all__ = ["BaseStore"]
@@ -47,6 +48,11 @@ BUFFER_BYTES = 64 * 2**20
 #: the largest HDF5 chunk (bytes) when more samples than one evaluation chunk share one;
 #: a variable with wider rows keeps one evaluation chunk of samples per HDF5 chunk
 CHUNK_BYTES = 2**20
+
+#: set when a write failed while HDF5 held the file open: HDF5 then cannot close it, and
+#: its exit handler crashes closing it again (a segmentation fault after the error). The
+#: ``mc-tco`` command then ends without running the exit handlers (:mod:`mc_tco._entry`).
+hdf5_left_open = False
 
 
 def checksummed(ds: xr.Dataset, encoding: dict) -> dict:
@@ -198,7 +204,6 @@ class BaseStore:
 
     def _write(self, values: dict[str, np.ndarray], n: int) -> None:
         from mc_tco.interrupt import signal_point
-        from mc_tco.results.io import NoSpace, reserve
 
         signal_point("store-write")
         try:  # a full disk fails here, not inside HDF5 (which would not recover)
@@ -223,9 +228,8 @@ class BaseStore:
                 with _hdf5_errors():
                     file.close()
             except OSError:
-                from mc_tco.results import io
-
-                io.hdf5_left_open = True
+                global hdf5_left_open
+                hdf5_left_open = True
                 raise
 
     def discard(self) -> None:
@@ -253,8 +257,6 @@ class BaseStore:
             for name, var in extra.data_vars.items()
             if var.dtype.kind == "f" and var.size >= 1024
         }
-        from mc_tco.results.io import reserve
-
         reserve(self.path, extra.nbytes)
         _dump(self.path, "a", extra, checksummed(extra, encoding))
 
@@ -303,7 +305,7 @@ def _close_after_failure(file) -> None:
     holds prints a traceback as it is freed, and the close raises. The first error says
     what happened; these are not shown, and the failure is noted for the ``mc-tco``
     command to end without HDF5's exit handler (which would crash on that file:
-    :data:`mc_tco.results.io.hdf5_left_open`).
+    :data:`hdf5_left_open`).
     """
     import sys
 
@@ -312,9 +314,8 @@ def _close_after_failure(file) -> None:
     try:
         file.close()
     except (OSError, RuntimeError, ValueError):
-        from mc_tco.results import io
-
-        io.hdf5_left_open = True
+        global hdf5_left_open
+        hdf5_left_open = True
     finally:
         sys.unraisablehook = hook
 

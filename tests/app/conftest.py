@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tests.conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 
 @pytest.fixture(scope="module")

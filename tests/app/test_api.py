@@ -13,7 +13,7 @@ from mc_tco.app import api
 from mc_tco.app.edit import apply_edits, toml_value
 from mc_tco.book import load_book, loads_book
 from mc_tco.engine import run
-from tests.conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 MODEL = "mc_tco.models.tco:model"
 PATH = str(DEFAULT_BOOK)

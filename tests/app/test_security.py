@@ -13,7 +13,7 @@ import time
 import pytest
 
 from mc_tco.app import api, server
-from tests.conftest import DEFAULT_BOOK
+from tests.paths import DEFAULT_BOOK
 
 TEXT = DEFAULT_BOOK.read_text(encoding="utf-8")
 MODEL_LINE = 'model = "mc_tco.models.tco:model"'
