@@ -15,7 +15,8 @@ import xarray as xr
 from mc_tco.decision.shares import MIN_EVENTS, indicator_counts, rare_indicator
 from mc_tco.results.ranking import rank_order
 
-__all__ = ["Ranking", "indicator_rankable", "input_order", "rank_intervals", "ranking"]
+__all__ = ["Ranking", "above_its_error", "indicator_rankable", "input_order", "rank_intervals",
+           "ranking"]
 
 
 def rank_intervals(st: np.ndarray, conf: np.ndarray):
@@ -67,6 +68,16 @@ class Ranking:
         return [str(i) for i in t["input"].values[t["rank_best"].values == 1]]
 
 
+def above_its_error(st, conf) -> bool:
+    """Whether the largest of the indices ``st`` exceeds its own half-width ``conf`` (NaN
+    indices left out): an indicator's indices rank only then, else they are noise."""
+    st = np.asarray(st, dtype=float)
+    if not np.isfinite(st).any():
+        return False
+    top = int(np.nanargmax(st))
+    return bool(st[top] > np.asarray(conf, dtype=float)[top])
+
+
 def ranking(
     ds: xr.Dataset, demand: float, strategy: str = "buy", min_events: int = MIN_EVENTS
 ) -> Ranking:
@@ -83,10 +94,8 @@ def ranking(
     if not rare:
         st = ds["ST"].sel(target="saving>0", demand=demand, strategy=strategy).values
         conf = ds["ST_conf"].sel(target="saving>0", demand=demand, strategy=strategy).values
-        if np.isfinite(st).any():
-            top = int(np.nanargmax(st))
-            if st[top] > conf[top]:
-                target = "saving>0"
+        if above_its_error(st, conf):
+            target = "saving>0"
     sel = {"target": target, "demand": demand, "strategy": strategy}
     table = xr.Dataset({v: ds[v].sel(sel).drop_vars(list(sel), errors="ignore")
                         for v in ("ST", "ST_conf", "S1", "S1_conf")})

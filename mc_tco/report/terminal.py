@@ -7,7 +7,7 @@ from itertools import product
 import numpy as np
 import xarray as xr
 
-from mc_tco.decision.shares import MIN_EVENTS
+from mc_tco.decision.shares import MIN_EVENTS, rare_indicator
 from mc_tco.decision.timeaxis import median_with_interval
 from mc_tco.report.fmt import fmt_prob_ci, fmt_value
 from mc_tco.results.ranking import rank_order
@@ -172,7 +172,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
             if target.endswith(">0"):
                 p = float(_sel(ds["p_positive"].sel(target=target), focus))
                 wins = round(p * ds.sizes["sample"])
-                if min(wins, ds.sizes["sample"] - wins) < RARE:
+                if rare_indicator(wins, ds.sizes["sample"], RARE):
                     out.append(
                         f"Inputs ranked by {by} for {what}{where}: only {wins:,} of "
                         f"{ds.sizes['sample']:,} scenarios "
