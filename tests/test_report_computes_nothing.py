@@ -37,8 +37,8 @@ STATISTICS = {
 #: DataArray's ``.sum()`` are caught
 BUILTINS = {"sum"}
 
-_MERGE = "left for the merge of the generic and TCO memos (helper 'generic' owns the file): "
-_LATER = "not in this item's files; move to mc_tco.decision next: "
+_MERGE = "the generic memo's, whose files helper 'generic' owns (issue 22 item 5): "
+_LATER = "in a file no helper of item 4 owned; to move to mc_tco.decision next: "
 #: (file under mc_tco/report, imported module or called name) -> why it is allowed there
 EXEMPT = {
     ("memo/report.py", "mc_tco.engine"): "'mc-tco report' runs the book and then writes its "
@@ -46,10 +46,10 @@ EXEMPT = {
     ("words/common.py", "mc_tco.uncertainty.scrambles"): "z_value: the normal quantile of "
     "the level, to print a stored standard error as the half-width '± z se'",
     ("words/voi.py", "mc_tco.uncertainty.scrambles"): "z_value, as in words/common.py",
-    ("memo/generic_more.py", "mc_tco.uncertainty.scrambles"): _MERGE + "z_value for a "
+    ("memo/generic_decision.py", "mc_tco.uncertainty.scrambles"): _MERGE + "z_value for a "
     "printed half-width",
-    ("memo/generic_more.py", "argmax"): _MERGE + "where the EVPI curve peaks",
-    ("memo/generic_more.py", "argmin"): _MERGE + "where the EVPI curve is lowest",
+    ("memo/generic_decision.py", "argmax"): _MERGE + "where the EVPI curve peaks",
+    ("memo/generic_decision.py", "argmin"): _MERGE + "where the EVPI curve is lowest",
     ("memo/generic_ranking.py", "sum"): _MERGE + "winning scenarios of the indicator",
     ("memo/sections.py", "argmax"): _MERGE + "the demand where the EVPI curve is highest",
     ("memo/drivers.py", "sum"): _LATER + "winning scenarios per demand (the appendix's "
