@@ -16,11 +16,11 @@ Each exemption is named with its reason, and one that is no longer needed fails.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
+
 REPORT = ROOT / "mc_tco" / "report"
 
 #: packages the presentation layer may not import from
