@@ -321,12 +321,9 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
         wins = round(float(ds["p_positive"].sel(target=f"{r['target']}>0", **sel)) * n) \
             if f"{r['target']}>0" in ds["target"].values else 0
         target = r["target"]
-        if min(wins, n - wins) >= bridge.min_events():
-            ind = ds["ST"].sel(target=f"{target}>0", **sel).values
-            ind_conf = ds["ST_conf"].sel(target=f"{target}>0", **sel).values
-            if (np.isfinite(ind).any()
-                    and ind[int(np.nanargmax(ind))] > ind_conf[int(np.nanargmax(ind))]):
-                target = f"{target}>0"
+        if bridge.indicator_ranks(wins, n, ds["ST"].sel(target=f"{target}>0", **sel).values,
+                                  ds["ST_conf"].sel(target=f"{target}>0", **sel).values):
+            target = f"{target}>0"
         index = "ST"
         if "shapley" in ds and ds.mc_tco.correlations and target in ds["shapley"]["target"]:
             # correlated inputs: per-input Sobol' indices are not shares of the variance

@@ -28,6 +28,7 @@ __all__ = [
     "default_samples",
     "families",
     "full_run",
+    "indicator_ranks",
     "load_book",
     "loads_book",
     "memo_answer",
@@ -113,9 +114,19 @@ def default_samples() -> int:
 
 def min_events() -> int:
     """Fewest wins (and losses) for the indicator's Sobol' indices to be ranked (memo)."""
-    from mc_tco.report.memo.analysis import MIN_EVENTS
+    from mc_tco.decision.shares import MIN_EVENTS
 
     return int(MIN_EVENTS)
+
+
+def indicator_ranks(wins: int, n: int, st, conf) -> bool:
+    """Whether an indicator's Sobol' indices ``st`` (half-widths ``conf``) rank the inputs,
+    by the memo's rule: enough wins and losses, and the top index above its own error
+    (:func:`mc_tco.decision.indices.ranking`)."""
+    from mc_tco.decision.indices import above_its_error
+    from mc_tco.decision.shares import rare_indicator
+
+    return not rare_indicator(wins, n, min_events()) and above_its_error(st, conf)
 
 
 def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -> xr.Dataset:

@@ -7,9 +7,10 @@ from itertools import product
 import numpy as np
 import xarray as xr
 
+from mc_tco.decision.shares import MIN_EVENTS, rare_indicator
+from mc_tco.decision.timeaxis import median_with_interval
 from mc_tco.report.fmt import fmt_prob_ci, fmt_value
 from mc_tco.results.ranking import rank_order
-from mc_tco.uncertainty.scrambles import MIN_EVENTS
 
 __all__ = ["inputs_table", "run_table"]
 
@@ -171,7 +172,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
             if target.endswith(">0"):
                 p = float(_sel(ds["p_positive"].sel(target=target), focus))
                 wins = round(p * ds.sizes["sample"])
-                if min(wins, ds.sizes["sample"] - wins) < RARE:
+                if rare_indicator(wins, ds.sizes["sample"], RARE):
                     out.append(
                         f"Inputs ranked by {by} for {what}{where}: only {wins:,} of "
                         f"{ds.sizes['sample']:,} scenarios "
@@ -232,19 +233,14 @@ EXTRA_ROWS_NOTE = (
 
 
 # -- version-2 cash-flow medians (issue 12): a separate block, computed by
-# mc_tco.uncertainty.scrambles
+# mc_tco.decision.timeaxis
 
 
 def _median(ds: xr.Dataset, da: xr.DataArray):
-    """Median over ``sample`` and its replicate interval (``inf`` kept: "never")."""
-    from mc_tco.uncertainty.scrambles import quantiles_with_interval
-
-    run = ds.mc_tco.run
-    res = quantiles_with_interval(da, [0.5], replicates=run.scrambles,
-                                  conf_level=run.conf_level)
-    est = res["estimate"].squeeze("quantile", drop=True)
-    ci = res["ci"].squeeze("quantile", drop=True)
-    return est, ci
+    """Median over ``sample`` and its replicate interval (``inf`` kept: "never"):
+    :func:`mc_tco.decision.timeaxis.median_with_interval`."""
+    res = median_with_interval(ds, da)
+    return res["estimate"], res["ci"]
 
 
 def _median_lines(ds: xr.Dataset, name: str, unit: str) -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import xarray as xr
 
+from mc_tco.decision import breakeven, costs, shares
 from mc_tco.report.memo import analysis as A
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import figures_drivers as FD
@@ -33,15 +33,13 @@ def cheapest_shares(ds: xr.Dataset, demand: float):
     """Share of scenarios in which each of :data:`~mc_tco.report.memo.analysis.CHOICES` (api,
     buy, rent, hybrid) is the cheapest at ``demand``, with its interval.
 
-    Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay).
+    Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay);
+    computed by :func:`mc_tco.decision.shares.cheapest_shares`.
     """
-    choices = list(A.CHOICES)
-    cost = ds["cost"].sel(demand=demand, strategy=choices).transpose("sample", "strategy")
-    best = xr.DataArray(np.argmin(cost.values, axis=1), dims="sample",
-                        coords={"sample": cost["sample"].values})
-    run = ds.mc_tco.run
-    conf, reps = run.conf_level, run.replicates
-    return {s: A.prob_with_ci(best == i, conf, reps)[:3] for i, s in enumerate(choices)}
+    sh = shares.cheapest_shares(ds, demand, A.CHOICES)
+    return {str(s): (float(sh["share"].sel(strategy=s)),
+                     *(float(v) for v in sh["share_ci"].sel(strategy=s).values))
+            for s in sh["strategy"].values}
 
 
 def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
@@ -96,12 +94,9 @@ def answer_paragraph(ctx: MemoContext) -> str:
 def nonmonotone_note(ds: xr.Dataset, demand: float, strategy: str = "buy") -> str:
     """Why a strategy can break even below ``demand`` and still lose at ``demand``: the
     share of scenarios where that happens, or "" when it does not."""
-    be = ds["breakeven_demand"].sel(strategy=strategy).values
-    loses = ds["saving"].sel(demand=demand, strategy=strategy).values < 0
-    k = int(np.count_nonzero((be <= demand) & loses))
+    k, n = breakeven.nonmonotone_count(ds, demand, strategy)
     if k == 0:
         return ""
-    n = int(ds.sizes["sample"])
     return (f"The saving is not monotone in demand: nodes come whole, so a demand just above "
             f"what a fleet can serve buys one more node that is mostly idle, and the saving "
             f"dips. In {k:,} of {n:,} scenarios {VERB[strategy]} breaks even at some demand "
@@ -117,22 +112,19 @@ def answer_blocks(ctx: MemoContext) -> list:
     blocks = [Paragraph(answer_paragraph(ctx))]
 
     # over demand: where does buying win in half the scenarios, and its break-even
-    p_all = ds["p_positive"].sel(target="saving>0", strategy=s)
-    ci_all = ds["p_positive_ci"].sel(target="saving>0", strategy=s)
+    odds = shares.odds_over_demand(ds, s)
     grid = ds["demand"].values
-    half = grid[p_all.values >= 0.5]
-    if half.size:
-        first = float(half[0])
+    if odds.first_half is not None:
+        first = odds.first_half
         over = (f"{VERB[s].capitalize()} beats the API in at least half of the scenarios from "
                 f"{tokens(first)} tokens/month ({users(first)}) on the grid.")
     else:
-        j = int(np.argmax(p_all.values))
         over = (f"At no demand from {tokens(grid[0])} to {tokens(grid[-1])} tokens/month does "
                 f"{VERB[s]} beat the API in half of the scenarios; its highest share is "
-                f"{prob_ci(p_all.values[j], *ci_all.values[j], ctx.conf)} at "
-                f"{tokens(grid[j])}.")
-    be = ds["breakeven_demand"].sel(strategy=s).values
-    q05, q50, q95 = np.quantile(be, [0.05, 0.5, 0.95], method="inverted_cdf")
+                f"{prob_ci(*odds.top, ctx.conf)} at "
+                f"{tokens(odds.top_demand)}.")
+    band = breakeven.breakeven_band(ds, s)
+    q05, q50, q95 = band.q05, band.median, band.q95
     never = ds["breakeven_demand_p_never"].sel(strategy=s)
     never_ci = ds["breakeven_demand_p_never_ci"].sel(strategy=s).values
     med = "never (more than half of the scenarios never break even)" if math.isinf(q50) \
@@ -147,8 +139,7 @@ def answer_blocks(ctx: MemoContext) -> list:
     note = nonmonotone_note(ds, d, s)
     blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
-    qs = ds["saving"].sel(demand=d, strategy=s).values
-    lo, mid, hi = np.quantile(qs, [0.05, 0.5, 0.95])
+    lo, mid, hi = costs.saving_band(ds, d, s)
     sign = "costs more than" if mid < 0 else "saves against"
     lo, mid, hi = (money(v, "/month", digits=3) for v in (lo, mid, hi))
     blocks.append(Paragraph(
@@ -215,9 +206,7 @@ def section_outlook(ctx: MemoContext) -> Section:
         "shaded band is the article's ~300-500B tokens/month."
     ))
     bd = A.cost_breakdown(ds)
-    comp = bd["component_median"].sel(demand=d)
-    biggest = str(comp["component"].values[int(np.argmax(comp.values))])
-    share = float(comp.max() / comp.sum())
+    biggest, share = costs.largest_component(bd, d)
     blocks.append(Figure(
         "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",

@@ -3,9 +3,10 @@
 Each claim is split into parts, each a statement that is true or false in every scenario
 (sample). A part's probability is the share of scenarios where it is true, with the
 interval of its Monte Carlo error from the spread of the run's independent scrambles
-(:func:`mc_tco.report.memo.analysis.prob_with_ci`; Wilson's on the pooled count only where that
-cannot work). The verdicts follow fixed rules (:data:`RULES`), which
-the memo prints next to them:
+(:func:`mc_tco.decision.shares.share_with_interval`; Wilson's on the pooled count only where
+that cannot work); the shares, quantiles and verdict rules are computed in
+:mod:`mc_tco.decision.claims`, this module words them. The verdicts follow fixed rules
+(:data:`RULES`), which the memo prints next to them:
 
 * a part **holds** when it is true in at least 90% of scenarios, **does not hold** when it
   is true in at most 10%, and **holds only in part** in between;
@@ -27,38 +28,44 @@ import math
 from dataclasses import dataclass, field
 from functools import partial
 
-import numpy as np
-import xarray as xr
-
-from mc_tco.report.memo.analysis import TOKENS_PER_USER, prob_with_ci
+from mc_tco.decision.claims import (
+    ARTICLE_BAND,
+    BREAKEVEN_SCALE,
+    CLAIM_DEMANDS,
+    DOES_NOT_HOLD,
+    FAILS_AT,
+    FEW_HUNDRED_USERS,
+    HOLDS,
+    HOLDS_AT,
+    HOLDS_IN_PART,
+    NOT_EVALUATED,
+    AtDemand,
+    borderline,
+    claim_demand,
+    claim_numbers,
+    claim_verdict,
+    part_verdict,
+)
+from mc_tco.decision.shares import Share
 from mc_tco.report.memo.fmt import money, prob, prob_ci, share_of, tokens, users
-from mc_tco.results.points import point_index
-from mc_tco.results.run_info import RunInfo
 
 __all__ = [
+    "ARTICLE_BAND",
+    "BREAKEVEN_SCALE",
     "CLAIM_DEMANDS",
     "DOES_NOT_HOLD",
+    "FEW_HUNDRED_USERS",
     "HOLDS",
     "HOLDS_IN_PART",
     "NOT_EVALUATED",
     "RULES",
     "Claim",
     "Part",
+    "claim_demand",
     "claim_verdict",
     "evaluate_claims",
     "part_verdict",
     ]
-
-HOLDS = "holds"
-HOLDS_IN_PART = "holds only in part"
-DOES_NOT_HOLD = "does not hold"
-#: a part (and its claim) whose demand is not on the results' grid: no verdict is given
-NOT_EVALUATED = "not evaluated"
-
-#: a part holds when true in at least this share of scenarios
-HOLDS_AT = 0.9
-#: a part does not hold when true in at most this share of scenarios
-FAILS_AT = 0.1
 
 RULES = (
     f"A part of a claim **holds** when it is true in at least {HOLDS_AT:.0%} of the book's "
@@ -68,44 +75,6 @@ RULES = (
     "hold, and holds only in part otherwise. A share is *borderline* "
     "when its {level} Monte Carlo interval crosses " f"{HOLDS_AT:.0%} or {FAILS_AT:.0%}."
 )
-
-#: "a few hundred users" (the article) at 100M tokens each: 300 users
-FEW_HUNDRED_USERS = 300 * TOKENS_PER_USER
-#: the top of the article's break-even band, "~300-500B tokens/month"
-BREAKEVEN_SCALE = 5e11
-ARTICLE_BAND = (3e11, 5e11)
-#: the demands the claims are read at, exactly (the TCO model's spec adds them to every grid)
-CLAIM_DEMANDS = (FEW_HUNDRED_USERS, BREAKEVEN_SCALE)
-
-
-def part_verdict(p: float) -> str:
-    """The verdict word for a part that is true in a share ``p`` of scenarios."""
-    if math.isnan(p):
-        return "not testable"
-    if p >= HOLDS_AT:
-        return HOLDS
-    if p <= FAILS_AT:
-        return DOES_NOT_HOLD
-    return HOLDS_IN_PART
-
-
-def claim_verdict(verdicts: list[str], substantive: list[bool] | None = None) -> str:
-    """The verdict of a claim from the verdicts of its parts.
-
-    A claim whose substantive part does not hold does not hold, whatever its other parts
-    say (a part that is true only because the substance fails cannot rescue it). A claim
-    with a part that was not evaluated gets no verdict (:data:`NOT_EVALUATED`).
-    """
-    substantive = substantive or [False] * len(verdicts)
-    if NOT_EVALUATED in verdicts:
-        return NOT_EVALUATED
-    if any(s and v == DOES_NOT_HOLD for v, s in zip(verdicts, substantive, strict=True)):
-        return DOES_NOT_HOLD
-    if verdicts and all(v == HOLDS for v in verdicts):
-        return HOLDS
-    if verdicts and all(v == DOES_NOT_HOLD for v in verdicts):
-        return DOES_NOT_HOLD
-    return HOLDS_IN_PART
 
 
 @dataclass
@@ -128,9 +97,7 @@ class Part:
 
     @property
     def borderline(self) -> bool:
-        if self.missing or math.isnan(self.p):
-            return False
-        return any(self.lower <= t <= self.upper for t in (HOLDS_AT, FAILS_AT))
+        return not self.missing and borderline(self.p, self.lower, self.upper)
 
     def text(self) -> str:
         """'Statement: true in 23% of scenarios: holds only in part': the share rounded by
@@ -163,19 +130,9 @@ class Claim:
                              [p.substantive for p in self.parts])
 
 
-def _part(statement: str, event, run: RunInfo, substantive: bool = False) -> Part:
-    """A part of a claim: P(event) with the interval of the run ``run``
-    (``ds.mc_tco.run``: its level, and its scrambles when the intervals are theirs)."""
-    p, lo, hi, k, n = prob_with_ci(event, run.conf_level, run.replicates)
-    return Part(statement, p, lo, hi, k, n, substantive)
-
-
-def claim_demand(ds: xr.Dataset, demand: float) -> float | None:
-    """The grid value equal to ``demand`` (:func:`mc_tco.results.points.point_index`), or
-    None: a claim's demand is read exactly or not at all."""
-    grid = np.asarray(ds["demand"].values, dtype=float)
-    i = point_index(grid, demand)
-    return None if i is None else float(grid[i])
+def _part(statement: str, share: Share, substantive: bool = False) -> Part:
+    """A part of a claim: its statement and the share of scenarios where it is true."""
+    return Part(statement, *share, substantive)
 
 
 def _not_on_grid(statement: str, demand: float) -> Part:
@@ -186,9 +143,9 @@ def _not_on_grid(statement: str, demand: float) -> Part:
     return Part(statement, math.nan, math.nan, math.nan, 0, 0, missing=why)
 
 
-def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
-    """'median M (5-95%: a - b)' of a per-sample quantity."""
-    lo, med, hi = np.quantile(da.values, qs)
+def _q(band: tuple[float, ...], fmt) -> str:
+    """'median M (5-95%: a - b)' of the (5%, 50%, 95%) quantiles of a quantity."""
+    lo, med, hi = band
     return f"median {fmt(med)} (90% of scenarios {fmt(lo)} - {fmt(hi)})"
 
 
@@ -196,7 +153,25 @@ def _q(da: xr.DataArray, fmt, qs=(0.05, 0.5, 0.95)) -> str:
 _PER_HOUR = partial(money, per=" USD/h", symbol="", compact=False, decimals=1)
 
 
-def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
+def _at_both(points: tuple[AtDemand, AtDemand], share: str, band: str, words: str,
+             ) -> tuple[list[Part], list[str]]:
+    """The parts of claims 3 and 4 at both demands and their evidence."""
+    parts, evidence = [], []
+    for pt, at in zip(points, (_at_words(FEW_HUNDRED_USERS), _at_words(BREAKEVEN_SCALE)),
+                      strict=True):
+        if pt.grid_demand is None:
+            parts.append(_not_on_grid(f"{words} {at}", pt.demand))
+            continue
+        parts.append(_part(f"{words} {at}", getattr(pt, share)))
+        evidence.append(f"{at}: {_q(getattr(pt, band), share_of)}")
+    return parts, evidence
+
+
+def _at_words(demand: float) -> str:
+    return f"at {tokens(demand)} tokens/month ({users(demand, 'users')})"
+
+
+def evaluate_claims(ds) -> list[Claim]:
     """Test the article's five claims against the scenarios of a results dataset.
 
     Parameters
@@ -207,62 +182,40 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
     Returns
     -------
     list of Claim
-        In the order of shared/MODEL.md. "At a few hundred users" is 300 users x 100M
-        tokens (3e10 tokens/month); "at break-even scale" is 500B tokens/month, the top of
-        the article's break-even band. Both are read at exactly that demand; a grid without
-        one leaves the parts there (and their claims) not evaluated.
+        In the order of shared/MODEL.md, with the numbers of
+        :func:`mc_tco.decision.claims.claim_numbers`. "At a few hundred users" is 300 users
+        x 100M tokens (3e10 tokens/month); "at break-even scale" is 500B tokens/month, the
+        top of the article's break-even band. Both are read at exactly that demand; a grid
+        without one leaves the parts there (and their claims) not evaluated.
     """
-    run = ds.mc_tco.run
-    users_d = claim_demand(ds, FEW_HUNDRED_USERS)
-    scale_d = claim_demand(ds, BREAKEVEN_SCALE)
-    at_users = f"at {tokens(FEW_HUNDRED_USERS)} tokens/month ({users(FEW_HUNDRED_USERS, 'users')})"
-    at_scale = f"at {tokens(BREAKEVEN_SCALE)} tokens/month ({users(BREAKEVEN_SCALE, 'users')})"
-    be = ds["breakeven_demand"]
+    c = claim_numbers(ds)
     claims = []
-
-    rent_be = be.sel(strategy="rent")
-    buy_rent = ds["node_api_revenue_per_hour"] < ds["rent_per_node_hour"]
     claims.append(Claim(
         1,
         "Renting never pays off at any utilization.",
         "Renting never breaks even against the API, at any demand.",
-        [_part("renting never breaks even", np.isinf(rent_be), run, True)],
+        [_part("renting never breaks even", c.rent_never, True)],
         [f"The API bill of a fully used node is below the rent of its eight GPUs in "
-         f"{prob(float(buy_rent.mean()))} of scenarios (see claim 5)."],
+         f"{prob(c.api_below_rent.p)} of scenarios (see claim 5)."],
     ))
 
-    buy_be = be.sel(strategy="buy")
-    p_never = float(np.isinf(buy_be).mean())
-    med = float(np.quantile(buy_be.values, 0.5, method="inverted_cdf"))
     claims.append(Claim(
         2,
         "Self-hosting breaks even only when purchased outright with sustained demand above "
         "~300B tokens/month.",
         "Buying does not break even below 300B tokens/month, and does by 500B (the "
         "article's break-even band, ~300-500B).",
-        [_part("buying does not break even below 300B", buy_be >= ARTICLE_BAND[0], run),
-         _part("buying breaks even by 500B", buy_be <= ARTICLE_BAND[1], run, True)],
-        [f"Break-even demand of buying: median {tokens(med)}; it never breaks even in "
-         f"{prob(p_never)} of scenarios. Renting never breaks even in "
-         f"{prob(float(np.isinf(rent_be).mean()))}. The first part is also true in every "
+        [_part("buying does not break even below 300B", c.buy_not_below),
+         _part("buying breaks even by 500B", c.buy_by, True)],
+        [f"Break-even demand of buying: median {tokens(c.buy_breakeven.median)}; it never "
+         f"breaks even in {prob(c.buy_breakeven.p_never)} of scenarios. Renting never "
+         f"breaks even in {prob(c.rent_never.p)}. The first part is also true in every "
          "scenario where buying never breaks even, so it cannot carry the claim: the "
          "verdict follows the second, the claim's substance."],
     ))
 
-    def at_both(name: str, test, words: str, fmt) -> tuple[list[Part], list[str]]:
-        """The parts of claims 3 and 4 at both demands and their evidence."""
-        parts, evidence = [], []
-        for d, demand, at in ((users_d, FEW_HUNDRED_USERS, at_users),
-                              (scale_d, BREAKEVEN_SCALE, at_scale)):
-            if d is None:
-                parts.append(_not_on_grid(f"{words} {at}", demand))
-                continue
-            da = ds[name].sel(demand=d)
-            parts.append(_part(f"{words} {at}", test(da), run))
-            evidence.append(f"{at}: {_q(da, fmt)}")
-        return parts, evidence
-
-    parts, ev = at_both("gpu_share", lambda v: v > 0.9, "over 90%", share_of)
+    points = (c.at_users, c.at_scale)
+    parts, ev = _at_both(points, "gpu_over_90", "gpu_share", "over 90%")
     claims.append(Claim(
         3,
         "Hardware is over 90% of the investment.",
@@ -273,10 +226,9 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         [f"GPU share of the investment {'; '.join(ev)}."] if ev else [],
     ))
 
-    parts, ev = at_both("storage_to_gpu_ratio", lambda v: v < 0.1, "under 10%", share_of)
-    if users_d is not None:
-        tb_u = ds["storage_tb"].sel(demand=users_d)
-        ev[0] += f", for {_q(tb_u, lambda v: f'{v:,.0f} TB')}"
+    parts, ev = _at_both(points, "ssd_under_10", "ssd_ratio", "under 10%")
+    if c.at_users.grid_demand is not None:
+        ev[0] += f", for {_q(c.at_users.storage_tb, lambda v: f'{v:,.0f} TB')}"
     claims.append(Claim(
         4,
         "KV cache SSDs are a rounding error.",
@@ -286,17 +238,15 @@ def evaluate_claims(ds: xr.Dataset) -> list[Claim]:
         [f"SSDs / GPUs {'; '.join(ev)}."] if ev else [],
     ))
 
-    api_h = ds["node_api_revenue_per_hour"]
-    rent_h = ds["rent_per_node_hour"]
     claims.append(Claim(
         5,
         "Eight rented B300s cost 56.8 USD/hour while the same load billed through the API "
         "tops out in the tens of USD/hour.",
         "The API bill of the load one fully used node serves is below the node's rent, and "
         "under 100 USD/hour.",
-        [_part("API bill below the rent", buy_rent, run, True),
-         _part("API bill under 100 USD/hour", api_h < 100, run)],
-        [f"Rent of eight GPUs: {_q(rent_h, _PER_HOUR)}; API bill of a full node's load: "
-         f"{_q(api_h, _PER_HOUR)}."],
+        [_part("API bill below the rent", c.api_below_rent, True),
+         _part("API bill under 100 USD/hour", c.api_under_100)],
+        [f"Rent of eight GPUs: {_q(c.rent_hour, _PER_HOUR)}; API bill of a full node's load: "
+         f"{_q(c.api_hour, _PER_HOUR)}."],
     ))
     return claims

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import xarray as xr
 
+from mc_tco.decision.breakeven import breakeven_cdf
+from mc_tco.decision.indices import ranking
+from mc_tco.decision.tco_data import STRATEGIES, grid_point, nearest_point
 from mc_tco.report.fmt import fmt_value
-from mc_tco.report.memo import analysis as A
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import figures_drivers as FD
 from mc_tco.report.memo.answer import (
@@ -68,7 +70,7 @@ def heavy_user_note() -> str:
 
 
 def nearest_grid(ds: xr.Dataset, demand: float) -> float:
-    return A.nearest_point(ds, demand)
+    return nearest_point(ds, demand)
 
 
 def section_assumptions(ctx: MemoContext) -> Section:
@@ -144,7 +146,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
     changed = [n for n in mine & theirs
                if book.inputs[n].describe() != obook.inputs[n].describe()]
     name, oname = _name(ds), _name(other)
-    d_other = A.grid_point(other, d, "--demand (in the --compare results)")
+    d_other = grid_point(other, d, "--demand (in the --compare results)")
     p_me = ctx.p(s, d)[:3]
     p_ot = ctx.p(s, d_other, other)[:3]
     never_me = (float(ds["breakeven_demand_p_never"].sel(strategy=s)),
@@ -177,7 +179,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
             f"against {prob_ci(*p_far_ot, ctx.conf)} there: {_compare_word(p_far, p_far_ot)}."
         )
     r_me = ctx.ranking
-    r_ot = A.ranking(other, d_other, s)
+    r_ot = ranking(other, d_other, s)
     top_me = [str(v) for v in r_me.table["input"].values[:TOP_FIVE]]
     new_top = [x for x in top_me if x not in theirs]
     if r_me.target == r_ot.target:
@@ -198,7 +200,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                     f"here, {_target_words(r_ot)} there), by the rule of the section above.")
     blocks = [Paragraph(" ".join(text))]
     rows = []
-    for strat in A.STRATEGIES:
+    for strat in STRATEGIES:
         for label, dd in ((name, ds), (oname, other)):
             cells = []
             for x in shared:
@@ -212,7 +214,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                                 "precision in p_beats_api.csv)."))
 
     rows = []
-    for strat in A.STRATEGIES:
+    for strat in STRATEGIES:
         for label, dd in ((name, ds), (oname, other)):
             q = dd["breakeven_demand_quantile"].sel(strategy=strat)
             pn = float(dd["breakeven_demand_p_never"].sel(strategy=strat))
@@ -242,7 +244,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
     for label, dd in ((name, ds), (oname, other)):
         books.append((label, dd["p_positive"].sel(target="saving>0"),
                       dd["p_positive_ci"].sel(target="saving>0"),
-                      A.breakeven_cdf(dd, _cdf_x(dd), conf_level=ctx.conf)))
+                      breakeven_cdf(dd, _cdf_x(dd), conf_level=ctx.conf)))
     blocks.append(Figure(
         "compare", F.to_png(FD.compare_figure(books, band=ARTICLE_BAND)),
         "The two books side by side",

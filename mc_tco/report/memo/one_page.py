@@ -3,25 +3,26 @@ sentence, a table in dollars a year at your demand and at half and twice it, wha
 change the answer, what data sovereignty would have to be worth, and the risks the model
 does not price.
 
-Every number is computed here from the results file (medians over the scenarios, the
-stored probabilities) and rounded by :mod:`mc_tco.report.memo.fmt`'s rules; words that compare
-numbers are chosen by comparing them. :func:`one_page_data` returns the raw numbers (tested
-against the dataset), :func:`one_page_markdown` the page.
+Every number is computed by the analysis layer from the results file (medians over the
+scenarios, the stored probabilities: :mod:`mc_tco.decision.one_page`,
+:mod:`mc_tco.decision.triggers`, :mod:`mc_tco.decision.costs`) and rounded here by
+:mod:`mc_tco.report.memo.fmt`'s rules; words that compare numbers are chosen by comparing
+them. :func:`one_page_data` gathers the numbers and the sentences, :func:`one_page_markdown`
+the page.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-import numpy as np
 import xarray as xr
 
+from mc_tco.decision.costs import median_of, node_hour, sovereignty
+from mc_tco.decision.one_page import page_numbers
+from mc_tco.decision.triggers import demand_trigger, input_trigger
 from mc_tco.report.fmt import rounded
-from mc_tco.report.memo.analysis import CHOICES, nearest_point
 from mc_tco.report.memo.fmt import money, months, prob, tokens, users
 from mc_tco.report.memo.labels import plain
-from mc_tco.uncertainty.scrambles import MIN_EVENTS
 
 __all__ = ["RISKS", "Summary", "one_page_data", "one_page_markdown"]
 
@@ -34,7 +35,6 @@ SHORT = {"api": "API", "buy": "buy", "rent": "rent", "hybrid": "hybrid"}
 RECOMMEND = {"api": "Keep paying the API", "buy": "Buy the servers",
              "rent": "Rent the GPUs",
              "hybrid": "Buy a base-load fleet and send the peaks to the API (hybrid)"}
-SELF = ("buy", "rent", "hybrid")
 
 #: what the model leaves out, said plainly (each a real way the answer could be wrong)
 RISKS = [
@@ -69,59 +69,23 @@ class Summary:
     sovereignty: str = ""
 
 
-def _input(ds: xr.Dataset, name: str) -> xr.DataArray | float:
-    """An input per sample (from ``input_value``) or its constant."""
-    if name in map(str, ds["input"].values):
-        return ds["input_value"].sel(input=name, drop=True)
-    constants = ds.mc_tco.constants
-    if name in constants:
-        return float(constants[name])
-    raise KeyError(name)
-
-
-def _median(da: xr.DataArray) -> float:
-    v = np.asarray(da.values, dtype=float)
-    v = v[~np.isnan(v)]
-    return float(np.quantile(v, 0.5, method="inverted_cdf")) if v.size else math.nan
-
-
-def cheapest(ds: xr.Dataset, demand: float) -> dict[str, float]:
-    """Share of scenarios where each of api, buy, rent, hybrid costs least (ties: API)."""
-    cost = ds["cost"].sel(demand=demand, strategy=list(CHOICES)).transpose("sample", ...)
-    best = np.argmin(cost.values, axis=1)
-    return {s: float(np.mean(best == i)) for i, s in enumerate(CHOICES)}
-
-
-def p_beats(ds: xr.Dataset, strategy: str, demand: float) -> float:
-    """The stored P(strategy beats the API) at a grid demand."""
-    return float(ds["p_positive"].sel(target="saving>0", strategy=strategy, demand=demand))
-
-
-def node_hour(ds: xr.Dataset) -> tuple[float, float]:
-    """Medians of (API value of a busy node's tokens, cost of owning and running it), USD
-    an hour, at the start of the horizon.
-
-    The API value is ``node_api_revenue_per_hour * utilization``; the cost is the yearly
-    capital cost of the server (its loss of resale value, the cost of capital and upkeep,
-    as shares of its price) over 8,760 hours, plus its power.
-    """
-    value = ds["node_api_revenue_per_hour"] * _input(ds, "utilization")
-    own = (_input(ds, "node_price") * (_input(ds, "node_annual_depreciation")
-                                       + _input(ds, "discount_rate")
-                                       + _input(ds, "maintenance_fraction")) / 8760
-           + _input(ds, "node_power_kw") * _input(ds, "pue") * _input(ds, "electricity_price"))
-    own = own if isinstance(own, xr.DataArray) else xr.DataArray(np.full(value.shape, own))
-    return _median(value), _median(own)
+#: the table's rows (:data:`mc_tco.decision.one_page.QUANTITIES`) as the page names them
+ROWS = {"api_bill_year": "API bill a year", "cost_year": "cost a year",
+        "investment": "servers and SSDs bought over the horizon",
+        "peak_cash_need": "peak funding need", "npv": "NPV against the API",
+        "payback": "payback", "p_beats_api": "chance of beating the API"}
+#: the table's columns: a multiple of your demand
+POINTS = {0.5: "½× your demand", 1.0: "your demand", 2.0: "2× your demand"}
 
 
 def reason_sentence(ds: xr.Dataset, demand: float, choice: str, best: str) -> str:
     """Why the answer is what it is, in one sentence, from the medians."""
-    api_year = 12 * _median(ds["cost"].sel(demand=demand, strategy="api"))
-    alt_year = 12 * _median(ds["cost"].sel(demand=demand, strategy=best))
+    api_year = 12 * median_of(ds["cost"].sel(demand=demand, strategy="api"))
+    alt_year = 12 * median_of(ds["cost"].sel(demand=demand, strategy=best))
     value, own = node_hour(ds)
     comp = ds["cost_component"].sel(demand=demand)
-    staff = 12 * _median(comp.sel(component="staff"))
-    storage = 12 * _median(comp.sel(component="storage"))
+    staff = 12 * median_of(comp.sel(component="staff"))
+    storage = 12 * median_of(comp.sel(component="storage"))
     if choice == "api":
         if value < own:
             return (f"Every extra server costs more to own and run (about {money(own)} an "
@@ -138,61 +102,37 @@ def reason_sentence(ds: xr.Dataset, demand: float, choice: str, best: str) -> st
                 "year.")
     return (f"At your demand the API bill, about {money(api_year)} a year, is larger than "
             f"what {NAMES[choice]} costs, about "
-            f"{money(12 * _median(ds['cost'].sel(demand=demand, strategy=choice)))} a year "
+            f"{money(12 * median_of(ds['cost'].sel(demand=demand, strategy=choice)))} a year "
             "including engineers, power and storage.")
 
 
-def demand_trigger(ds: xr.Dataset, demand: float, best: str) -> str:
-    """The demand from which buying or the hybrid beats the API in most scenarios."""
-    grid = ds["demand"].values
-    for d in grid[grid > demand]:
-        winners = [s for s in ("buy", "hybrid") if p_beats(ds, s, d) >= 0.5]
-        if winners:
-            s = max(winners, key=lambda s: p_beats(ds, s, d))
-            return (f"**Your volume grows past {tokens(d)} tokens/month** (about "
-                    f"{users(d, digits=2)}): there "
-                    f"{NAMES[s]} beats the "
-                    f"API in {prob(p_beats(ds, s, d))} of scenarios.")
-    if demand >= grid[-1]:
+def demand_sentence(ds: xr.Dataset, demand: float) -> str:
+    """The demand from which buying or the hybrid beats the API in most scenarios
+    (:func:`mc_tco.decision.triggers.demand_trigger`)."""
+    t = demand_trigger(ds, demand, ("buy", "hybrid"))
+    if t is None:
         return ""
-    top = max(("buy", "hybrid"), key=lambda s: p_beats(ds, s, grid[-1]))
-    return (f"**No volume up to {tokens(grid[-1])} tokens/month** makes self-hosting win in "
-            f"most scenarios ({NAMES[top]} reaches {prob(p_beats(ds, top, grid[-1]))} "
+    if t.found:
+        return (f"**Your volume grows past {tokens(t.demand)} tokens/month** (about "
+                f"{users(t.demand, digits=2)}): there "
+                f"{NAMES[t.strategy]} beats the "
+                f"API in {prob(t.p)} of scenarios.")
+    return (f"**No volume up to {tokens(t.demand)} tokens/month** makes self-hosting win in "
+            f"most scenarios ({NAMES[t.strategy]} reaches {prob(t.p)} "
             "there): volume alone does not change the answer.")
 
 
-def input_trigger(ds: xr.Dataset, demand: float, strategy: str, name: str,
-                  rising: bool = True) -> str:
-    """The value of one input beyond which ``strategy`` beats the API in most scenarios.
-
-    Scenarios are sorted by the input; the trigger is the least extreme value ``x`` such
-    that among the scenarios with the input beyond ``x`` (at least ``MIN_EVENTS`` of
-    them) the strategy beats the API in at least half. "" when no such value exists.
-    """
-    try:
-        x = _input(ds, name)
-    except KeyError:
+def input_sentence(ds: xr.Dataset, demand: float, strategy: str, name: str,
+                   rising: bool = True) -> str:
+    """The value of one input beyond which ``strategy`` beats the API in most scenarios
+    (:func:`mc_tco.decision.triggers.input_trigger`); "" when no such value exists."""
+    t = input_trigger(ds, demand, strategy, name, rising)
+    if t is None:
         return ""
-    if not isinstance(x, xr.DataArray):
-        return ""
-    win = (ds["saving"].sel(demand=demand, strategy=strategy) > 0).values
-    order = np.argsort(-x.values if rising else x.values, kind="stable")
-    xs, ws = x.values[order], win[order]
-    share = np.cumsum(ws) / np.arange(1, ws.size + 1)  # win rate among the most extreme k
-    ok = np.flatnonzero((share >= 0.5) & (np.arange(1, ws.size + 1) >= MIN_EVENTS))
-    if ok.size == 0:
-        return ""
-    k = int(ok[-1])
-    value = xs[k]
     beyond = "above" if rising else "below"
-    unit = str(ds["input_unit"].sel(input=name).values) if "input_unit" in ds.coords else ""
-    if unit == "1/year":
-        shown = f"{value:+.0%} a year"
-    else:
-        shown = rounded(value, 2) + (f" {unit}" if unit not in ("1", "") else "")
     label = plain(name)
-    return (f"**{label[:1].upper() + label[1:]} {beyond} {shown}** (true in "
-            f"{prob((k + 1) / ws.size)} of the scenarios assumed): there {NAMES[strategy]} "
+    return (f"**{label[:1].upper() + label[1:]} {beyond} {_bound(ds, name, t.value)}** (true "
+            f"in {prob(t.share_beyond)} of the scenarios assumed): there {NAMES[strategy]} "
             "beats the API in at least half of them.")
 
 
@@ -237,56 +177,31 @@ def prim_trigger(ds: xr.Dataset, demand: float, strategy: str) -> str:
 
 
 def sovereignty_sentence(ds: xr.Dataset, demand: float, best: str) -> str:
-    """What keeping data in house would have to be worth for ``best`` to match the API."""
-    need = -12 * ds["saving"].sel(demand=demand, strategy=best)  # USD/year
-    pays = float((need < 0).mean())
-    v = np.sort(np.maximum(need.values, 0))
-    med = float(np.quantile(v, 0.5, method="inverted_cdf"))
-    hi = float(np.quantile(v, 0.9, method="inverted_cdf"))
+    """What keeping data in house would have to be worth for ``best`` to match the API
+    (:func:`mc_tco.decision.costs.sovereignty`)."""
+    v = sovereignty(ds, demand, best)
     return (f"For {NAMES[best]} to cost no more than the API at your demand, keeping the "
-            f"data in house would have to be worth at least {money(med)} a year in the "
-            f"median scenario, and up to {money(hi)} a year to be sure in 9 scenarios out of "
-            f"10; in {prob(pays)} of scenarios it pays without any such value. The model "
+            f"data in house would have to be worth at least {money(v.median)} a year in the "
+            f"median scenario, and up to {money(v.q90)} a year to be sure in 9 scenarios out "
+            f"of 10; in {prob(v.pays)} of scenarios it pays without any such value. The model "
             "counts it as zero: if a regulator or a customer requires in-house data, "
             "compare these amounts with what that requirement is worth.")
 
 
 def one_page_data(ds: xr.Dataset, demand: float) -> Summary:
-    """The summary's numbers and sentences at ``demand`` (a grid point)."""
-    pts = [("½× your demand", nearest_point(ds, demand / 2)), ("your demand", demand),
-           ("2× your demand", nearest_point(ds, demand * 2))]
-    rows: dict[tuple[str, str], list[float]] = {}
-
-    def put(label: str, s: str, f):
-        rows[(label, s)] = [f(d) for _, d in pts]
-
-    cost = ds["cost"]
-    put("API bill a year", "api", lambda d: 12 * _median(cost.sel(demand=d, strategy="api")))
-    for s in SELF:
-        put("cost a year", s, lambda d, s=s: 12 * _median(cost.sel(demand=d, strategy=s)))
-    put("servers and SSDs bought over the horizon", "buy",
-        lambda d: _median(ds["investment"].sel(demand=d)))
-    for s in ("buy", "hybrid"):
-        put("peak funding need", s,
-            lambda d, s=s: _median(ds["peak_cash_need"].sel(demand=d, strategy=s)))
-    for s in ("buy", "hybrid"):
-        put("NPV against the API", s,
-            lambda d, s=s: _median(ds["npv"].sel(demand=d, strategy=s)))
-    for s in ("buy", "hybrid"):
-        put("payback", s,
-            lambda d, s=s: _median(ds["payback_months"].sel(demand=d, strategy=s)))
-    for s in SELF:
-        put("chance of beating the API", s, lambda d, s=s: p_beats(ds, s, d))
-    shares = cheapest(ds, demand)
-    choice = max(shares, key=shares.get)
-    best = max(SELF, key=lambda s: p_beats(ds, s, demand))
-    out = Summary(demand, pts, rows, choice, shares[choice], best,
+    """The summary's numbers (:func:`mc_tco.decision.one_page.page_numbers`) and sentences
+    at ``demand`` (a grid point)."""
+    nums = page_numbers(ds, demand)
+    pts = [(POINTS[f], d) for f, d in nums.points]
+    rows = {(ROWS[q], s): list(v) for (q, s), v in nums.table.items()}
+    choice, best = nums.choice, nums.best_self
+    out = Summary(demand, pts, rows, choice, nums.choice_share, best,
                   reason_sentence(ds, demand, choice, best))
-    triggers = [demand_trigger(ds, demand, best)]
+    triggers = [demand_sentence(ds, demand)]
     for name, rising in (("api_price_level", True), ("api_price_annual_change", True),
                          ("reference_tokens_per_gpu_hour", True),
                          ("throughput_multiple", False)):
-        triggers.append(input_trigger(ds, demand, best, name, rising))
+        triggers.append(input_sentence(ds, demand, best, name, rising))
     triggers.append(prim_trigger(ds, demand, best))
     triggers.append("**A rule or a customer requires the data to stay in house**: then "
                     "the question is no longer cost alone; see what sovereignty would have "

@@ -13,7 +13,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from mc_tco.report.memo import analysis as A
+from mc_tco.decision import tco_data as A
+from mc_tco.decision.costs import cost_breakdown as breakdown
+from mc_tco.decision.indices import indicator_rankable
+from mc_tco.decision.timeaxis import time_numbers
 from mc_tco.report.memo.context import MemoContext, _stem
 
 __all__ = ["TABLES", "csv_tables"]
@@ -116,19 +119,19 @@ def sobol_indices(ctx: MemoContext) -> pd.DataFrame:
     """S1 and ST with half-widths for every target, strategy, demand and input.
 
     ``ranked`` is False where the indicator has fewer than MIN_EVENTS winning (or losing)
-    scenarios: those indices are noise and the memo does not use them.
+    scenarios (:func:`mc_tco.decision.indices.indicator_rankable`): those indices are noise
+    and the memo does not use them.
     """
     ds = ctx.ds
     sel = {"strategy": list(A.STRATEGIES)}
     df = xr.Dataset({v: ds[v].sel(sel) for v in ("S1", "S1_conf", "ST", "ST_conf")}) \
         .drop_vars(["input_unit", "input_group", "input_family"], errors="ignore") \
         .to_dataframe(dim_order=["input", "target", "demand", "strategy"]).reset_index()
-    wins = (ds["saving"].sel(sel) > 0).sum("sample").to_dataframe("wins").reset_index()
-    df = df.merge(wins, on=["demand", "strategy"])
-    n = ds.sizes["sample"]
+    ok = indicator_rankable(ds, A.STRATEGIES).to_dataframe("rankable").reset_index()
+    df = df.merge(ok, on=["demand", "strategy"])
     indicator = df["target"].str.endswith(">0")
-    df["ranked"] = ~indicator | (np.minimum(df["wins"], n - df["wins"]) >= A.MIN_EVENTS)
-    df = df.drop(columns="wins")
+    df["ranked"] = ~indicator | df["rankable"]
+    df = df.drop(columns="rankable")
     return _demand_columns(df)
 
 
@@ -153,7 +156,7 @@ def tornado(ctx: MemoContext) -> pd.DataFrame:
 
 def cost_breakdown(ctx: MemoContext) -> pd.DataFrame:
     """Buy's monthly cost by component (medians) and the API bill, by demand (USD/month)."""
-    bd = A.cost_breakdown(ctx.ds)
+    bd = breakdown(ctx.ds)
     df = bd["component_median"].to_pandas()
     df.columns = [f"buy_{c}_median_usd_per_month" for c in df.columns]
     for name in ("buy", "api"):
@@ -166,8 +169,6 @@ def cost_breakdown(ctx: MemoContext) -> pd.DataFrame:
 def time_table(ctx: MemoContext) -> pd.DataFrame:
     """Payback, peak cash need and IRR (medians with their Monte Carlo intervals) and the
     share never paid back, per report demand and strategy, at full precision."""
-    from mc_tco.report.memo.timeaxis import time_numbers
-
     rows = []
     for d in ctx.report_demands:
         for s in A.STRATEGIES:

@@ -1,0 +1,121 @@
+"""What the options cost, read from a results file: buying's monthly cost by component
+against the API bill, the band of the monthly saving, the economics of one busy node and
+what keeping data in house would have to be worth.
+
+Medians and quantiles are over the scenarios (the spread of the assumptions, not Monte
+Carlo error); money in USD.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+__all__ = [
+    "Sovereignty",
+    "component_input",
+    "cost_breakdown",
+    "largest_component",
+    "median_of",
+    "node_hour",
+    "saving_band",
+    "sovereignty",
+]
+
+
+def cost_breakdown(ds: xr.Dataset) -> xr.Dataset:
+    """Buy's monthly cost by component and the API bill, at the median, over demand.
+
+    Returns
+    -------
+    xr.Dataset
+        ``component_median`` (demand, component), ``buy_quantile`` and ``api_quantile``
+        (quantile, demand) with quantiles 0.05, 0.5, 0.95; all USD/month. The medians of
+        the components need not add up to the median of the total.
+    """
+    q = [0.05, 0.5, 0.95]
+    out = xr.Dataset({
+        "component_median": ds["cost_component"].median("sample"),
+        "buy_quantile": ds["cost"].sel(strategy="buy", drop=True).quantile(q, dim="sample"),
+        "api_quantile": ds["cost"].sel(strategy="api", drop=True).quantile(q, dim="sample"),
+    })
+    for v in out.data_vars:
+        out[v].attrs["units"] = "USD/month"
+    return out.transpose("quantile", "demand", "component")
+
+
+def largest_component(breakdown: xr.Dataset, demand: float) -> tuple[str, float]:
+    """The component with the largest median cost at ``demand`` (of :func:`cost_breakdown`)
+    and its share (unit 1) of the sum of the component medians."""
+    comp = breakdown["component_median"].sel(demand=demand)
+    biggest = str(comp["component"].values[int(np.argmax(comp.values))])
+    return biggest, float(comp.max() / comp.sum())
+
+
+def saving_band(ds: xr.Dataset, demand: float, strategy: str) -> tuple[float, float, float]:
+    """5%, 50% and 95% quantiles over the scenarios of the monthly saving (USD/month) of
+    ``strategy`` at ``demand`` (linear interpolation between samples)."""
+    lo, mid, hi = np.quantile(ds["saving"].sel(demand=demand, strategy=strategy).values,
+                              [0.05, 0.5, 0.95])
+    return float(lo), float(mid), float(hi)
+
+
+def median_of(da: xr.DataArray) -> float:
+    """The median over every entry of ``da``, NaN left out (``inverted_cdf``: one scenario's
+    own value); NaN when nothing is left."""
+    v = np.asarray(da.values, dtype=float)
+    v = v[~np.isnan(v)]
+    return float(np.quantile(v, 0.5, method="inverted_cdf")) if v.size else math.nan
+
+
+def component_input(ds: xr.Dataset, name: str) -> xr.DataArray | float:
+    """An input per sample (from ``input_value``) or its constant; KeyError when the book
+    has neither."""
+    if name in map(str, ds["input"].values):
+        return ds["input_value"].sel(input=name, drop=True)
+    constants = ds.mc_tco.constants
+    if name in constants:
+        return float(constants[name])
+    raise KeyError(name)
+
+
+def node_hour(ds: xr.Dataset) -> tuple[float, float]:
+    """Medians of (API value of a busy node's tokens, cost of owning and running it), USD
+    an hour, at the start of the horizon.
+
+    The API value is ``node_api_revenue_per_hour * utilization``; the cost is the yearly
+    capital cost of the server (its loss of resale value, the cost of capital and upkeep,
+    as shares of its price) over 8,760 hours, plus its power.
+    """
+    x = component_input
+    value = ds["node_api_revenue_per_hour"] * x(ds, "utilization")
+    own = (x(ds, "node_price") * (x(ds, "node_annual_depreciation") + x(ds, "discount_rate")
+                                  + x(ds, "maintenance_fraction")) / 8760
+           + x(ds, "node_power_kw") * x(ds, "pue") * x(ds, "electricity_price"))
+    own = own if isinstance(own, xr.DataArray) else xr.DataArray(np.full(value.shape, own))
+    return median_of(value), median_of(own)
+
+
+@dataclass(frozen=True)
+class Sovereignty:
+    """What keeping data in house would have to be worth a year (USD/year) for a strategy
+    to cost no more than the API: ``median`` and ``q90`` over the scenarios (0 where it
+    already pays), and ``pays``, the share of scenarios where it pays without (unit 1)."""
+
+    median: float
+    q90: float
+    pays: float
+
+
+def sovereignty(ds: xr.Dataset, demand: float, strategy: str) -> Sovereignty:
+    """:class:`Sovereignty` of ``strategy`` at ``demand``: the yearly amount ``-12 x saving``
+    it lacks against the API, per scenario."""
+    need = -12 * ds["saving"].sel(demand=demand, strategy=strategy)  # USD/year
+    pays = float((need < 0).mean())
+    v = np.sort(np.maximum(need.values, 0))
+    med = float(np.quantile(v, 0.5, method="inverted_cdf"))
+    hi = float(np.quantile(v, 0.9, method="inverted_cdf"))
+    return Sovereignty(med, hi, pays)

@@ -1,0 +1,134 @@
+"""The inputs ranked by their total Sobol' index, with the ranks their intervals allow.
+
+Read from the indices stored in a results file (``ST``, ``ST_conf``, ``S1``, ``S1_conf``);
+nothing is re-estimated. Which target is ranked at a demand (the indicator "beats the API"
+or the monthly saving itself) follows :func:`ranking`'s rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.decision.shares import MIN_EVENTS, indicator_counts, rare_indicator
+from mc_tco.results.ranking import rank_order
+
+__all__ = ["Ranking", "above_its_error", "indicator_rankable", "input_order", "rank_intervals",
+           "ranking"]
+
+
+def rank_intervals(st: np.ndarray, conf: np.ndarray):
+    """Rank of each index and the range of ranks its confidence interval allows.
+
+    An input's best possible rank is one plus the number of inputs whose interval lies
+    wholly above its own; its worst is the number of inputs whose interval reaches its own
+    or higher. Two inputs whose intervals overlap can swap ranks: they are tied.
+
+    Returns
+    -------
+    rank, best, worst : ndarray of int
+        1 = most influential; NaN indices rank last.
+    """
+    st = np.nan_to_num(np.asarray(st, dtype=float), nan=-np.inf)
+    conf = np.nan_to_num(np.asarray(conf, dtype=float), nan=0.0)
+    lo, hi = st - conf, st + conf
+    order = rank_order(st)
+    rank = np.empty(st.size, dtype=int)
+    rank[order] = np.arange(1, st.size + 1)
+    best = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
+    worst = (hi[None, :] >= lo[:, None]).sum(axis=1)
+    return rank, best, np.maximum(worst, rank)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The inputs ranked at one demand for one strategy, and why that target was used.
+
+    ``table`` has dim ``input`` (sorted, most influential first) and variables ``ST``,
+    ``ST_conf``, ``S1``, ``S1_conf`` (unit 1), ``rank``, ``rank_best``, ``rank_worst``.
+    """
+
+    target: str
+    demand: float
+    strategy: str
+    wins: int
+    n: int
+    indicator_rare: bool
+    table: xr.Dataset
+
+    @property
+    def by_indicator(self) -> bool:
+        return self.target.endswith(">0")
+
+    def tied_with_top(self) -> list[str]:
+        """The inputs whose interval overlaps the top input's (the top one included)."""
+        t = self.table
+        return [str(i) for i in t["input"].values[t["rank_best"].values == 1]]
+
+
+def above_its_error(st, conf) -> bool:
+    """Whether the largest of the indices ``st`` exceeds its own half-width ``conf`` (NaN
+    indices left out): an indicator's indices rank only then, else they are noise."""
+    st = np.asarray(st, dtype=float)
+    if not np.isfinite(st).any():
+        return False
+    top = int(np.nanargmax(st))
+    return bool(st[top] > np.asarray(conf, dtype=float)[top])
+
+
+def ranking(
+    ds: xr.Dataset, demand: float, strategy: str = "buy", min_events: int = MIN_EVENTS
+) -> Ranking:
+    """Rank the inputs by ST at ``demand``: by the indicator "beats the API" when it is
+    common enough to rank, otherwise by the monthly saving itself.
+
+    The indicator's indices are used when at least ``min_events`` scenarios win and as many
+    lose, and the top index is above its own half-width; otherwise they are noise (a
+    handful of winning samples) and the continuous saving is ranked instead.
+    """
+    wins, n = indicator_counts(ds, demand, strategy)
+    rare = rare_indicator(wins, n, min_events)
+    target = "saving"
+    if not rare:
+        st = ds["ST"].sel(target="saving>0", demand=demand, strategy=strategy).values
+        conf = ds["ST_conf"].sel(target="saving>0", demand=demand, strategy=strategy).values
+        if above_its_error(st, conf):
+            target = "saving>0"
+    sel = {"target": target, "demand": demand, "strategy": strategy}
+    table = xr.Dataset({v: ds[v].sel(sel).drop_vars(list(sel), errors="ignore")
+                        for v in ("ST", "ST_conf", "S1", "S1_conf")})
+    rank, best, worst = rank_intervals(table["ST"].values, table["ST_conf"].values)
+    table["rank"] = ("input", rank)
+    table["rank_best"] = ("input", best)
+    table["rank_worst"] = ("input", worst)
+    table = table.sortby("rank")
+    return Ranking(target, demand, strategy, wins, n, rare, table)
+
+
+def input_order(ds: xr.Dataset, strategy: str = "buy") -> list[str]:
+    """Inputs grouped by the book's groups, groups and members ordered by influence.
+
+    Influence is the mean over demand of ST for the saving (NaN cells ignored); a group
+    ranks by its most influential member. Inputs without a group form a group "".
+    """
+    st = ds["ST"].sel(target="saving", strategy=strategy)
+    influence = st.clip(min=0).mean("demand", skipna=True).fillna(0).values
+    names = [str(v) for v in ds["input"].values]
+    groups = [str(g) for g in ds["input_group"].values] if "input_group" in ds.coords \
+        else [""] * len(names)
+    best: dict[str, float] = {}
+    for g, v in zip(groups, influence, strict=True):
+        best[g] = max(best.get(g, -1.0), v)
+    key = {n: (-best[g], g, -v) for n, g, v in zip(names, groups, influence, strict=True)}
+    return sorted(names, key=lambda n: key[n])
+
+
+def indicator_rankable(ds: xr.Dataset, strategies, min_events: int = MIN_EVENTS
+                       ) -> xr.DataArray:
+    """Whether the indicator "beats the API" has at least ``min_events`` winning and as many
+    losing scenarios, per demand and strategy (its Sobol' indices are ranked only then)."""
+    wins = (ds["saving"].sel(strategy=list(strategies)) > 0).sum("sample")
+    n = ds.sizes["sample"]
+    return np.minimum(wins, n - wins) >= min_events

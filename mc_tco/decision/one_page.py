@@ -1,0 +1,81 @@
+"""The numbers of the one-page summary for a CFO: medians over the scenarios of what each
+option costs a year at a demand and at half and twice it, the stored P(beats the API),
+which option is cheapest most often and the best self-hosting strategy.
+
+Medians are over the scenarios (``inverted_cdf``, :func:`mc_tco.decision.costs.median_of`):
+the spread of the assumptions, not Monte Carlo error. Money in USD (a year, or once),
+payback in months, shares in 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.decision.costs import median_of
+from mc_tco.decision.shares import cheapest_shares
+from mc_tco.decision.tco_data import nearest_point
+
+__all__ = ["QUANTITIES", "SELF", "PageNumbers", "p_beats", "page_numbers"]
+
+#: the self-hosting options a company can choose
+SELF = ("buy", "rent", "hybrid")
+#: the rows of the table, in order: quantity -> (strategies, unit)
+QUANTITIES = {
+    "api_bill_year": (("api",), "USD/year"),
+    "cost_year": (SELF, "USD/year"),
+    "investment": (("buy",), "USD"),
+    "peak_cash_need": (("buy", "hybrid"), "USD"),
+    "npv": (("buy", "hybrid"), "USD"),
+    "payback": (("buy", "hybrid"), "month"),
+    "p_beats_api": (SELF, "1"),
+}
+
+
+def p_beats(ds: xr.Dataset, strategy: str, demand: float) -> float:
+    """The stored P(strategy beats the API) at a grid demand."""
+    return float(ds["p_positive"].sel(target="saving>0", strategy=strategy, demand=demand))
+
+
+@dataclass(frozen=True)
+class PageNumbers:
+    """The summary's numbers at ``demand`` (raw, unrounded).
+
+    ``points``: ``(factor, grid demand)`` for half, one and twice the demand (the nearest
+    grid points); ``table``: ``(quantity, strategy) -> value per point``, the rows of
+    :data:`QUANTITIES` in order; ``choice`` the option cheapest most often and
+    ``choice_share`` that share; ``best_self`` the self-hosting strategy most likely to
+    beat the API.
+    """
+
+    demand: float
+    points: tuple[tuple[float, float], ...]
+    table: dict[tuple[str, str], tuple[float, ...]]
+    choice: str
+    choice_share: float
+    best_self: str
+
+
+def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float) -> float:
+    if quantity == "p_beats_api":
+        return p_beats(ds, strategy, d)
+    if quantity == "investment":
+        return median_of(ds["investment"].sel(demand=d))
+    if quantity in ("api_bill_year", "cost_year"):
+        return 12 * median_of(ds["cost"].sel(demand=d, strategy=strategy))
+    var = {"peak_cash_need": "peak_cash_need", "npv": "npv", "payback": "payback_months"}
+    return median_of(ds[var[quantity]].sel(demand=d, strategy=strategy))
+
+
+def page_numbers(ds: xr.Dataset, demand: float) -> PageNumbers:
+    """:class:`PageNumbers` at ``demand`` (a grid point)."""
+    pts = ((0.5, nearest_point(ds, demand / 2)), (1.0, demand),
+           (2.0, nearest_point(ds, demand * 2)))
+    table = {(q, s): tuple(_value(ds, q, s, d) for _, d in pts)
+             for q, (strategies, _) in QUANTITIES.items() for s in strategies}
+    shares = cheapest_shares(ds, demand)["share"]
+    choice = str(shares["strategy"].values[int(np.argmax(shares.values))])
+    best = max(SELF, key=lambda s: p_beats(ds, s, demand))
+    return PageNumbers(demand, pts, table, choice, float(shares.sel(strategy=choice)), best)

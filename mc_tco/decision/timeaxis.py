@@ -1,0 +1,115 @@
+"""The time questions of cost model version 2, computed from a results file: when does
+self-hosting pay back, how deep is the hole before it does, and what return it earns.
+
+Every median comes with the replicate interval of the run (the spread of its independent
+scrambles, :func:`mc_tco.uncertainty.scrambles.quantiles_with_interval`), every share with
+:func:`mc_tco.decision.shares.share_with_interval`: the same intervals as the numbers
+stored in the file.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from mc_tco.decision.shares import share_with_interval
+from mc_tco.uncertainty.scrambles import quantiles_with_interval
+
+__all__ = ["Estimate", "TimeNumbers", "median_ci", "median_with_interval", "share_ci",
+           "time_numbers"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A number and its Monte Carlo interval."""
+
+    value: float
+    lower: float
+    upper: float
+
+    def __iter__(self):
+        return iter((self.value, self.lower, self.upper))
+
+
+def median_with_interval(ds: xr.Dataset, da: xr.DataArray, q: float = 0.5) -> xr.Dataset:
+    """The ``q`` quantile over ``sample`` of ``da`` (any other dims kept), NaN left out,
+    ``inf`` kept (a median of ``inf`` reads "never"), with the replicate interval of the
+    run ``ds`` (:func:`mc_tco.uncertainty.scrambles.quantiles_with_interval`).
+
+    Returns
+    -------
+    xr.Dataset
+        ``estimate`` (the dims of ``da`` without ``sample``) and ``ci`` (..., ci_bound),
+        in the unit of ``da``.
+    """
+    run = ds.mc_tco.run
+    res = quantiles_with_interval(da, [q], replicates=run.scrambles,
+                                  conf_level=run.conf_level)
+    return res[["estimate", "ci"]].squeeze("quantile", drop=True)
+
+
+def median_ci(ds: xr.Dataset, da: xr.DataArray, q: float = 0.5) -> Estimate:
+    """:func:`median_with_interval` of a 1-d per-sample DataArray, as an :class:`Estimate`."""
+    res = median_with_interval(ds, da, q)
+    lo, hi = (float(v) for v in res["ci"].values.ravel())
+    return Estimate(float(res["estimate"].values.ravel()[0]), lo, hi)
+
+
+def share_ci(ds: xr.Dataset, event: xr.DataArray) -> Estimate:
+    """The share of samples where ``event`` (1-d over ``sample``, NaN = not applicable)
+    is true, with the run's interval (:func:`mc_tco.decision.shares.share_with_interval`)."""
+    run = ds.mc_tco.run
+    s = share_with_interval(event, run.conf_level, run.replicates)
+    return Estimate(s.p, s.lower, s.upper)
+
+
+@dataclass(frozen=True)
+class TimeNumbers:
+    """The time-axis numbers of one strategy at one demand.
+
+    payback : median payback month (``inf`` = never within the horizon)
+    never : share of scenarios that never pay back within the horizon
+    peak : median peak cash need (USD); ``peak_spread`` its 5% and 95% quantiles
+    irr : median yearly internal rate of return over the scenarios where it exists
+    irr_defined : share of scenarios with an IRR
+    """
+
+    strategy: str
+    demand: float
+    horizon_months: int
+    payback: Estimate
+    never: Estimate
+    peak: Estimate
+    peak_spread: tuple[float, float]
+    irr: Estimate
+    irr_defined: float
+
+
+def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
+    """Payback, peak cash need and IRR of ``strategy`` at ``demand`` (a grid point)."""
+    sel = {"demand": demand, "strategy": strategy}
+    pay = ds["payback_months"].sel(sel)
+    peak = ds["peak_cash_need"].sel(sel)
+    irr = ds["irr"].sel(sel)
+    horizon = int(ds.sizes.get("month", 0)) or round(
+        12 * float(_constant(ds, "horizon_years", 4.0)))
+    with np.errstate(invalid="ignore"):
+        spread = np.quantile(peak.values, [0.05, 0.95])
+    defined = float(np.isfinite(irr.values).mean())
+    irr_est = (median_ci(ds, irr.where(np.isfinite(irr))) if defined > 0
+               else Estimate(math.nan, math.nan, math.nan))
+    return TimeNumbers(
+        strategy, float(demand), horizon,
+        median_ci(ds, pay), share_ci(ds, np.isinf(pay)), median_ci(ds, peak),
+        (float(spread[0]), float(spread[1])), irr_est, defined,
+    )
+
+
+def _constant(ds: xr.Dataset, name: str, default: float) -> float:
+    try:
+        return float(ds.mc_tco.constants.get(name, default))
+    except (TypeError, ValueError):  # an OptionError (not JSON) is a ValueError
+        return default

@@ -1,0 +1,136 @@
+"""The presentation layer words and draws; it does not compute (issue 22 item 4).
+
+An :mod:`ast` scan of ``mc_tco/report/`` fails, naming file:line, on
+
+* an import from the computing layers :data:`COMPUTING` (the estimators of
+  ``mc_tco.uncertainty`` and ``mc_tco.sensitivity``, the runs of ``mc_tco.engine``): the
+  numbers come from ``mc_tco.decision`` (or are stored in the results file);
+* a call of a reduction that computes a statistic or an order over scenarios
+  (:data:`STATISTICS`: ``np.quantile``, ``da.median()``, ``np.argsort``, ``x.sum()``, ...),
+  as a numpy function or as a method (Python's builtin ``sum``, which counts the items
+  of a sentence, is not one).
+
+Each exemption is named with its reason, and one that is no longer needed fails.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tests.paths import ROOT
+
+REPORT = ROOT / "mc_tco" / "report"
+
+#: packages the presentation layer may not import from
+COMPUTING = ("mc_tco.uncertainty", "mc_tco.sensitivity", "mc_tco.engine")
+#: reductions that compute a statistic (or an order) from values
+STATISTICS = {
+    "quantile", "nanquantile", "percentile", "nanpercentile", "median", "nanmedian",
+    "mean", "nanmean", "average", "std", "nanstd", "var", "nanvar", "sum", "nansum",
+    "cumsum", "count_nonzero", "argsort", "argmin", "argmax", "nanargmin", "nanargmax",
+    "argpartition", "searchsorted", "sort", "sortby", "bincount", "histogram",
+}
+
+#: Python's own ``sum`` counts the items a sentence names ("3 variants"); numpy's and a
+#: DataArray's ``.sum()`` are caught
+BUILTINS = {"sum"}
+
+_MERGE = "the generic memo's, whose files helper 'generic' owns (issue 22 item 5): "
+_LATER = "in a file no helper of item 4 owned; to move to mc_tco.decision next: "
+#: (file under mc_tco/report, imported module or called name) -> why it is allowed there
+EXEMPT = {
+    ("memo/report.py", "mc_tco.engine"): "'mc-tco report' runs the book and then writes its "
+    "memo: it orchestrates a run, it does not compute a number itself",
+    ("words/common.py", "mc_tco.uncertainty.scrambles"): "z_value: the normal quantile of "
+    "the level, to print a stored standard error as the half-width '± z se'",
+    ("words/voi.py", "mc_tco.uncertainty.scrambles"): "z_value, as in words/common.py",
+    ("memo/generic_decision.py", "mc_tco.uncertainty.scrambles"): _MERGE + "z_value for a "
+    "printed half-width",
+    ("memo/generic_decision.py", "argmax"): _MERGE + "where the EVPI curve peaks",
+    ("memo/generic_decision.py", "argmin"): _MERGE + "where the EVPI curve is lowest",
+    ("memo/generic_ranking.py", "sum"): _MERGE + "winning scenarios of the indicator",
+    ("memo/sections.py", "argmax"): _MERGE + "the demand where the EVPI curve is highest",
+    ("memo/drivers.py", "sum"): _LATER + "winning scenarios per demand (the appendix's "
+    "ranked cells)",
+    ("memo/drivers.py", "median"): _LATER + "the median API bill at the report demands",
+    ("memo/figures_time.py", "quantile"): _LATER + "the bands of the cash-position figure",
+    ("memo/figures_time.py", "mean"): _LATER + "the share of scenarios paid back by a month",
+    ("memo/figures_drivers.py", "sum"): "the total of the component medians, to stack the "
+    "bars of the cost-breakdown figure (a drawing's layout)",
+    ("decision_figures.py", "argmax"): "the highest point of a drawn EVPI curve, to label it",
+    ("words/voi.py", "argmax"): "the demand where the stored EVPI curve is highest, to name "
+    "it",
+}
+
+
+def violations(source: str, path: str = "<string>") -> list[tuple[str, str]]:
+    """``(path:line: what, key)`` for each computing import or statistic call in
+    ``source``; ``key`` is the imported module or the called name."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        else:
+            modules = []
+        for m in modules:
+            if any(m == c or m.startswith(c + ".") for c in COMPUTING):
+                out.append((f"{path}:{node.lineno}: imports {m}", m))
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else (
+                f.id if isinstance(f, ast.Name) else None)
+            builtin = isinstance(f, ast.Name) and name in BUILTINS
+            if name in STATISTICS and not builtin:
+                out.append((f"{path}:{node.lineno}: calls {ast.unparse(f)}", name))
+    return out
+
+
+def _scan() -> list[tuple[str, tuple[str, str]]]:
+    found = []
+    for p in sorted(REPORT.rglob("*.py")):
+        rel = p.relative_to(REPORT).as_posix()
+        for where, key in violations(p.read_text(), f"mc_tco/report/{rel}"):
+            found.append((where, (rel, key)))
+    return found
+
+
+def test_the_presentation_layer_computes_nothing():
+    bad = [where for where, key in _scan() if key not in EXEMPT]
+    assert not bad, ("mc_tco/report/ words and draws; compute in mc_tco.decision:\n"
+                     + "\n".join(bad))
+
+
+def test_every_exemption_is_still_needed():
+    used = {key for _, key in _scan()}
+    assert not set(EXEMPT) - used, sorted(set(EXEMPT) - used)
+
+
+@pytest.mark.parametrize("code", [
+    "import numpy as np\nnp.quantile(x, 0.5)",
+    "x.median('sample')",
+    "np.argsort(-x)",
+    "(x > 0).sum()",
+    "from numpy import quantile\nquantile(x, 0.5)",
+    "from mc_tco.uncertainty.scrambles import proportion",
+    "from mc_tco.engine import execute",
+    "import mc_tco.sensitivity.sobol",
+    "def f():\n    from mc_tco.uncertainty import scrambles\n",
+])
+def test_the_scan_catches_each_kind(code):
+    assert violations(code)
+
+
+@pytest.mark.parametrize("code", [
+    "from mc_tco.decision.shares import cheapest_shares\ncheapest_shares(ds, 5e11)",
+    "ds['p_positive'].sel(target='saving>0')",
+    "np.isinf(x)",
+    "f'{p:.0%}'",
+    "n = sum(len(r) for r in rows)",
+    "from mc_tco.results.points import point_index",
+])
+def test_the_scan_passes_reads_and_words(code):
+    assert not violations(code)
