@@ -30,6 +30,7 @@ ESTIMATOR_REFERENCES = {
 
 
 def with_extra(summary: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
+    """The run's summary with the extra variables of another pass (e.g. Shapley) merged in."""
     if extra is None:
         return summary
     merged = summary.merge(extra.drop_attrs(deep=False), join="exact")

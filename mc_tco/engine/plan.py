@@ -214,6 +214,7 @@ class Plan:
 
     @property
     def model_runs(self) -> int:
+        """The number of model evaluations: samples times the design's rows per sample."""
         return self.samples * self.design.rows_per_sample
 
     @property

@@ -176,6 +176,7 @@ class Comparison:
 
     @property
     def largest(self) -> Difference | None:
+        """The numeric difference with the largest absolute value, or None when there is none."""
         numeric = [d for d in self.differences if np.isfinite(d.max_abs)]
         return max(numeric, key=lambda d: d.max_abs) if numeric else None
 

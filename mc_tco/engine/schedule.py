@@ -27,6 +27,7 @@ SCHEDULERS = ("threads", "processes", "synchronous")
 
 
 def scheduler_text(scheduler: Any) -> str:
+    """The scheduler as the provenance names it (``threads``, ``processes``, dask.distributed)."""
     if scheduler is None or scheduler in SCHEDULERS:
         return scheduler or "threads"
     if isinstance(scheduler, str):

@@ -32,6 +32,7 @@ class InputRule:
     high_open: bool = False
 
     def range_text(self) -> str:
+        """The valid range in words, e.g. ``>= 0 and < 1`` (``any finite value`` when unbounded)."""
         lo = f"> {self.low:g}" if self.low_open else f">= {self.low:g}"
         hi = f"< {self.high:g}" if self.high_open else f"<= {self.high:g}"
         if math.isinf(self.low) and math.isinf(self.high):

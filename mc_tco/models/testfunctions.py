@@ -102,6 +102,7 @@ class TestFunction:
         return len(self.names)
 
     def __call__(self, u: np.ndarray) -> np.ndarray:
+        """The function at the unit-cube points ``u`` (rows of inputs)."""
         return self.evaluate(u)
 
 

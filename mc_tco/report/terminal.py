@@ -158,7 +158,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
                 if not hinted:
-                    dims = [d for d in st.dims if d != "input"]
+                    dims = [str(d) for d in st.dims if d != "input"]
                     out += ["", "Inputs are ranked at one point of the grid: set [analysis] "
                             f"focus = {{{', '.join(f'{d} = ...' for d in dims)}}} in the book "
                             f"(the grid dims without a focus: {', '.join(dims)})"]

@@ -14,10 +14,18 @@ from mc_tco.report.words.voi import voi_text
 __all__ = ["explain_dict", "explain_text"]
 
 
+def _data(disc: Discovery | None, voi: VoiResult | None):
+    """The decision data the analyses were computed on (at least one of them is given)."""
+    found = disc if disc is not None else voi
+    if found is None:
+        raise ValueError("explain: neither a scenario discovery nor a value of information")
+    return found.data
+
+
 def explain_text(disc: Discovery | None, voi: VoiResult | None, ds: xr.Dataset,
                  path: str = "", command: str | None = None) -> str:
     """What ``mc-tco explain`` prints: the scenario discovery, then the value of information."""
-    data = (disc or voi).data
+    data = _data(disc, voi)
     out = [f"{path} ({ds.mc_tco.run.book_name}): {data.n:,} scenarios, "
            f"{len(data.inputs)} uncertain inputs"]
     if disc is not None:
@@ -29,7 +37,7 @@ def explain_text(disc: Discovery | None, voi: VoiResult | None, ds: xr.Dataset,
 
 def explain_dict(disc: Discovery | None, voi: VoiResult | None, path: str = "") -> dict:
     """What ``mc-tco explain --json`` writes: the printed numbers and their errors."""
-    data = (disc or voi).data
+    data = _data(disc, voi)
     out: dict = {
         "results": path,
         "target": data.target,

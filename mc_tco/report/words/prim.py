@@ -40,7 +40,7 @@ def rule_text(box: FoundBox, units: dict[str, str]) -> str:
             parts.append(f"{fmt_bound(lo)} < {name} < {fmt_bound(hi, unit)}")
         elif lo is not None:
             parts.append(f"{name} > {fmt_bound(lo, unit)}")
-        else:
+        elif hi is not None:
             parts.append(f"{name} < {fmt_bound(hi, unit)}")
     if not parts:
         return "any inputs"

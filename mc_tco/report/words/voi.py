@@ -67,9 +67,9 @@ def voi_text(voi: VoiResult, ds: xr.Dataset | None = None, top: int = 10) -> lis
                  share(v, voi.evpi)]
                 for i, (name, v, s) in enumerate(shown, 1)]
         out += ["    " + r for r in table(["group", "inputs", "EVPPI", "of EVPI"], rows)]
-        zero = [name for name, v, _ in groups if v <= 0]
-        if zero:
-            out += wrap(f"(0 for {', '.join(zero)})", indent="    ")
+        nil = [name for name, v, _ in groups if v <= 0]
+        if nil:
+            out += wrap(f"(0 for {', '.join(nil)})", indent="    ")
     return out
 
 
