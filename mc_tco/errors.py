@@ -63,3 +63,11 @@ class ModelError(McTcoError):
 
 class OptionError(McTcoError):
     """A command-line option or argument that cannot be used."""
+
+
+def a_or_an(word: str) -> str:
+    """``word`` with its indefinite article, for messages: ``a pert``, ``an exponential``,
+    ``a uniform`` (by sound: a vowel letter read as "you" takes ``a``)."""
+    w = word.lower()
+    vowel = w[:1] in "aeiou" and not w.startswith(("uni", "use", "usu", "eu", "one"))
+    return f"{'an' if vowel else 'a'} {word}"

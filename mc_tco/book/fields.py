@@ -26,6 +26,7 @@ from mc_tco.distributions.families import (
     FieldProblem,
     build_distribution,
 )
+from mc_tco.errors import a_or_an
 
 
 def _table(data: dict, key: str, err) -> dict:
@@ -285,7 +286,7 @@ def _input(name: str, spec, text: str, err) -> Input:
     if extra:
         raise err(
             f"{where}.{extra[0]}",
-            f"unknown field '{extra[0]}' for a {family} input; it takes "
+            f"unknown field '{extra[0]}' for {a_or_an(family)} input; it takes "
             + _fields_hint(fam),
             extra[0],
         )
@@ -295,7 +296,7 @@ def _input(name: str, spec, text: str, err) -> Input:
         if len(chosen) != 1:
             raise err(
                 where,
-                f"a {family} input takes either "
+                f"{a_or_an(family)} input takes either "
                 + " or ".join("(" + ", ".join(a) + ")" for a in fam.alternatives)
                 + f", e.g. {fam.example}",
             )
@@ -305,7 +306,7 @@ def _input(name: str, spec, text: str, err) -> Input:
     for key in required:
         if key not in spec:
             raise err(
-                where, f"missing field '{key}' for a {family} input; e.g. {fam.example}"
+                where, f"missing field '{key}' for {a_or_an(family)} input; e.g. {fam.example}"
             )
     def parse(key):
         if key in LIST_FIELDS:

@@ -17,6 +17,8 @@ family           fields                                       scipy.stats
                  ``ci`` = 0.9 (a central interval)
 ``beta``         ``a``, ``b``, ``low`` = 0, ``high`` = 1      ``beta``
 ``discrete``     ``values``, ``weights``                      ``rv_discrete``
+``exponential``  ``scale`` (the mean above ``loc``),          ``expon``
+                 ``loc`` = 0
 ===============  ==========================================  ==========================
 
 The beta-PERT of cost estimation (Malcolm et al. 1959; Vose 2008, ch. 9) with
@@ -143,6 +145,12 @@ def _check_beta(p: dict) -> None:
     _check_interval(p, "low", "high")
 
 
+def _check_exponential(p: dict) -> None:
+    _need(p["scale"] > 0, "scale",
+          f"scale ({p['scale']:g}) must be positive: it is the mean above loc "
+          "(e.g. months until an event)")
+
+
 def _check_discrete(p: dict) -> None:
     values, weights = p["values"], p["weights"]
     _need(len(values) > 0, "values", "values must list at least one value")
@@ -267,6 +275,14 @@ FAMILIES: dict[str, Family] = {
             check=_check_discrete,
             example="values = [3, 4, 5], weights = [0.25, 0.5, 0.25]",
         ),
+        Family(
+            "exponential",
+            ("scale",),
+            optional={"loc": 0.0},
+            build=lambda p: stats.expon(loc=p["loc"], scale=p["scale"]),
+            check=_check_exponential,
+            example="scale = 36, loc = 0  (mean 36 above loc)",
+        ),
     ]
 }
 
@@ -275,7 +291,8 @@ LIST_FIELDS = frozenset({"values", "weights"})
 #: fields given in the input's unit (scaled when a book's unit is converted to the model's);
 #: the others (shape, sigma, ci, a, b, weights) have no unit
 SCALED_FIELDS = frozenset(
-    {"value", "low", "high", "min", "mode", "max", "mean", "sd", "median", "values"}
+    {"value", "low", "high", "min", "mode", "max", "mean", "sd", "median", "values", "scale",
+     "loc"}
 )
 
 

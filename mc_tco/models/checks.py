@@ -13,7 +13,7 @@ import xarray as xr
 
 from mc_tco.book import Book
 from mc_tco.book.units import unit_suffix
-from mc_tco.errors import BookError, ModelError
+from mc_tco.errors import BookError, ModelError, a_or_an
 from mc_tco.models.book_units import apply_grid_units, apply_units, bound_text, percent_hint
 from mc_tco.models.spec import TAIL, ModelSpec
 
@@ -98,10 +98,10 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
                 what = f"the value {inp.value:g}"
                 fix = "change the value"
             elif math.isinf(inp.support()[0]) or math.isinf(inp.support()[1]):
-                what = f"a {inp.family} distribution with mass from {lo:g} to {hi:g}"
+                what = f"{a_or_an(inp.family)} distribution with mass from {lo:g} to {hi:g}"
                 fix = "use truncnormal with low/high, lognormal, pert or another bounded family"
             else:
-                what = f"a {inp.family} distribution over [{lo:g}, {hi:g}]"
+                what = f"{a_or_an(inp.family)} distribution over [{lo:g}, {hi:g}]"
                 fix = "narrow the range"
             crossed = "" if inp.is_constant else bound_text(rule, lo, hi)
             raise book.error(
