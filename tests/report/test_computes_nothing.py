@@ -37,8 +37,6 @@ STATISTICS = {
 #: DataArray's ``.sum()`` are caught
 BUILTINS = {"sum"}
 
-_MERGE = "the generic memo's, whose files helper 'generic' owns (issue 22 item 5): "
-_LATER = "in a file no helper of item 4 owned; to move to mc_tco.decision next: "
 #: (file under mc_tco/report, imported module or called name) -> why it is allowed there
 EXEMPT = {
     ("memo/report.py", "mc_tco.engine"): "'mc-tco report' runs the book and then writes its "
@@ -46,17 +44,6 @@ EXEMPT = {
     ("words/common.py", "mc_tco.uncertainty.scrambles"): "z_value: the normal quantile of "
     "the level, to print a stored standard error as the half-width '± z se'",
     ("words/voi.py", "mc_tco.uncertainty.scrambles"): "z_value, as in words/common.py",
-    ("memo/generic_decision.py", "mc_tco.uncertainty.scrambles"): _MERGE + "z_value for a "
-    "printed half-width",
-    ("memo/generic_decision.py", "argmax"): _MERGE + "where the EVPI curve peaks",
-    ("memo/generic_decision.py", "argmin"): _MERGE + "where the EVPI curve is lowest",
-    ("memo/generic_ranking.py", "sum"): _MERGE + "winning scenarios of the indicator",
-    ("memo/sections.py", "argmax"): _MERGE + "the demand where the EVPI curve is highest",
-    ("memo/drivers.py", "sum"): _LATER + "winning scenarios per demand (the appendix's "
-    "ranked cells)",
-    ("memo/drivers.py", "median"): _LATER + "the median API bill at the report demands",
-    ("memo/figures_time.py", "quantile"): _LATER + "the bands of the cash-position figure",
-    ("memo/figures_time.py", "mean"): _LATER + "the share of scenarios paid back by a month",
     ("memo/figures_drivers.py", "sum"): "the total of the component medians, to stack the "
     "bars of the cost-breakdown figure (a drawing's layout)",
     ("decision_figures.py", "argmax"): "the highest point of a drawn EVPI curve, to label it",
