@@ -21,7 +21,7 @@ from mc_tco.decision.shares import (
 from mc_tco.results.ranking import rank_order
 
 __all__ = ["Ranking", "above_its_error", "indicator_rankable", "input_order", "rank_intervals",
-           "ranking", "sobol_by_demand"]
+           "ranking", "shapley_leaders", "sobol_by_demand"]
 
 
 def rank_intervals(st: np.ndarray, conf: np.ndarray):
@@ -158,3 +158,27 @@ def sobol_by_demand(ds: xr.Dataset, strategy: str) -> xr.Dataset:
     return xr.Dataset({"ST_saving": st_s.drop_vars("target"),
                        "ST_indicator": st_i.drop_vars("target"), "ranked": ranked},
                       attrs={"units": "1"})
+
+
+def shapley_leaders(ds: xr.Dataset, demand: float, strategy: str, target: str,
+                    top: int = 3) -> xr.Dataset:
+    """The inputs with the largest stored Shapley effects of ``target`` for ``strategy``, at
+    ``demand`` or, when the run estimated them at some demands only (``--shapley-at
+    report``), at the nearest such demand.
+
+    Returns
+    -------
+    xr.Dataset
+        ``shapley`` and ``shapley_conf`` (input; unit 1, the first ``top`` by effect,
+        book order on a tie, NaN last; no input when no effect is finite there), and the
+        attribute ``demand``: where they were read.
+    """
+    at = ds.mc_tco.shapley_point(demand=demand, strategy=strategy)
+    sel = {"target": target, **at}
+    sh = ds["shapley"].sel(sel)
+    half = ds["shapley_conf"].sel(sel)
+    order = rank_order(sh.values, top=top) if np.isfinite(sh.values).any() else []
+    names = sh["input"].values[order]
+    return xr.Dataset({"shapley": ("input", sh.values[order]),
+                       "shapley_conf": ("input", half.values[order])},
+                      coords={"input": names}, attrs={"demand": at["demand"], "units": "1"})

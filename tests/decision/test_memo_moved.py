@@ -135,3 +135,45 @@ def test_evpi_half_width_is_z_se_or_half_the_replicate_interval():
     half = information.evpi_half_width(rq, 0.9)
     np.testing.assert_allclose(half, [0.6, z * 0.2, 0.5], rtol=1e-12)
     assert half.dims == ("volume",) and half.attrs["units"] == "USD"
+
+
+def test_leader_and_by_value_keep_the_first_on_a_tie():
+    from mc_tco.decision.choice import by_value, leader
+
+    v = {"api": 0.2, "buy": 0.5, "rent": 0.5, "hybrid": 0.1}
+    assert leader(v) == "buy"
+    assert by_value(v) == ["buy", "rent", "api", "hybrid"]
+
+
+def _shapley_file(everywhere: bool) -> xr.Dataset:
+    sh = np.array([[0.1, 0.5, np.nan, 0.3, 0.5]]).repeat(3, 0).T  # (input, demand)
+    if not everywhere:
+        sh = sh.copy()
+        sh[:, [0, 2]] = np.nan  # estimated at 1e11 only (--shapley-at report)
+    conf = np.full_like(sh, 0.02)
+    dims = ("target", "input", "demand", "strategy")
+    return xr.Dataset(
+        {"shapley": (dims, sh[None, :, :, None].repeat(2, -1)),
+         "shapley_conf": (dims, conf[None, :, :, None].repeat(2, -1))},
+        coords={"target": ["saving"], "input": list("abcde"), "demand": DEMANDS,
+                "strategy": ["buy", "rent"]})
+
+
+def test_shapley_leaders_are_the_largest_effects_book_order_on_a_tie():
+    out = indices.shapley_leaders(_shapley_file(True), 1e12, "buy", "saving", top=3)
+    assert out["input"].values.tolist() == ["b", "e", "d"]
+    np.testing.assert_array_equal(out["shapley"], [0.5, 0.5, 0.3])
+    np.testing.assert_array_equal(out["shapley_conf"], [0.02] * 3)
+    assert out.attrs["demand"] == 1e12
+
+
+def test_shapley_leaders_move_to_the_nearest_estimated_demand():
+    out = indices.shapley_leaders(_shapley_file(False), 1e12, "buy", "saving", top=2)
+    assert out.attrs["demand"] == 1e11
+    assert out["input"].values.tolist() == ["b", "e"]
+
+
+def test_no_shapley_leader_where_no_effect_is_finite():
+    ds = _shapley_file(True)
+    ds["shapley"][:] = np.nan
+    assert indices.shapley_leaders(ds, 1e11, "buy", "saving").sizes["input"] == 0

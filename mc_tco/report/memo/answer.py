@@ -8,6 +8,7 @@ import math
 import xarray as xr
 
 from mc_tco.decision import breakeven, costs, shares
+from mc_tco.decision.choice import leader
 from mc_tco.decision.tco_data import CHOICES, STRATEGIES
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import figures_drivers as FD
@@ -44,7 +45,7 @@ def cheapest_shares(ds: xr.Dataset, demand: float):
 def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
     """The self-hosting strategy (buy, rent, hybrid) most likely to beat the API."""
     d = ctx.demand if demand is None else demand
-    return max(("buy", "rent", "hybrid"), key=lambda s: ctx.p(s, d)[0])
+    return leader({s: ctx.p(s, d)[0] for s in ("buy", "rent", "hybrid")})
 
 
 def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
@@ -52,7 +53,7 @@ def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
     when it is a self-hosting one, else the best alternative to the API
     (:func:`best_alternative`). ``shares`` is :func:`cheapest_shares` when already known."""
     shares = cheapest_shares(ctx.ds, ctx.demand) if shares is None else shares
-    top = max(shares, key=lambda s: shares[s][0])
+    top = leader({s: v[0] for s, v in shares.items()})
     return top if top != "api" else best_alternative(ctx)
 
 
@@ -62,7 +63,7 @@ def answer_paragraph(ctx: MemoContext) -> str:
     Shares are rounded by the body's rules (:func:`mc_tco.report.memo.fmt.prob_ci`)."""
     d = ctx.demand
     shares = cheapest_shares(ctx.ds, d)
-    top = max(shares, key=lambda s: shares[s][0])
+    top = leader({s: v[0] for s, v in shares.items()})
     where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
     if shares[top][0] >= 0.5:
         head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "

@@ -10,14 +10,13 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.book import Book, loads_book
-from mc_tco.decision.indices import Ranking, ranking
+from mc_tco.decision.indices import Ranking, ranking, shapley_leaders
 from mc_tco.decision.tco_data import grid_point
 from mc_tco.decision.tornado import tornado
 from mc_tco.report.memo.base import MemoBase
 from mc_tco.report.memo.claims import Claim, evaluate_claims
 from mc_tco.report.memo.fmt import pct, pct_ci, tokens
 from mc_tco.results.points import point_index
-from mc_tco.results.ranking import rank_order
 
 __all__ = ["MemoContext", "ranking_sentences"]
 
@@ -159,20 +158,18 @@ def dependence_sentences(ctx: MemoContext) -> list[str]:
     if "shapley" in ds:
         # a run estimates them at the report points only (--shapley-at report): the memo
         # at another demand reads the nearest one, and says so
-        at = ds.mc_tco.shapley_point(demand=r.demand, strategy=r.strategy)
-        sel = {"target": r.target, **at}
-        sh = ds["shapley"].sel(sel)
-        half = ds["shapley_conf"].sel(sel)
-        moved = "" if point_index([at["demand"]], r.demand) is not None else (
+        lead_ds = shapley_leaders(ds, r.demand, r.strategy, r.target, top=3)
+        at_d = lead_ds.attrs["demand"]
+        moved = "" if point_index([at_d], r.demand) is not None else (
             f" (the nearest demand where the run estimated them; {tokens(r.demand)} is "
             "not one: rerun with --shapley-at grid)")
-        if np.isfinite(sh.values).any():
-            order = rank_order(sh.values, top=3)
-            lead = ", ".join(f"`{sh['input'].values[j]}` {sh.values[j]:.3f} ± "
-                             f"{half.values[j]:.3f}" for j in order)
+        if lead_ds.sizes["input"]:
+            lead = ", ".join(f"`{name}` {v:.3f} ± {c:.3f}" for name, v, c in zip(
+                lead_ds["input"].values, lead_ds["shapley"].values,
+                lead_ds["shapley_conf"].values, strict=True))
             out.append(f"The ranking that accounts for them is by Shapley effects (each "
                        f"input's share of the variance, summing to 1; Owen 2014): for "
-                       f"{_target_words(r)} at {tokens(at['demand'])}{moved} it is led by "
+                       f"{_target_words(r)} at {tokens(at_d)}{moved} it is led by "
                        f"{lead}.")
     if "ST_group" in ds and ds.mc_tco.run.groups_independent:
         out.append("The grouped Sobol' indices remain exact: every correlation lies within "
