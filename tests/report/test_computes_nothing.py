@@ -36,7 +36,7 @@ STATISTICS = {
     "argpartition", "searchsorted", "sort", "sortby", "bincount", "histogram",
     "ptp", "prod", "nanprod", "cumprod", "nancumsum", "nancumprod", "corrcoef", "cov",
     "idxmax", "idxmin", "rank", "rank_order", "lexsort", "digitize", "unique", "groupby",
-    "groupby_bins", "value_counts",
+    "groupby_bins", "value_counts", "sort_values", "nlargest", "nsmallest",
 }
 #: Python's own ``max``, ``min`` and ``sorted`` with a ``key=``: the option with the
 #: largest number, the options in order (:mod:`mc_tco.decision.choice`); without a key they
@@ -65,6 +65,8 @@ EXEMPT = {
     "first (names, not numbers)",
     ("memo/evidence.py", "sorted(key)"): "the book's inputs in the order of their rank, "
     "which mc_tco.decision.indices.ranking computed (a read order)",
+    ("memo/tables.py", "sort_values"): "assumptions.csv's rows in the order of the rank "
+    "mc_tco.decision.indices.ranking computed (a read order)",
     ("terminal.py", "sorted(key)"): "the book's focus target first (a read order, not a "
     "number)",
     ("terminal.py", "rank_order"): _TERMINAL + "the top inputs by stored ST, Shapley effect "
