@@ -25,7 +25,8 @@ On a results file (stored samples only, no model run):
   :mod:`~mc_tco.decision.costs`, :mod:`~mc_tco.decision.timeaxis` (payback, peak cash, IRR),
   :mod:`~mc_tco.decision.claims` (the article's claims as shares and verdicts),
   :mod:`~mc_tco.decision.one_page` and :mod:`~mc_tco.decision.triggers` (the one-page
-  summary: medians a year, what would change the answer).
+  summary: medians a year, what would change the answer); :mod:`~mc_tco.decision.choice`
+  (which option leads, and the options in order).
 * :mod:`~mc_tco.engine.family` — reruns the base sample with every bounded input's family
   swapped (uniform, triangular, PERT over the same range);
   :mod:`~mc_tco.decision.family_findings` reads what it found at the reported points.

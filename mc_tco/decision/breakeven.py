@@ -15,7 +15,8 @@ import xarray as xr
 from mc_tco.decision.tco_data import STRATEGIES
 from mc_tco.uncertainty.scrambles import proportion_from_counts, replicate_of
 
-__all__ = ["BreakevenBand", "breakeven_band", "breakeven_cdf", "nonmonotone_count"]
+__all__ = ["BreakevenBand", "breakeven_band", "breakeven_cdf", "cdf_demands",
+           "nonmonotone_count"]
 
 
 def breakeven_cdf(
@@ -53,6 +54,17 @@ def breakeven_cdf(
          "cdf_fallback": (("strategy", "x"), res.fallback)},
         coords={"strategy": list(strategies), "x": x, "ci_bound": ["lower", "upper"]},
     )
+
+
+def cdf_demands(ds: xr.Dataset, strategies=STRATEGIES, points: int = 400) -> np.ndarray:
+    """Demands at which to draw the break-even CDF (tokens/month, log-spaced): the grid's
+    range, stretched to the largest finite break-even demand of ``strategies``, at most
+    100 times the grid's last demand."""
+    grid = ds["demand"].values
+    be = ds["breakeven_demand"].sel(strategy=list(strategies)).values
+    finite = be[np.isfinite(be)]
+    top = grid[-1] if finite.size == 0 else max(grid[-1], min(finite.max(), 100 * grid[-1]))
+    return np.geomspace(grid[0], top, points)
 
 
 @dataclass(frozen=True)

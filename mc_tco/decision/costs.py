@@ -19,6 +19,7 @@ __all__ = [
     "component_input",
     "cost_breakdown",
     "largest_component",
+    "median_api_bill",
     "median_of",
     "node_hour",
     "saving_band",
@@ -61,6 +62,12 @@ def saving_band(ds: xr.Dataset, demand: float, strategy: str) -> tuple[float, fl
     lo, mid, hi = np.quantile(ds["saving"].sel(demand=demand, strategy=strategy).values,
                               [0.05, 0.5, 0.95])
     return float(lo), float(mid), float(hi)
+
+
+def median_api_bill(ds: xr.Dataset, demand: float) -> float:
+    """The median monthly API bill at ``demand`` over the scenarios (USD/month; NaN left
+    out, linear interpolation between samples, as :meth:`xarray.DataArray.median`)."""
+    return float(ds["cost"].sel(demand=demand, strategy="api").median())
 
 
 def median_of(da: xr.DataArray) -> float:

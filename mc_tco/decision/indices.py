@@ -12,11 +12,16 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from mc_tco.decision.shares import MIN_EVENTS, indicator_counts, rare_indicator
+from mc_tco.decision.shares import (
+    MIN_EVENTS,
+    indicator_by_demand,
+    indicator_counts,
+    rare_indicator,
+)
 from mc_tco.results.ranking import rank_order
 
 __all__ = ["Ranking", "above_its_error", "indicator_rankable", "input_order", "rank_intervals",
-           "ranking"]
+           "ranking", "shapley_leaders", "sobol_by_demand"]
 
 
 def rank_intervals(st: np.ndarray, conf: np.ndarray):
@@ -132,3 +137,48 @@ def indicator_rankable(ds: xr.Dataset, strategies, min_events: int = MIN_EVENTS
     wins = (ds["saving"].sel(strategy=list(strategies)) > 0).sum("sample")
     n = ds.sizes["sample"]
     return np.minimum(wins, n - wins) >= min_events
+
+
+def sobol_by_demand(ds: xr.Dataset, strategy: str) -> xr.Dataset:
+    """The stored total Sobol' indices of ``strategy`` at every demand, for the heat map:
+    of the monthly saving, and of "beats the API" where it can be ranked.
+
+    Returns
+    -------
+    xr.Dataset
+        ``ST_saving`` and ``ST_indicator`` (input, demand; unit 1), the latter NaN at the
+        demands where fewer than :data:`MIN_EVENTS` scenarios win or lose
+        (:func:`~mc_tco.decision.shares.indicator_by_demand`); ``ranked`` (the number of
+        demands where some input of the indicator has an index).
+    """
+    st_s = ds["ST"].sel(target="saving", strategy=strategy)
+    st_i = ds["ST"].sel(target="saving>0", strategy=strategy)
+    st_i = st_i.where(~indicator_by_demand(ds, strategy)["rare"])
+    ranked = int(np.isfinite(st_i).any("input").sum())
+    return xr.Dataset({"ST_saving": st_s.drop_vars("target"),
+                       "ST_indicator": st_i.drop_vars("target"), "ranked": ranked},
+                      attrs={"units": "1"})
+
+
+def shapley_leaders(ds: xr.Dataset, demand: float, strategy: str, target: str,
+                    top: int = 3) -> xr.Dataset:
+    """The inputs with the largest stored Shapley effects of ``target`` for ``strategy``, at
+    ``demand`` or, when the run estimated them at some demands only (``--shapley-at
+    report``), at the nearest such demand.
+
+    Returns
+    -------
+    xr.Dataset
+        ``shapley`` and ``shapley_conf`` (input; unit 1, the first ``top`` by effect,
+        book order on a tie, NaN last; no input when no effect is finite there), and the
+        attribute ``demand``: where they were read.
+    """
+    at = ds.mc_tco.shapley_point(demand=demand, strategy=strategy)
+    sel = {"target": target, **at}
+    sh = ds["shapley"].sel(sel)
+    half = ds["shapley_conf"].sel(sel)
+    order = rank_order(sh.values, top=top) if np.isfinite(sh.values).any() else []
+    names = sh["input"].values[order]
+    return xr.Dataset({"shapley": ("input", sh.values[order]),
+                       "shapley_conf": ("input", half.values[order])},
+                      coords={"input": names}, attrs={"demand": at["demand"], "units": "1"})

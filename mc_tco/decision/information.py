@@ -16,13 +16,14 @@ import xarray as xr
 
 from mc_tco.decision.data import DecisionData, decision_data
 from mc_tco.decision.voi import DRAWS, ReplicateVoi, evpi, evpi_replicates, evppi, evppi_replicates
-from mc_tco.uncertainty.scrambles import replicate_of
+from mc_tco.uncertainty.scrambles import replicate_of, z_value
 
 __all__ = [
     "VoiResult",
     "VoiSummary",
     "evpi_along",
     "evpi_by_demand",
+    "evpi_half_width",
     "file_replicates",
     "value_of_information",
     "voi_summary",
@@ -332,6 +333,25 @@ def evpi_along(
             "point": {k: v for k, v in data.point.items() if k != dim},
         },
     )
+
+
+def evpi_half_width(curve: xr.DataArray, conf_level: float = 0.95) -> xr.DataArray:
+    """The half-width of the Monte Carlo interval of an EVPI curve (:func:`evpi_along`), as
+    the value-of-information section prints it: half the randomized-QMC interval where the
+    curve has one and it is finite, else ``z * evpi_se`` (normal, at ``conf_level``).
+
+    Returns
+    -------
+    xr.DataArray
+        Over the curve's dim, in its unit.
+    """
+    half = z_value(conf_level) * curve["evpi_se"].values
+    if "evpi_lower" in curve.coords:
+        rq = (curve["evpi_upper"].values - curve["evpi_lower"].values) / 2
+        half = np.where(np.isfinite(rq), rq, half)
+    dim = curve.dims[0]
+    return xr.DataArray(half, dims=dim, coords={dim: curve[dim].values}, name="evpi_half",
+                        attrs={"units": curve.attrs.get("units", "")})
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,9 @@ __all__ = [
     "MIN_EVENTS",
     "Share",
     "cheapest_shares",
+    "indicator_by_demand",
     "indicator_counts",
+    "positive_count",
     "prob_with_ci",
     "rare_indicator",
     "share_with_interval",
@@ -122,6 +124,30 @@ def indicator_counts(ds: xr.Dataset, demand: float, strategy: str = "buy") -> tu
     """Winning scenarios (saving > 0) and the sample size at ``demand`` for ``strategy``."""
     saving = ds["saving"].sel(demand=demand, strategy=strategy)
     return int((saving > 0).sum()), int(saving.sizes["sample"])
+
+
+def indicator_by_demand(ds: xr.Dataset, strategy: str = "buy",
+                        min_events: int = MIN_EVENTS) -> xr.Dataset:
+    """Winning scenarios (saving > 0) of ``strategy`` at every demand, and where they are
+    too few (or too many) for the indicator's Sobol' indices to rank (:func:`rare_indicator`).
+
+    Returns
+    -------
+    xr.Dataset
+        ``wins`` (demand; count of scenarios) and ``rare`` (demand; bool), with the
+        attribute ``n`` (the sample size).
+    """
+    wins = (ds["saving"].sel(strategy=strategy) > 0).sum("sample")
+    n = ds.sizes["sample"]
+    rare = np.minimum(wins, n - wins) < min_events
+    wins.attrs["units"] = "scenarios"
+    return xr.Dataset({"wins": wins, "rare": rare}, attrs={"n": n})
+
+
+def positive_count(y: np.ndarray) -> tuple[int, int]:
+    """Scenarios where the samples ``y`` (sample,) are above 0, and their number."""
+    y = np.asarray(y)
+    return int((y > 0).sum()), int(y.size)
 
 
 def rare_indicator(wins: int, n: int, min_events: int = MIN_EVENTS) -> bool:

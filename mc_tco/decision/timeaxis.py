@@ -18,8 +18,11 @@ import xarray as xr
 from mc_tco.decision.shares import share_with_interval
 from mc_tco.uncertainty.scrambles import quantiles_with_interval
 
-__all__ = ["Estimate", "TimeNumbers", "median_ci", "median_with_interval", "share_ci",
-           "time_numbers"]
+__all__ = ["BANDS", "Estimate", "TimeNumbers", "cash_bands", "median_ci",
+           "median_with_interval", "payback_shares", "share_ci", "time_numbers"]
+
+#: the quantiles of the cash-position figure: 5-95% and 25-75% of scenarios, the median
+BANDS = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,62 @@ def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
         median_ci(ds, pay), share_ci(ds, np.isinf(pay)), median_ci(ds, peak),
         (float(spread[0]), float(spread[1])), irr_est, defined,
     )
+
+
+def cash_bands(cash: xr.DataArray, strategies=("buy", "hybrid"),
+               quantiles=BANDS) -> xr.DataArray:
+    """Quantiles over the scenarios of the cumulative discounted cash position, by month.
+
+    Parameters
+    ----------
+    cash : xr.DataArray
+        ``cash_path`` at one demand, dims (sample, month, strategy), USD.
+    strategies : sequence of str
+        The strategies to keep.
+    quantiles : sequence of float
+        The levels (default :data:`BANDS`; linear interpolation between samples).
+
+    Returns
+    -------
+    xr.DataArray
+        Dims (strategy, quantile, month), USD, with ``cash``'s ``month`` coordinate.
+    """
+    q = [np.quantile(cash.sel(strategy=s).transpose("sample", "month").values,
+                     list(quantiles), axis=0) for s in strategies]
+    return xr.DataArray(np.stack(q), dims=("strategy", "quantile", "month"),
+                        coords={"strategy": list(strategies), "quantile": list(quantiles),
+                                "month": cash["month"].values},
+                        name="cash_band", attrs={"units": "USD"})
+
+
+def payback_shares(payback: xr.DataArray, horizon_months: int,
+                   strategies=("buy", "hybrid")) -> xr.DataArray:
+    """Share of scenarios paid back by each month ``0 .. horizon_months`` (the payback
+    month at or before it; ``inf`` = never), NaN scenarios (not applicable) left out.
+
+    Parameters
+    ----------
+    payback : xr.DataArray
+        ``payback_months`` at one demand, dims (sample, strategy).
+    horizon_months : int
+        The horizon (months).
+
+    Returns
+    -------
+    xr.DataArray
+        Dims (strategy, month), unit 1; 0 everywhere for a strategy with no scenario left.
+        It stays below 1 by the share that never pays back within the horizon.
+    """
+    months = np.arange(0, horizon_months + 1)
+    out = []
+    for s in strategies:
+        v = payback.sel(strategy=s).values
+        v = v[~np.isnan(v)]
+        out.append(np.array([(v <= m).mean() for m in months]) if v.size
+                   else np.zeros(months.size))
+    return xr.DataArray(np.stack(out), dims=("strategy", "month"),
+                        coords={"strategy": list(strategies), "month": months},
+                        name="paid_back", attrs={"units": "1"})
 
 
 def _constant(ds: xr.Dataset, name: str, default: float) -> float:

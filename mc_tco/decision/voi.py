@@ -83,7 +83,9 @@ from mc_tco.uncertainty.scrambles import replicate_interval
 
 __all__ = [
     "DRAWS",
+    "CurveExtremes",
     "ReplicateVoi",
+    "curve_extremes",
     "evpi",
     "evpi_replicates",
     "evppi",
@@ -225,3 +227,33 @@ def evppi_replicates(x: np.ndarray, nb: np.ndarray, replicate, replicates: int,
     reps = np.array([evppi(x[i], nb[i], draws=0)[0] for i in rows])
     _, half = replicate_interval(reps, 0, conf_level)
     return ReplicateVoi(float(value), float(half), reps, conf_level)
+
+
+@dataclass(frozen=True)
+class CurveExtremes:
+    """Where a curve (an EVPI curve along a grid dim) is highest and lowest.
+
+    highest, lowest : int or None
+        Index of the highest and of the lowest finite point (the first one on a tie);
+        None when no point is finite.
+    flat : bool
+        Every point equals the highest within a relative 1e-9 (NaN is never equal).
+    size : int
+        The number of points.
+    """
+
+    highest: int | None
+    lowest: int | None
+    flat: bool
+    size: int
+
+
+def curve_extremes(values) -> CurveExtremes:
+    """The highest and lowest finite points of ``values`` (1-d), NaN left out."""
+    y = np.asarray(values, dtype=float)
+    finite = np.isfinite(y)
+    if not finite.any():
+        return CurveExtremes(None, None, False, int(y.size))
+    hi = int(np.argmax(np.nan_to_num(y, nan=-np.inf)))
+    lo = int(np.argmin(np.nan_to_num(y, nan=np.inf)))
+    return CurveExtremes(hi, lo, bool(np.allclose(y, y[hi], rtol=1e-9, atol=0)), int(y.size))

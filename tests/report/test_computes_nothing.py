@@ -8,7 +8,10 @@ An :mod:`ast` scan of ``mc_tco/report/`` fails, naming file:line, on
 * a call of a reduction that computes a statistic or an order over scenarios
   (:data:`STATISTICS`: ``np.quantile``, ``da.median()``, ``np.argsort``, ``x.sum()``, ...),
   as a numpy function or as a method (Python's builtin ``sum``, which counts the items
-  of a sentence, is not one).
+  of a sentence, is not one);
+* a call of Python's ``max``, ``min`` or ``sorted`` with a ``key=`` (:data:`KEYED`): the
+  option with the largest number, or the options in order, is chosen in
+  :mod:`mc_tco.decision.choice`.
 
 Each exemption is named with its reason, and one that is no longer needed fails.
 """
@@ -31,14 +34,21 @@ STATISTICS = {
     "mean", "nanmean", "average", "std", "nanstd", "var", "nanvar", "sum", "nansum",
     "cumsum", "count_nonzero", "argsort", "argmin", "argmax", "nanargmin", "nanargmax",
     "argpartition", "searchsorted", "sort", "sortby", "bincount", "histogram",
+    "ptp", "prod", "nanprod", "cumprod", "nancumsum", "nancumprod", "corrcoef", "cov",
+    "idxmax", "idxmin", "rank", "rank_order", "lexsort", "digitize", "unique", "groupby",
+    "groupby_bins", "value_counts", "sort_values", "nlargest", "nsmallest",
 }
+#: Python's own ``max``, ``min`` and ``sorted`` with a ``key=``: the option with the
+#: largest number, the options in order (:mod:`mc_tco.decision.choice`); without a key they
+#: only bound an axis or list names
+KEYED = {"max", "min", "sorted"}
 
 #: Python's own ``sum`` counts the items a sentence names ("3 variants"); numpy's and a
 #: DataArray's ``.sum()`` are caught
 BUILTINS = {"sum"}
 
-_MERGE = "the generic memo's, whose files helper 'generic' owns (issue 22 item 5): "
-_LATER = "in a file no helper of item 4 owned; to move to mc_tco.decision next: "
+_TERMINAL = ("in the terminal's renderer, which no helper of item 4 owned; to read "
+             "mc_tco.decision.indices next (as the memo's shapley_leaders): ")
 #: (file under mc_tco/report, imported module or called name) -> why it is allowed there
 EXEMPT = {
     ("memo/report.py", "mc_tco.engine"): "'mc-tco report' runs the book and then writes its "
@@ -46,22 +56,21 @@ EXEMPT = {
     ("words/common.py", "mc_tco.uncertainty.scrambles"): "z_value: the normal quantile of "
     "the level, to print a stored standard error as the half-width '± z se'",
     ("words/voi.py", "mc_tco.uncertainty.scrambles"): "z_value, as in words/common.py",
-    ("memo/generic_decision.py", "mc_tco.uncertainty.scrambles"): _MERGE + "z_value for a "
-    "printed half-width",
-    ("memo/generic_decision.py", "argmax"): _MERGE + "where the EVPI curve peaks",
-    ("memo/generic_decision.py", "argmin"): _MERGE + "where the EVPI curve is lowest",
-    ("memo/generic_ranking.py", "sum"): _MERGE + "winning scenarios of the indicator",
-    ("memo/sections.py", "argmax"): _MERGE + "the demand where the EVPI curve is highest",
-    ("memo/drivers.py", "sum"): _LATER + "winning scenarios per demand (the appendix's "
-    "ranked cells)",
-    ("memo/drivers.py", "median"): _LATER + "the median API bill at the report demands",
-    ("memo/figures_time.py", "quantile"): _LATER + "the bands of the cash-position figure",
-    ("memo/figures_time.py", "mean"): _LATER + "the share of scenarios paid back by a month",
     ("memo/figures_drivers.py", "sum"): "the total of the component medians, to stack the "
     "bars of the cost-breakdown figure (a drawing's layout)",
     ("decision_figures.py", "argmax"): "the highest point of a drawn EVPI curve, to label it",
     ("words/voi.py", "argmax"): "the demand where the stored EVPI curve is highest, to name "
     "it",
+    ("memo/__init__.py", "sorted(key)"): "the memo's files listed, memo.md and memo.html "
+    "first (names, not numbers)",
+    ("memo/evidence.py", "sorted(key)"): "the book's inputs in the order of their rank, "
+    "which mc_tco.decision.indices.ranking computed (a read order)",
+    ("memo/tables.py", "sort_values"): "assumptions.csv's rows in the order of the rank "
+    "mc_tco.decision.indices.ranking computed (a read order)",
+    ("terminal.py", "sorted(key)"): "the book's focus target first (a read order, not a "
+    "number)",
+    ("terminal.py", "rank_order"): _TERMINAL + "the top inputs by stored ST, Shapley effect "
+    "or S2",
 }
 
 
@@ -86,6 +95,10 @@ def violations(source: str, path: str = "<string>") -> list[tuple[str, str]]:
             builtin = isinstance(f, ast.Name) and name in BUILTINS
             if name in STATISTICS and not builtin:
                 out.append((f"{path}:{node.lineno}: calls {ast.unparse(f)}", name))
+            elif (isinstance(f, ast.Name) and name in KEYED
+                  and any(k.arg == "key" for k in node.keywords)):
+                out.append((f"{path}:{node.lineno}: calls {name}(..., key=...)",
+                            f"{name}(key)"))
     return out
 
 
@@ -117,6 +130,11 @@ def test_every_exemption_is_still_needed():
     "from numpy import quantile\nquantile(x, 0.5)",
     "from mc_tco.uncertainty.scrambles import proportion",
     "from mc_tco.engine import execute",
+    "best = max(shares, key=lambda s: shares[s])",
+    "order = sorted(options, key=lambda o: -mean[o])",
+    "from mc_tco.results.ranking import rank_order\norder = rank_order(st, top=3)",
+    "np.nanpercentile(x, 95)",
+    "df.groupby('demand')",
     "import mc_tco.sensitivity.sobol",
     "def f():\n    from mc_tco.uncertainty import scrambles\n",
 ])
@@ -131,6 +149,9 @@ def test_the_scan_catches_each_kind(code):
     "f'{p:.0%}'",
     "n = sum(len(r) for r in rows)",
     "from mc_tco.results.points import point_index",
+    "top = max(span, 1e3)",
+    "names = sorted(changed)",
+    "from mc_tco.decision.choice import leader\nleader({'a': 1.0})",
 ])
 def test_the_scan_passes_reads_and_words(code):
     assert not violations(code)

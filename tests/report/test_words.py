@@ -70,14 +70,13 @@ def test_without_a_family_check():
 
 
 def test_one_threshold_and_one_z():
-    from mc_tco.decision import prim
+    from mc_tco.decision import prim, shares
     from mc_tco.report import terminal as text
-    from mc_tco.report.memo import analysis
     from mc_tco.uncertainty.scrambles import MIN_EVENTS, z_value
 
     assert MIN_EVENTS == 50
     assert prim.MIN_CASES is MIN_EVENTS and text.RARE is MIN_EVENTS
-    assert analysis.MIN_EVENTS is MIN_EVENTS
+    assert shares.MIN_EVENTS is MIN_EVENTS
     assert z_value(0.95) == pytest.approx(1.959963984540054, abs=1e-15)
 
 

@@ -117,7 +117,7 @@ def tied_file(tmp_path_factory, default_run):
 
 def test_tied_inputs_in_the_same_order_everywhere(tied_file, tmp_path):
     from mc_tco.app import api
-    from mc_tco.report.memo import analysis as A
+    from mc_tco.decision.indices import ranking
     from mc_tco.report.terminal import run_table
     from mc_tco.results.io import open_results
 
@@ -127,10 +127,10 @@ def test_tied_inputs_in_the_same_order_everywhere(tied_file, tmp_path):
     assert n > 16  # enough inputs for an unstable sort to reorder ties
     expected = [names[n - 1], names[n - 2], *names[: n - 2]]
 
-    memo = [str(v) for v in A.ranking(ds, 5e11, "buy").table["input"].values]
+    memo = [str(v) for v in ranking(ds, 5e11, "buy").table["input"].values]
     assert memo == expected
 
-    target = A.ranking(ds, 5e11, "buy").target
+    target = ranking(ds, 5e11, "buy").target
     acc = ds.mc_tco.ranking(target, index="ST", demand=5e11, strategy="buy")
     assert [str(v) for v in acc["input"].values] == expected
 

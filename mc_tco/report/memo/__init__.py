@@ -88,7 +88,7 @@ def build_memo(
     demand : float, optional
         Decision demand in tokens/month (answer, ranking, tornado); must be on the grid
         (default: the focus demand of the results' book,
-        :func:`mc_tco.report.memo.analysis.focus_demand`; for another model the focus point).
+        :func:`mc_tco.decision.tco_data.focus_demand`; for another model the focus point).
     at : dict, optional
         Grid values by dim for the generic memo (``{"volume": 2}``); default the file's
         focus point, else the middle of each grid.
@@ -106,7 +106,7 @@ def build_memo(
         If a dataset is not a results file of ``mc-tco run`` (or a TCO run that kept only
         its targets), or ``demand`` is not on its grid.
     """
-    from mc_tco.report.memo.analysis import check_results, focus_demand, grid_point, is_tco_model
+    from mc_tco.decision.tco_data import check_results, focus_demand, grid_point, is_tco_model
 
     paths = dict(paths or {})
     if not is_tco_model(ds, paths.get("results", "results")):

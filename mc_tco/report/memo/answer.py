@@ -8,7 +8,8 @@ import math
 import xarray as xr
 
 from mc_tco.decision import breakeven, costs, shares
-from mc_tco.report.memo import analysis as A
+from mc_tco.decision.choice import leader
+from mc_tco.decision.tco_data import CHOICES, STRATEGIES
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import figures_drivers as FD
 from mc_tco.report.memo.claims import ARTICLE_BAND, Claim
@@ -16,7 +17,6 @@ from mc_tco.report.memo.context import (
     STRATEGY_TEXT,
     VERB,
     MemoContext,
-    _cdf_x,
 )
 from mc_tco.report.memo.fmt import money, prob_ci, share_of, tokens, users
 from mc_tco.report.memo.render import Figure, Paragraph, Section
@@ -30,13 +30,13 @@ SUBJECT = VERB  # the strategy as the subject of a sentence
 
 
 def cheapest_shares(ds: xr.Dataset, demand: float):
-    """Share of scenarios in which each of :data:`~mc_tco.report.memo.analysis.CHOICES` (api,
+    """Share of scenarios in which each of :data:`~mc_tco.decision.tco_data.CHOICES` (api,
     buy, rent, hybrid) is the cheapest at ``demand``, with its interval.
 
     Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay);
     computed by :func:`mc_tco.decision.shares.cheapest_shares`.
     """
-    sh = shares.cheapest_shares(ds, demand, A.CHOICES)
+    sh = shares.cheapest_shares(ds, demand, CHOICES)
     return {str(s): (float(sh["share"].sel(strategy=s)),
                      *(float(v) for v in sh["share_ci"].sel(strategy=s).values))
             for s in sh["strategy"].values}
@@ -45,7 +45,7 @@ def cheapest_shares(ds: xr.Dataset, demand: float):
 def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
     """The self-hosting strategy (buy, rent, hybrid) most likely to beat the API."""
     d = ctx.demand if demand is None else demand
-    return max(("buy", "rent", "hybrid"), key=lambda s: ctx.p(s, d)[0])
+    return leader({s: ctx.p(s, d)[0] for s in ("buy", "rent", "hybrid")})
 
 
 def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
@@ -53,7 +53,7 @@ def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
     when it is a self-hosting one, else the best alternative to the API
     (:func:`best_alternative`). ``shares`` is :func:`cheapest_shares` when already known."""
     shares = cheapest_shares(ctx.ds, ctx.demand) if shares is None else shares
-    top = max(shares, key=lambda s: shares[s][0])
+    top = leader({s: v[0] for s, v in shares.items()})
     return top if top != "api" else best_alternative(ctx)
 
 
@@ -63,7 +63,7 @@ def answer_paragraph(ctx: MemoContext) -> str:
     Shares are rounded by the body's rules (:func:`mc_tco.report.memo.fmt.prob_ci`)."""
     d = ctx.demand
     shares = cheapest_shares(ctx.ds, d)
-    top = max(shares, key=lambda s: shares[s][0])
+    top = leader({s: v[0] for s, v in shares.items()})
     where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
     if shares[top][0] >= 0.5:
         head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "
@@ -80,7 +80,7 @@ def answer_paragraph(ctx: MemoContext) -> str:
            else f"The best self-hosting strategy, {SUBJECT[best]},")
     head += f" {who} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios."
     parts = [head]
-    for s in A.STRATEGIES:
+    for s in STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
         count = "none" if k == 0 else ("all" if k == ctx.n else f"{k:,}")
         lead = STRATEGY_TEXT[s][0].upper() + STRATEGY_TEXT[s][1:]
@@ -194,9 +194,9 @@ def section_outlook(ctx: MemoContext) -> Section:
                "acceptability curve. Right: the same on a log scale, where rare wins show; "
                "the dashed line is one scenario in the sample."),
     ]
-    x = _cdf_x(ds)
-    cdf = A.breakeven_cdf(ds, x, conf_level=ctx.conf)
-    never = {s: float(ds["breakeven_demand_p_never"].sel(strategy=s)) for s in A.STRATEGIES}
+    x = breakeven.cdf_demands(ds)
+    cdf = breakeven.breakeven_cdf(ds, x, conf_level=ctx.conf)
+    never = {s: float(ds["breakeven_demand_p_never"].sel(strategy=s)) for s in STRATEGIES}
     blocks.append(Figure(
         "breakeven_cdf", F.to_png(F.breakeven_cdf_figure(cdf, never, ARTICLE_BAND,
                                                           level=ctx.level)),
@@ -205,7 +205,7 @@ def section_outlook(ctx: MemoContext) -> Section:
         f"that have broken even by each demand, with its {ctx.level} Monte Carlo interval. The "
         "shaded band is the article's ~300-500B tokens/month."
     ))
-    bd = A.cost_breakdown(ds)
+    bd = costs.cost_breakdown(ds)
     biggest, share = costs.largest_component(bd, d)
     blocks.append(Figure(
         "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),

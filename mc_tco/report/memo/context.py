@@ -10,12 +10,13 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.book import Book, loads_book
-from mc_tco.report.memo import analysis as A
+from mc_tco.decision.indices import Ranking, ranking, shapley_leaders
+from mc_tco.decision.tco_data import grid_point
+from mc_tco.decision.tornado import tornado
 from mc_tco.report.memo.base import MemoBase
 from mc_tco.report.memo.claims import Claim, evaluate_claims
 from mc_tco.report.memo.fmt import pct, pct_ci, tokens
 from mc_tco.results.points import point_index
-from mc_tco.results.ranking import rank_order
 
 __all__ = ["MemoContext", "ranking_sentences"]
 
@@ -78,8 +79,8 @@ class MemoContext(MemoBase):
         return _loads(self.compare)
 
     @cached_property
-    def ranking(self) -> A.Ranking:
-        return A.ranking(self.ds, self.demand, self.strategy)
+    def ranking(self) -> Ranking:
+        return ranking(self.ds, self.demand, self.strategy)
 
     @cached_property
     def one_page_markdown(self) -> str:
@@ -95,7 +96,7 @@ class MemoContext(MemoBase):
 
     @cached_property
     def tornado(self) -> xr.Dataset:
-        return A.tornado(self.ds, self.demand, self.strategy, conf_level=self.conf,
+        return tornado(self.ds, self.demand, self.strategy, conf_level=self.conf,
                          seed=self.ds.mc_tco.run.seed)
 
     @cached_property
@@ -111,7 +112,7 @@ class MemoContext(MemoBase):
         """P(strategy beats the API) at ``demand``: ``(p, lower, upper, wins)``."""
         ds = self.ds if ds is None else ds
         sel = {"target": "saving>0", "strategy": strategy}
-        d = A.grid_point(ds, demand)
+        d = grid_point(ds, demand)
         p = float(ds["p_positive"].sel(sel).sel(demand=d))
         lo, hi = (float(v) for v in ds["p_positive_ci"].sel(sel).sel(demand=d).values)
         return p, lo, hi, round(p * ds.sizes["sample"])
@@ -157,20 +158,18 @@ def dependence_sentences(ctx: MemoContext) -> list[str]:
     if "shapley" in ds:
         # a run estimates them at the report points only (--shapley-at report): the memo
         # at another demand reads the nearest one, and says so
-        at = ds.mc_tco.shapley_point(demand=r.demand, strategy=r.strategy)
-        sel = {"target": r.target, **at}
-        sh = ds["shapley"].sel(sel)
-        half = ds["shapley_conf"].sel(sel)
-        moved = "" if point_index([at["demand"]], r.demand) is not None else (
+        lead_ds = shapley_leaders(ds, r.demand, r.strategy, r.target, top=3)
+        at_d = lead_ds.attrs["demand"]
+        moved = "" if point_index([at_d], r.demand) is not None else (
             f" (the nearest demand where the run estimated them; {tokens(r.demand)} is "
             "not one: rerun with --shapley-at grid)")
-        if np.isfinite(sh.values).any():
-            order = rank_order(sh.values, top=3)
-            lead = ", ".join(f"`{sh['input'].values[j]}` {sh.values[j]:.3f} ± "
-                             f"{half.values[j]:.3f}" for j in order)
+        if lead_ds.sizes["input"]:
+            lead = ", ".join(f"`{name}` {v:.3f} ± {c:.3f}" for name, v, c in zip(
+                lead_ds["input"].values, lead_ds["shapley"].values,
+                lead_ds["shapley_conf"].values, strict=True))
             out.append(f"The ranking that accounts for them is by Shapley effects (each "
                        f"input's share of the variance, summing to 1; Owen 2014): for "
-                       f"{_target_words(r)} at {tokens(at['demand'])}{moved} it is led by "
+                       f"{_target_words(r)} at {tokens(at_d)}{moved} it is led by "
                        f"{lead}.")
     if "ST_group" in ds and ds.mc_tco.run.groups_independent:
         out.append("The grouped Sobol' indices remain exact: every correlation lies within "
@@ -194,13 +193,13 @@ def dependence_sentences(ctx: MemoContext) -> list[str]:
 
 
 
-def _target_words(r: A.Ranking) -> str:
+def _target_words(r: Ranking) -> str:
     if r.by_indicator:
         return f"whether {VERB[r.strategy]} beats the API"
     return f"the monthly saving of {VERB[r.strategy]}"
 
 
-def ranking_sentences(r: A.Ranking, n: int, level: str = "95%") -> list[str]:
+def ranking_sentences(r: Ranking, n: int, level: str = "95%") -> list[str]:
     """What the ranking says, computed: which target was ranked and why, then the leaders.
 
     ``level`` is the run's interval level as people read it ('80%' with ``--conf-level
@@ -247,13 +246,3 @@ def ranking_sentences(r: A.Ranking, n: int, level: str = "95%") -> list[str]:
         out.append(f"{len(tied)} inputs share the top, tied within their Monte Carlo error "
                    f"(ST ± {level} half-width): {listed}.")
     return out
-
-
-def _cdf_x(ds: xr.Dataset) -> np.ndarray:
-    """Demands for the break-even CDF: the grid's range, stretched (at most 100x) to show
-    where finite break-even demands end."""
-    grid = ds["demand"].values
-    be = ds["breakeven_demand"].sel(strategy=list(A.STRATEGIES)).values
-    finite = be[np.isfinite(be)]
-    top = grid[-1] if finite.size == 0 else max(grid[-1], min(finite.max(), 100 * grid[-1]))
-    return np.geomspace(grid[0], top, 400)

@@ -3,11 +3,12 @@ heat map (appendix)."""
 
 from __future__ import annotations
 
-import numpy as np
 import xarray as xr
 
+from mc_tco.decision.costs import median_api_bill
+from mc_tco.decision.indices import input_order, sobol_by_demand
+from mc_tco.decision.shares import MIN_EVENTS
 from mc_tco.report.fmt import number
-from mc_tco.report.memo import analysis as A
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import figures_drivers as FD
 from mc_tco.report.memo.context import (
@@ -22,24 +23,16 @@ from mc_tco.report.memo.labels import plain
 from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
 
 
-def _heatmap_st(ds: xr.Dataset, strategy: str) -> tuple[xr.DataArray, xr.DataArray]:
-    st_s = ds["ST"].sel(target="saving", strategy=strategy)
-    st_i = ds["ST"].sel(target="saving>0", strategy=strategy)
-    wins = (ds["saving"].sel(strategy=strategy) > 0).sum("sample")
-    n = ds.sizes["sample"]
-    rare = np.minimum(wins, n - wins) < A.MIN_EVENTS
-    return st_s, st_i.where(~rare)
-
-
 def section_sobol(ctx: MemoContext) -> Section:
     """Appendix: the Sobol' ranking (table, heat map) behind 'Which assumptions matter'."""
     ds, d, s = ctx.ds, ctx.demand, ctx.strategy
     r = ctx.ranking
-    order = A.input_order(ds, s)
+    order = input_order(ds, s)
     groups = dict(zip(map(str, ds["input"].values), map(str, ds["input_group"].values),
                       strict=True))
-    st_s, st_i = _heatmap_st(ds, s)
-    ranked_cols = int(np.isfinite(st_i).any("input").sum())
+    heat = sobol_by_demand(ds, s)
+    st_s, st_i = heat["ST_saving"], heat["ST_indicator"]
+    ranked_cols = int(heat["ranked"])
     blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
                                  + dependence_sentences(ctx)))]
     rows = []
@@ -68,7 +61,7 @@ def section_sobol(ctx: MemoContext) -> Section:
         f"Total Sobol' index ST of each input (rows, grouped by the book's groups, most "
         f"influential first) at every demand (columns): left for the monthly saving of "
         f"{VERB[s]}, right for 'beats the API'. Hatched cells are not ranked: fewer than "
-        f"{A.MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
+        f"{MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
         f"{ds.sizes['demand']} demands can be ranked for the indicator."
     ))
     return Section("Sobol' indices: which inputs drive the outcome", blocks, "sobol")
@@ -136,7 +129,7 @@ def _appendix_pointers(ctx: MemoContext) -> str:
 
     d = ctx.demand
     evpi = float(evpi_by_demand(ctx.ds).sel(demand=d))
-    api_year = 12 * float(ctx.ds["cost"].sel(demand=d, strategy="api").median())
+    api_year = 12 * median_api_bill(ctx.ds, d)
     if evpi * 12 < 0.01 * api_year:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
                f"{money(12 * evpi, ' a year', digits=3)} on average, under 1% of the API "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xarray as xr
 
-from mc_tco.decision.breakeven import breakeven_cdf
+from mc_tco.decision.breakeven import breakeven_cdf, cdf_demands
 from mc_tco.decision.indices import ranking
 from mc_tco.decision.tco_data import STRATEGIES, grid_point, nearest_point
 from mc_tco.report.fmt import fmt_value
@@ -19,7 +19,6 @@ from mc_tco.report.memo.context import (
     TOP_FIVE,
     VERB,
     MemoContext,
-    _cdf_x,
     _name,
     _st,
     _target_words,
@@ -244,7 +243,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
     for label, dd in ((name, ds), (oname, other)):
         books.append((label, dd["p_positive"].sel(target="saving>0"),
                       dd["p_positive_ci"].sel(target="saving>0"),
-                      breakeven_cdf(dd, _cdf_x(dd), conf_level=ctx.conf)))
+                      breakeven_cdf(dd, cdf_demands(dd), conf_level=ctx.conf)))
     blocks.append(Figure(
         "compare", F.to_png(FD.compare_figure(books, band=ARTICLE_BAND)),
         "The two books side by side",

@@ -15,8 +15,8 @@ import xarray as xr
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
+from mc_tco.decision.tco_data import TOKENS_PER_USER
 from mc_tco.report.fmt import number
-from mc_tco.report.memo.analysis import TOKENS_PER_USER
 from mc_tco.report.memo.claims import ARTICLE_BAND
 from mc_tco.report.memo.fmt import money, prob, tokens
 
@@ -239,7 +239,7 @@ def breakeven_cdf_figure(
     ----------
     cdf : xr.Dataset
         ``cdf`` (strategy, x) and ``cdf_ci`` (strategy, x, ci_bound), from
-        :func:`mc_tco.report.memo.analysis.breakeven_cdf`.
+        :func:`mc_tco.decision.breakeven.breakeven_cdf`.
     p_never : dict
         Share of scenarios that never break even, per strategy.
     """

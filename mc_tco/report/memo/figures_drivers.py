@@ -123,7 +123,7 @@ def tornado_figure(
     Parameters
     ----------
     swing : xr.Dataset
-        From :func:`mc_tco.report.memo.analysis.tornado` (sorted by absolute swing).
+        From :func:`mc_tco.decision.tornado.tornado` (sorted by absolute swing).
     st : xr.Dataset
         ``ST`` and ``ST_conf`` (input) at the same demand and strategy.
     labels : dict, optional
@@ -178,7 +178,7 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
     Parameters
     ----------
     breakdown : xr.Dataset
-        From :func:`mc_tco.report.memo.analysis.cost_breakdown`.
+        From :func:`mc_tco.decision.costs.cost_breakdown`.
     """
     d = breakdown["demand"].values
     comp = breakdown["component_median"]
@@ -237,7 +237,7 @@ def compare_figure(
     ----------
     books : list of (label, p, ci, cdf)
         Per book: P(saving > 0) (demand, strategy), its interval (demand, strategy,
-        ci_bound) and the break-even CDF from :func:`mc_tco.report.memo.analysis.breakeven_cdf`.
+        ci_bound) and the break-even CDF from :func:`mc_tco.decision.breakeven.breakeven_cdf`.
     """
     fig = _figure(12, 4.8)
     ax, ax_cdf = fig.subplots(1, 2)

@@ -18,24 +18,25 @@ from mc_tco.report.memo.fmt import tokens
 __all__ = ["cash_fan_figure", "payback_figure"]
 
 
-def cash_fan_figure(cash: xr.DataArray, demand: float, strategies=("buy", "hybrid")) -> Figure:
+def cash_fan_figure(bands: xr.DataArray, demand: float,
+                    strategies=("buy", "hybrid")) -> Figure:
     """Cumulative discounted cash position against the API, by month: median, 25-75% and
     5-95% of scenarios, one panel per strategy.
 
     Parameters
     ----------
-    cash : xr.DataArray
-        ``cash_path`` at one demand, dims (sample, month, strategy), USD.
+    bands : xr.DataArray
+        :func:`mc_tco.decision.timeaxis.cash_bands` at one demand: dims (strategy,
+        quantile, month) with the quantiles 0.05, 0.25, 0.5, 0.75 and 0.95, USD.
     demand : float
         That demand (tokens/month), for the title.
     """
-    months = cash["month"].values + 1  # flows at the start of month t; show end-of-month t+1
+    months = bands["month"].values + 1  # flows at the start of month t; show end-of-month t+1
     fig = _figure(12, 4.6)
     axes = np.atleast_1d(fig.subplots(1, len(strategies), sharey=True))
     for ax, s in zip(axes, strategies, strict=True):
         c = COLORS[s]
-        q = np.quantile(cash.sel(strategy=s).transpose("sample", "month").values,
-                        [0.05, 0.25, 0.5, 0.75, 0.95], axis=0)
+        q = bands.sel(strategy=s, quantile=[0.05, 0.25, 0.5, 0.75, 0.95]).values
         ax.fill_between(months, q[0], q[4], color=c, alpha=0.18, lw=0,
                         label="5-95% of scenarios")
         ax.fill_between(months, q[1], q[3], color=c, alpha=0.38, lw=0, label="25-75%")
@@ -57,25 +58,22 @@ def cash_fan_figure(cash: xr.DataArray, demand: float, strategies=("buy", "hybri
     return fig
 
 
-def payback_figure(payback: xr.DataArray, horizon_months: int,
-                   strategies=("buy", "hybrid")) -> Figure:
+def payback_figure(paid_back: xr.DataArray, strategies=("buy", "hybrid")) -> Figure:
     """Share of scenarios paid back by each month, per strategy (a CDF that stays below
     100% by the share that never pays back within the horizon).
 
     Parameters
     ----------
-    payback : xr.DataArray
-        ``payback_months`` at one demand, dims (sample, strategy); ``inf`` = never.
-    horizon_months : int
-        The horizon (months).
+    paid_back : xr.DataArray
+        :func:`mc_tco.decision.timeaxis.payback_shares` at one demand: dims (strategy,
+        month), month 0 to the horizon, unit 1.
     """
     fig = _figure(10, 4.4)
     ax = fig.subplots()
-    months = np.arange(0, horizon_months + 1)
+    months = paid_back["month"].values
+    horizon_months = int(months[-1])
     for s in strategies:
-        v = payback.sel(strategy=s).values
-        v = v[~np.isnan(v)]
-        share = np.array([(v <= m).mean() for m in months]) * 100 if v.size else months * 0.0
+        share = paid_back.sel(strategy=s).values * 100
         never = 100 - share[-1]
         ax.step(months, share, where="post", color=COLORS[s], lw=2,
                 label=f"{SHORT[s]} (never within {horizon_months} months: {never:.0f}%)")

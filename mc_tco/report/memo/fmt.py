@@ -3,9 +3,9 @@ memo's rounding rules), plus :func:`users` of a demand in tokens a month."""
 
 from __future__ import annotations
 
+from mc_tco.decision.tco_data import TOKENS_PER_USER
 from mc_tco.report import fmt as _fmt
 from mc_tco.report.fmt import money, months, pct, pct_ci, pct_range, prob, prob_ci, share_of, tokens
-from mc_tco.report.memo.analysis import TOKENS_PER_USER
 
 __all__ = ["money", "months", "pct", "pct_ci", "pct_range", "prob", "prob_ci", "share_of", "tokens",
            "users"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from mc_tco.decision.choice import by_value
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.fmt import pct_range
 from mc_tco.report.memo.generic_context import BANDS, GenericContext, in_unit, mean_of, p_of
@@ -76,7 +77,7 @@ def _best_words(ctx: GenericContext) -> str:
                    f" (its {ctx.level} Monte Carlo interval reaches both signs: the sample "
                    "cannot tell)"))
     means = {o: mean_of(ctx, o) for o in ctx.options}
-    order = sorted(ctx.options, key=lambda o: -means[o][0])
+    order = by_value({o: means[o][0] for o in ctx.options})
     best, text = order[0], f"**{order[0]}** is best on average"
     if len(order) > 1:
         second = order[1]

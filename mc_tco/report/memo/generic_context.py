@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
+from mc_tco.decision.choice import leader
 from mc_tco.errors import OptionError
 from mc_tco.report.fmt import fmt_value
 from mc_tco.report.memo.base import MemoBase
@@ -189,7 +190,7 @@ def _explained(ctx: GenericContext, focus: dict) -> str | None:
     if str(focus.get(ctx.alt)) in ctx.options and focus.get(ctx.alt) != ctx.baseline:
         return str(focus[ctx.alt])
     others = [o for o in ctx.options if o != ctx.baseline] or ctx.options
-    return max(others, key=lambda o: mean_of(ctx, o)[0])
+    return leader({o: mean_of(ctx, o)[0] for o in others})
 
 
 def p_of(ctx: GenericContext, option: str | None,

@@ -5,8 +5,6 @@ the model's declared distributions (e.g. a break-even). See
 
 from __future__ import annotations
 
-import numpy as np
-
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.fmt import pct_range
 from mc_tco.report.memo.generic_context import BANDS, GenericContext, in_unit
@@ -38,24 +36,21 @@ def section_voi(ctx: GenericContext) -> Section:
 def _evpi_along(ctx: GenericContext, dim: str) -> list:
     """A sentence and a figure: EVPI along the target's first grid dim, the other dims at
     the point (:func:`mc_tco.decision.information.evpi_along`)."""
-    from mc_tco.decision.information import evpi_along, file_replicates
+    from mc_tco.decision.information import evpi_along, evpi_half_width, file_replicates
+    from mc_tco.decision.voi import curve_extremes
     from mc_tco.report.words.common import point_text
-    from mc_tco.uncertainty.scrambles import z_value
 
     level = ctx.ds.mc_tco.conf_level
     curve = evpi_along(ctx.ds, dim, at=ctx.point, target=ctx.target,
                        path=ctx.paths.get("results"), replicates=file_replicates(ctx.ds),
                        conf_level=level)
-    z = z_value(level)
     # the half-width the value-of-information section prints: the scrambles' where defined
-    half = z * curve["evpi_se"].values
-    if "evpi_lower" in curve.coords:
-        rq = (curve["evpi_upper"].values - curve["evpi_lower"].values) / 2
-        half = np.where(np.isfinite(rq), rq, half)
+    half = evpi_half_width(curve, level).values
     curve = curve.assign_coords(evpi_half=(dim, half))
     u, du = curve.attrs.get("units", ""), str(ctx.ds[dim].attrs.get("units", ""))
     y, x = curve.values, curve[dim].values
-    hi, lo = int(np.argmax(y)), int(np.argmin(y))
+    ext = curve_extremes(y)
+    hi, lo = ext.highest, ext.lowest
 
     def at(i: int) -> str:
         return f"{dim} {in_unit(x[i], du)}{' ' + du if du and du != '1' else ''}"
@@ -65,7 +60,9 @@ def _evpi_along(ctx: GenericContext, dim: str) -> list:
 
     rest = point_text({k: v for k, v in ctx.point.items() if k != dim}, ctx.ds)
     text = f"Along {dim}{' (at ' + rest + ')' if rest else ''}, EVPI "
-    if np.allclose(y, y[hi], rtol=1e-9, atol=0):
+    if hi is None:
+        text += f"cannot be estimated at any {dim}."
+    elif ext.flat:
         text += (f"is the same at every {dim}: {in_unit(y[hi], u)} ({dim} does not change what "
                  f"is at stake in the choice of {ctx.target}).")
     else:

@@ -105,7 +105,7 @@ def tornado_generic_figure(swing: xr.Dataset, st: xr.Dataset, target: str, unit:
     Parameters
     ----------
     swing : xr.Dataset
-        From :func:`mc_tco.report.memo.analysis.tornado_swing` (sorted by absolute swing).
+        From :func:`mc_tco.decision.tornado.tornado_swing` (sorted by absolute swing).
     st : xr.Dataset
         ``ST`` and ``ST_conf`` along ``input`` at the same point.
     """

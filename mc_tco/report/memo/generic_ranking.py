@@ -30,7 +30,8 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     np.ndarray
         The target's samples at the point (sample,), in its unit.
     """
-    from mc_tco.report.memo.analysis import MIN_EVENTS, rank_intervals
+    from mc_tco.decision.indices import rank_intervals
+    from mc_tco.decision.shares import MIN_EVENTS, positive_count, rare_indicator
 
     at = ctx.at(ctx.option)
     # a run estimates its Shapley effects at the report points only (--shapley-at report)
@@ -43,8 +44,8 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     ind = f"{ctx.target}>0"
     y = ctx.ds[ctx.target].sel({k: v for k, v in at.items()
                                 if k in ctx.ds[ctx.target].dims}).values
-    k = int((y > 0).sum())
-    show_ind = min(k, y.size - k) >= MIN_EVENTS
+    k, n = positive_count(y)
+    show_ind = not rare_indicator(k, n)
     if show_ind:
         ri = ctx.ds.mc_tco.ranking(ind, **at)
     header = ["rank", "input", "possible ranks", "ST", "S1"]
@@ -78,7 +79,7 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
                   " only, not at this "
                   "point: rerun with --shapley-at grid to rank by them here.")
     if not show_ind:
-        words += (f" The indices of '{ctx.label()}' are not shown: {min(k, y.size - k):,} "
+        words += (f" The indices of '{ctx.label()}' are not shown: {min(k, n - k):,} "
                   f"scenarios on its rarer side, fewer than {MIN_EVENTS}.")
     return Paragraph(words), Table(header, rows, "rlr" + "r" * (len(header) - 3)), r, y
 
@@ -89,7 +90,7 @@ def _who(ctx: GenericContext) -> str:
 
 def section_ranking(ctx: GenericContext) -> Section:
     """The inputs ranked for every target, and the tornado of the focus target."""
-    from mc_tco.report.memo.analysis import tornado_swing
+    from mc_tco.decision.tornado import tornado_swing
 
     words, table, r, y = ranking_table(ctx)
     blocks = [words, table]

@@ -54,7 +54,7 @@ def make_report(
         its ``run_options`` record it, so ``mc-tco rerun`` reproduces the files.
     demand : float, optional
         The decision demand of the memo (tokens/month; default
-        :func:`mc_tco.report.memo.analysis.focus_demand` for the TCO model, the focus point
+        :func:`mc_tco.decision.tco_data.focus_demand` for the TCO model, the focus point
         otherwise).
     results_dir : path
         Where ``<book>.nc`` and the memo folder ``<first book>/`` go.

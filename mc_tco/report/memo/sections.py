@@ -10,7 +10,7 @@ in that list: a function that takes the :class:`MemoContext` and returns a
 :class:`~mc_tco.report.memo.render.Section` (or None to skip).
 
 Every sentence is computed from the results in ``ctx``: numbers come from the stored
-summaries or from :mod:`mc_tco.report.memo.analysis`, and words that compare numbers ("ahead of",
+summaries or from :mod:`mc_tco.decision`, and words that compare numbers ("ahead of",
 "tied", "never") are chosen by comparing them, so no part of the memo can contradict
 another.
 """
@@ -18,10 +18,10 @@ another.
 
 from __future__ import annotations
 
-import numpy as np
 import xarray as xr
 
-from mc_tco.report.memo import analysis as A
+from mc_tco.decision.tco_data import STRATEGIES
+from mc_tco.decision.voi import curve_extremes
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import shared
 from mc_tco.report.memo.answer import (
@@ -59,7 +59,7 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
     from mc_tco.report.decision_figures import evpi_figure
     from mc_tco.report.words.voi import voi_section
 
-    curves = [evpi_by_demand(ctx.ds, among=among) for among in (None, ["api", *A.STRATEGIES])]
+    curves = [evpi_by_demand(ctx.ds, among=among) for among in (None, ["api", *STRATEGIES])]
     figure = Figure(
         "evpi", F.to_png(evpi_figure(ctx.ds, evpi=curves)),
         "What perfect information is worth, by demand",
@@ -75,12 +75,12 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
 def evpi_peak_words(evpi: xr.DataArray) -> str:
     """Where the EVPI curve is highest, in words that match the curve: at the end of the
     grid ("grows to the end of the grid") or inside it ("peaks at ...")."""
-    y = np.nan_to_num(np.asarray(evpi.values, dtype=float), nan=-np.inf)
     d = evpi["demand"].values
-    j = int(np.argmax(y))
-    if not np.isfinite(y[j]):
+    ext = curve_extremes(evpi.values)
+    j = ext.highest
+    if j is None:
         return "It cannot be estimated at any demand."
-    if j == len(y) - 1:
+    if j == ext.size - 1:
         return (f"It is highest at the end of the grid, {tokens(d[j])} tokens/month: the "
                 "stakes of a wrong choice grow with the volume.")
     if j == 0:

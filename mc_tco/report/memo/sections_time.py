@@ -2,18 +2,18 @@
 when self-hosting pays back, how deep the hole is, and what return it earns.
 
 Called from :data:`mc_tco.report.memo.sections.SECTIONS`; every number comes from
-:mod:`mc_tco.report.memo.timeaxis` (replicate intervals of the run).
+:mod:`mc_tco.decision.timeaxis` (replicate intervals of the run).
 """
 
 from __future__ import annotations
 
 import math
 
+from mc_tco.decision.timeaxis import TimeNumbers, cash_bands, payback_shares, time_numbers
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.figures_time import cash_fan_figure, payback_figure
 from mc_tco.report.memo.fmt import money, prob, tokens
 from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
-from mc_tco.report.memo.timeaxis import TimeNumbers, time_numbers
 from mc_tco.results.points import nearest_point, point_index, scale_of
 
 __all__ = ["months_text", "time_section"]
@@ -84,7 +84,8 @@ def time_section(ctx) -> Section:
         f" The file keeps month-by-month cash at {', '.join(tokens(x) for x in cd)} "
         f"tokens/month only; the nearest, {tokens(cash_d)}, is shown.")
     blocks.append(Figure(
-        "cash_position", F.to_png(cash_fan_figure(cash, cash_d, TIME_STRATEGIES)),
+        "cash_position", F.to_png(cash_fan_figure(cash_bands(cash, TIME_STRATEGIES), cash_d,
+                                           TIME_STRATEGIES)),
         f"Cash position against the API, month by month, at {tokens(cash_d)}",
         "Cumulative discounted cash of buying and of the hybrid against paying the API: "
         "the median, 25-75% and 5-95% of scenarios. Below zero the company is still "
@@ -93,7 +94,8 @@ def time_section(ctx) -> Section:
     horizon = nums["buy"].horizon_months
     pay = ds["payback_months"].sel(demand=d, strategy=list(TIME_STRATEGIES))
     blocks.append(Figure(
-        "payback", F.to_png(payback_figure(pay, horizon, TIME_STRATEGIES)),
+        "payback", F.to_png(payback_figure(payback_shares(pay, horizon, TIME_STRATEGIES),
+                                         TIME_STRATEGIES)),
         f"When self-hosting pays back, at {tokens(d)}",
         "Share of scenarios whose cash position has turned positive by each month; the "
         "curve stops short of 100% by the share that never pays back within the "

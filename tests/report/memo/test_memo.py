@@ -14,8 +14,12 @@ import xarray as xr
 from click.testing import CliRunner
 
 from mc_tco.cli import main
+from mc_tco.decision.breakeven import breakeven_cdf
+from mc_tco.decision.indices import rank_intervals, ranking
+from mc_tco.decision.shares import MIN_EVENTS, indicator_counts
+from mc_tco.decision.tco_data import grid_point
+from mc_tco.decision.tornado import tornado
 from mc_tco.errors import OptionError
-from mc_tco.report.memo import analysis as A
 from mc_tco.report.memo.claims import (
     DOES_NOT_HOLD,
     HOLDS,
@@ -381,7 +385,7 @@ def test_part_verdict_thresholds_and_borderline():
 
 
 def test_rank_intervals_overlap_means_tied():
-    rank, best, worst = A.rank_intervals(np.array([0.5, 0.45, 0.1, np.nan]),
+    rank, best, worst = rank_intervals(np.array([0.5, 0.45, 0.1, np.nan]),
                                          np.array([0.1, 0.1, 0.01, np.nan]))
     assert list(rank) == [1, 2, 3, 4]
     assert list(best[:3]) == [1, 1, 3] and list(worst[:3]) == [2, 2, 3]
@@ -402,7 +406,7 @@ def _linear_dataset(n=4000, seed=0):
 
 
 def test_tornado_recovers_a_known_swing():
-    t = A.tornado(_linear_dataset(), 5e11, resamples=200)
+    t = tornado(_linear_dataset(), 5e11, resamples=200)
     assert list(t.input.values) == ["x0", "x1"]
     # lowest 10% of x0 has median ~0.05, highest ~0.95: swing ~ 900 USD/month
     assert t.swing.sel(input="x0") == pytest.approx(900, abs=15)
@@ -415,18 +419,18 @@ def test_tornado_recovers_a_known_swing():
 
 def test_ranking_uses_the_saving_when_the_indicator_is_rare(default_run, article_run):
     ds = default_run  # version 2: buying wins rarely at 100B (about 0.1% of scenarios)
-    wins, n = A.indicator_counts(ds, 1e11)
-    r = A.ranking(ds, 1e11)
-    assert wins < A.MIN_EVENTS and r.target == "saving" and r.indicator_rare
+    wins, n = indicator_counts(ds, 1e11)
+    r = ranking(ds, 1e11)
+    assert wins < MIN_EVENTS and r.target == "saving" and r.indicator_rare
     d = float(article_run.demand.values[-1])
-    wins, n = A.indicator_counts(article_run, d)
-    assert min(wins, n - wins) >= A.MIN_EVENTS
-    assert A.ranking(article_run, d).target == "saving>0"
+    wins, n = indicator_counts(article_run, d)
+    assert min(wins, n - wins) >= MIN_EVENTS
+    assert ranking(article_run, d).target == "saving>0"
 
 
 def test_breakeven_cdf_counts_and_caps_at_never(default_run):
     x = np.array([1e11, 1e12, 1e20])
-    cdf = A.breakeven_cdf(default_run, x)
+    cdf = breakeven_cdf(default_run, x)
     be = default_run.breakeven_demand.sel(strategy="owned").values
     np.testing.assert_allclose(cdf.cdf.sel(strategy="owned").values,
                                [(be <= v).mean() for v in x])
@@ -435,9 +439,9 @@ def test_breakeven_cdf_counts_and_caps_at_never(default_run):
 
 
 def test_grid_point_is_exact_or_an_error(default_run):
-    assert A.grid_point(default_run, 5e11) == 5e11
+    assert grid_point(default_run, 5e11) == 5e11
     with pytest.raises(OptionError, match=r"the nearest are .*include"):
-        A.grid_point(default_run, 4.5e11)
+        grid_point(default_run, 4.5e11)
 
 
 # ----------------------------------------------------------------------------- render
@@ -578,7 +582,7 @@ def test_nonmonotone_saving_is_explained_where_it_shows():
 
 
 def test_time_section_numbers(compared_memo):
-    from mc_tco.report.memo.timeaxis import time_numbers
+    from mc_tco.decision.timeaxis import time_numbers
 
     out, _, ds, _ = compared_memo
     md = (out / "memo.md").read_text()

@@ -31,7 +31,7 @@ def _tied_ranking():
     import numpy as np
     import xarray as xr
 
-    from mc_tco.report.memo.analysis import Ranking
+    from mc_tco.decision.indices import Ranking
 
     names = ["a", "b", "c"]
     table = xr.Dataset(
