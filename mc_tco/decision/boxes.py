@@ -42,9 +42,11 @@ class Box:
 
     @classmethod
     def everything(cls, p: int) -> Box:
+        """The box of all ``p`` inputs unrestricted (every bound infinite)."""
         return cls(np.full(p, -np.inf), np.full(p, np.inf))
 
     def copy(self) -> Box:
+        """A copy with its own bound arrays."""
         return Box(self.lower.copy(), self.upper.copy())
 
     def contains(self, x: np.ndarray) -> np.ndarray:
@@ -53,6 +55,7 @@ class Box:
 
     @property
     def restricted(self) -> np.ndarray:
+        """Which inputs the box restricts (a finite lower or upper bound)."""
         return np.isfinite(self.lower) | np.isfinite(self.upper)
 
 
@@ -140,6 +143,7 @@ class FoundBox(_BoxShares):
 
     @property
     def ci_method(self) -> str:
+        """How the shares' intervals were made, as the memo's methods name it."""
         if self.shares_rqmc:
             return (f"randomized-QMC t interval over {self.shares_rqmc['replicates']} "
                     "scrambles (Wilson's on the pooled count where it falls back)")
@@ -155,6 +159,7 @@ class FoundBox(_BoxShares):
         return out
 
     def to_dict(self) -> dict:
+        """The box's numbers for ``--json``: bounds, shares and their intervals."""
         lo, hi = self.density_ci()
         return {
             "rules": self.rules(),

@@ -144,6 +144,7 @@ class DecisionData:
 
     @property
     def n(self) -> int:
+        """The number of scenarios (rows)."""
         return self.x.shape[0]
 
     def check_inputs(self, names) -> list[str]:

@@ -44,6 +44,7 @@ class Discovery:
 
     @property
     def p_win(self) -> float:
+        """The share of all scenarios in which the strategy wins."""
         return self.wins / self.n
 
     def p_win_ci(self) -> tuple[float, float]:
@@ -56,6 +57,7 @@ class Discovery:
         return float(lo), float(hi)
 
     def to_dict(self) -> dict:
+        """The discovery's numbers for ``--json``."""
         lo, hi = self.p_win_ci()
         return {
             "option": self.option,
@@ -114,7 +116,6 @@ def discover(
     -------
     Discovery
     """
-
     from mc_tco.errors import OptionError
 
     focus = ds.mc_tco.focus

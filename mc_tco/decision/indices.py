@@ -65,6 +65,7 @@ class Ranking:
 
     @property
     def by_indicator(self) -> bool:
+        """Whether the ranking is of the decision indicator (``target > 0``)."""
         return self.target.endswith(">0")
 
     def tied_with_top(self) -> list[str]:

@@ -61,6 +61,7 @@ class VoiResult:
 
     @property
     def unit(self) -> str:
+        """The target's unit (that of every value of information)."""
         return self.data.unit
 
     def use_rqmc_errors(self, conf_level: float = 0.95) -> None:

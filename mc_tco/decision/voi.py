@@ -171,13 +171,16 @@ class ReplicateVoi:
 
     @property
     def lower(self) -> float:
+        """The lower end of the interval."""
         return self.value - self.half
 
     @property
     def upper(self) -> float:
+        """The upper end of the interval."""
         return self.value + self.half
 
     def to_dict(self) -> dict:
+        """The value, its interval and level for ``--json``."""
         return {"value": self.value, "ci": [self.lower, self.upper], "half_width": self.half,
                 "conf_level": self.conf_level,
                 "per_replicate": [float(v) for v in self.per_replicate]}

@@ -119,7 +119,6 @@ def cell_layout(plan: Plan, base: xr.Dataset | None = None) -> dict:
 
 def _report_cells(plan: Plan, layout: dict) -> list[tuple[int, ...]]:
     """Index tuples (over the cell dims) of every combination of report points."""
-
     axes: list[Sequence[int]] = []
     for dim, values in zip(layout["dims"], layout["values"], strict=True):
         wanted = plan.report.get(dim)

@@ -175,6 +175,7 @@ def claims_sentence(claims: list[Claim]) -> str:
 
 
 def section_outlook(ctx: MemoContext) -> Section:
+    """The outlook section: the saving and P(beats the API) by demand, and the break-even."""
     ds, d = ctx.ds, ctx.demand
     n = ctx.n
     pp = ds["p_positive"].sel(target="saving>0")

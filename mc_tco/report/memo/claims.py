@@ -93,10 +93,12 @@ class Part:
 
     @property
     def verdict(self) -> str:
+        """The part's verdict from its probability (not evaluated when it is missing)."""
         return NOT_EVALUATED if self.missing else part_verdict(self.p)
 
     @property
     def borderline(self) -> bool:
+        """Whether the part's interval straddles a verdict's threshold."""
         return not self.missing and borderline(self.p, self.lower, self.upper)
 
     def text(self) -> str:
@@ -126,6 +128,7 @@ class Claim:
 
     @property
     def verdict(self) -> str:
+        """The claim's verdict from those of its parts."""
         return claim_verdict([p.verdict for p in self.parts],
                              [p.substantive for p in self.parts])
 

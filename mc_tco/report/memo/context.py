@@ -70,16 +70,19 @@ class MemoContext(MemoBase):
 
     @cached_property
     def book(self) -> Book:
+        """The book the results file was made from (its stored text)."""
         return _loads(self.ds)
 
     @cached_property
     def compare_book(self) -> Book | None:
+        """The compared results' book, or None without ``--compare``."""
         if self.compare is None:
             return None
         return _loads(self.compare)
 
     @cached_property
     def ranking(self) -> Ranking:
+        """The ranking of the inputs at the memo's demand and strategy."""
         return ranking(self.ds, self.demand, self.strategy)
 
     @cached_property
@@ -92,15 +95,18 @@ class MemoContext(MemoBase):
 
     @cached_property
     def claims(self) -> list[Claim]:
+        """The article's claims, evaluated on the results."""
         return evaluate_claims(self.ds)
 
     @cached_property
     def tornado(self) -> xr.Dataset:
+        """The tornado at the memo's demand and strategy."""
         return tornado(self.ds, self.demand, self.strategy, conf_level=self.conf,
                          seed=self.ds.mc_tco.run.seed)
 
     @cached_property
     def report_demands(self) -> list[float]:
+        """The book's report demands that are on the results' grid."""
         report = self.ds.mc_tco.report.get("demand") or []
         grid = self.ds["demand"].values
         pts = [float(d) for d in report if point_index(grid, d) is not None]

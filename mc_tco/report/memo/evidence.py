@@ -30,6 +30,7 @@ from mc_tco.results.points import point_index
 
 
 def section_claims(ctx: MemoContext) -> Section:
+    """The claims section: each of the article's claims, its verdict and evidence."""
     rows = []
     for c in ctx.claims:
         cell = [f"Read as: {c.reading}", *(p.text() for p in c.parts), *c.evidence]
@@ -69,10 +70,12 @@ def heavy_user_note() -> str:
 
 
 def nearest_grid(ds: xr.Dataset, demand: float) -> float:
+    """The grid demand nearest to ``demand``."""
     return nearest_point(ds, demand)
 
 
 def section_assumptions(ctx: MemoContext) -> Section:
+    """The assumptions appendix: every input, its distribution, source and rank."""
     book, r = ctx.book, ctx.ranking
     t = r.table
     rank = {str(i): int(v) for i, v in zip(t["input"].values, t["rank"].values, strict=True)}
@@ -134,6 +137,7 @@ def _listed(names: list[str]) -> str:
 
 
 def section_compare(ctx: MemoContext) -> Section | None:
+    """The comparison with a second book's results (None without ``--compare``)."""
     if ctx.compare is None:
         return None
     ds, other, d, s = ctx.ds, ctx.compare, ctx.demand, ctx.strategy

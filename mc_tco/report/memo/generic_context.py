@@ -75,14 +75,17 @@ class GenericContext(MemoBase):
 
     @property
     def unit(self) -> str:
+        """The target's unit."""
         return str(self.ds[self.target].attrs.get("units", ""))
 
     @property
     def baseline(self) -> str | None:
+        """The model's baseline option, or None."""
         return self.ds.mc_tco.baseline
 
     @property
     def where(self) -> str:
+        """The memo's grid point in words."""
         from mc_tco.report.words.common import point_text
 
         return point_text(self.point, self.ds)
@@ -93,6 +96,7 @@ class GenericContext(MemoBase):
                 **({self.alt: option} if self.alt and option else {})}
 
     def label(self) -> str:
+        """The decision indicator as the memo names it."""
         return f"{self.target} > 0"
 
     def grid_dim(self) -> str | None:

@@ -19,11 +19,15 @@ __all__ = ["Bullets", "Document", "Figure", "Paragraph", "Section", "Table",
 
 @dataclass
 class Paragraph:
+    """A paragraph of Markdown text."""
+
     text: str
 
 
 @dataclass
 class Bullets:
+    """A bulleted list."""
+
     items: list[str]
 
 
@@ -50,6 +54,8 @@ class Figure:
 
 @dataclass
 class Section:
+    """A titled section: its blocks in order."""
+
     title: str
     blocks: list = field(default_factory=list)
     anchor: str = ""
@@ -57,12 +63,15 @@ class Section:
 
 @dataclass
 class Document:
+    """The memo: title, subtitle and sections, rendered to Markdown and HTML."""
+
     title: str
     subtitle: str
     sections: list[Section]
 
     @property
     def figures(self) -> dict[str, bytes]:
+        """The PNG figures of every section, by file name."""
         return {b.name: b.png for s in self.sections for b in s.blocks
                 if isinstance(b, Figure)}
 
