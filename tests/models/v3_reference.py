@@ -280,8 +280,8 @@ def scenario(p: dict, demand: float) -> dict:
     capex = {"api": [0.0] * T, "buy": [cap_b[t] + ssd_b[t] for t in range(T)], "rent": ssd_b,
              "reserved": ssd_r, "owned": ssd_b, "hybrid": [cap_h[t] + ssd_h[t] for t in range(T)]}
     resale = {s: 0.0 for s in STRATEGIES}
-    resale["buy"] = sum(part_b[u] * keep ** ((ex - u) / 12) for u in range(T))
-    resale["hybrid"] = sum(part_h[u] * keep ** ((ex - u) / 12) for u in range(T))
+    resale["buy"] = sum(part_b[u] * keep ** ((ex - u) / 12) for u in range(ex))
+    resale["hybrid"] = sum(part_h[u] * keep ** ((ex - u) / 12) for u in range(ex))
     owned_out = max(nb, default=0.0) * M["P"][0] * p["owned_resale_fraction"] if T else 0.0
     owned_back = owned_out * keep ** (ex / 12)
     A, lump_month = sum(d[:T]), (ex if ex < T else T - 1)
