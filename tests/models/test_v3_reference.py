@@ -1,4 +1,4 @@
-"""The version-3 reference (``v3_reference.py``) pinned against hand calculations.
+"""The version-3 reference (``tests/models/v3_reference/``) pinned against hand calculations.
 
 Most cases start from :func:`base`: a node of 1e9 tokens a month (one GPU of 1e9/730 tokens
 an hour, multiple 1), an API price of 1 USD/Mtok, a 1,000 USD/month engineer, power 100 and
