@@ -266,6 +266,17 @@ def test_taxes_bonus_straight_line_and_gain_on_resale():
     # no capex, no depreciation: rent's tax is 25% of its saving, month by month
     r = ref.scenario(p, 2.5e9)["rent"]
     assert r["tax"] == pytest.approx([0.25 * (2500 - 4000)] * 24)
+    # SSDs: 1 KB a token kept 30.4 days, 1e-9 TB a token: 2.5 TB at 100 USD = 250 in month 0,
+    # straight-line (no bonus) 250/12 a month; cancelled at 6, rent writes off the 125 left (L256):
+    # exit tax 0.25 (0 - 125) = -31.25, a saving
+    q = {**p, "kv_unique_fraction": 1.0, "kv_ttl_days": 30.4, "kv_kb_per_token": 1.0,
+         "ssd_price_per_tb": 100.0, "cancel_month": 6.0, "bonus_depreciation": 0.0}
+    r = ref.scenario(q, 2.5e9)["rent"]
+    assert r["capex"][0] == pytest.approx(250) and sum(r["capex"]) == pytest.approx(250)
+    assert r["dep"] == pytest.approx([250 / 12] * 6 + [0.0] * 18)
+    assert r["book_value"] == pytest.approx(125) and r["tax_exit"] == pytest.approx(-31.25)
+    assert r["npv"] == pytest.approx(sum(r["flow"]) + 31.25)
+    assert r["tax"][0] == pytest.approx(0.25 * (2500 - 4000 - 250 / 12))  # opex excludes SSDs
 
 
 def test_owned_opportunity_cost():
