@@ -479,3 +479,45 @@ def test_cash_by_year_against_the_undiscounted_flows():
             assert sum(api) - sum(o["cash_by_year"]) == pytest.approx(want, rel=1e-9, abs=1e-6)
             assert o["cash_path_nominal"][-1] == pytest.approx(
                 sum(o["flow"]) + o["lump"] - o["owned_out"], rel=1e-9, abs=1e-6)
+
+
+def analyst_points(n: int, seed: int) -> list[dict]:
+    """Version 2's default book with MODEL.md's starting ranges for the new inputs (L360-378;
+    triangular in place of PERT, the stop pricing the risk instead of the premium)."""
+    from tests.models.test_tco import default_book_points
+
+    rng = np.random.default_rng(seed)
+
+    def tri(a, m, b):
+        return float(rng.triangular(a, m, b))
+
+    return [v3(q, throughput_multiple=tri(1.5, 4, 15), work_cache_hit=tri(0.05, 0.1, 0.25),
+               work_output=tri(2, 4, 7), self_cache_hit_ratio=tri(0.5, 0.85, 1),
+               scale_efficiency_single_node=tri(0.4, 0.6, 0.9), utilization=tri(0.6, 0.75, 0.9),
+               peak_to_average=tri(1.2, 1.6, 2.5), peak_hours_share=tri(0.2, 0.3, 0.38),
+               demand_realization=float(np.exp(rng.normal(math.log(0.85), 0.38))),
+               cancel_month=float(rng.exponential(240)), stop_month=float(rng.exponential(240)),
+               regulatory_premium=0.0, spare_fraction=tri(0, 0.1, 0.25),
+               colocation_per_kw_month=tri(130, 180, 250),
+               network_capex_fraction=tri(0.03, 0.07, 0.12), reserved_discount=tri(0.35, 0.5, 0.6),
+               owned_resale_fraction=tri(0.3, 0.5, 0.7), kv_unique_fraction=tri(0.005, 0.02, 0.3),
+               api_price_cut_size=tri(0, 0.3, 0.6), api_price_cut_month=float(rng.uniform(0, 96)),
+               api_offpeak_share=tri(0, 0.15, 0.4), api_offpeak_discount=0.5, tax_rate=0.25)
+            for q in default_book_points(n, seed)]
+
+
+def test_hybrid_is_monotone_in_expectation():
+    """MODEL.md L288-291 on a small sample at 1T tokens/month: a 30% better throughput, a 20%
+    dearer API or a 20% cheaper node does not lower the hybrid's mean npv nor P(npv > 0) by
+    more than a point. (``analyst_points(200, 9)`` at 3e11, 1e12 and 3e12: the mean and P
+    rise in all nine; single cases move the wrong way in 1-3% of them, 2.2% over all, by up
+    to 0.8M USD; MODEL.md's independent implementation: 2.5-4.2%.)"""
+    points = analyst_points(60, seed=9)
+    base_npv = np.array([ref.scenario(p, 1e12)["hybrid"]["npv"] for p in points])
+    for change in ({"throughput_multiple": 1 / 1.3}, {"api_price_level": 1.2},
+                   {"node_price": 0.8}):
+        (key, factor), = change.items()
+        new = np.array([ref.scenario({**p, key: p[key] * factor}, 1e12)["hybrid"]["npv"]
+                        for p in points])
+        assert new.mean() >= base_npv.mean(), key
+        assert (new > 0).mean() >= (base_npv > 0).mean() - 0.01, key
