@@ -61,6 +61,16 @@ def test_base_by_hand():
     assert out["fleet_utilization"] == pytest.approx(2.5 / 3)
 
 
+
+def test_growth_from_the_end_of_the_ramp_and_the_realization():
+    # ramp 3, growth 44% a year, 80% of the plan arrives: D[t] = 0.8 * 1e9 * min(1, (t+1)/3)
+    # * 1.44**(max(0, t + 1 - 3)/12): 1/3, 2/3, 1 (growth starts), then 1.44 at t = 14
+    p = base(horizon_years=2.0, ramp_months=3.0, demand_annual_growth=0.44,
+             demand_realization=0.8)
+    D = ref.scenario(p, 1e9)["M"]["D"]
+    assert D[:3] == pytest.approx([0.8e9 / 3, 1.6e9 / 3, 0.8e9])
+    assert D[8] == pytest.approx(0.8e9 * 1.2) and D[14] == pytest.approx(0.8e9 * 1.44)
+
 def test_the_articles_point():
     p = v3(ARTICLE_POINT)
     out = ref.scenario(p, 4.5e11)

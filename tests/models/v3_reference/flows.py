@@ -61,14 +61,14 @@ def scenario(p: dict, demand: float) -> dict:
     resale = {s: 0.0 for s in STRATEGIES}
     resale["buy"] = sum(part_b[u] * keep ** ((ex - u) / 12) for u in range(ex))
     resale["hybrid"] = sum(part_h[u] * keep ** ((ex - u) / 12) for u in range(ex))
-    owned_out = max(nb, default=0.0) * M["P"][0] * p["owned_resale_fraction"] if T else 0.0
+    owned_out = max(nb) * M["P"][0] * p["owned_resale_fraction"]  # (T >= 1)
     owned_back = owned_out * keep ** (ex / 12)
     A, lump_month = sum(d[:T]), (ex if ex < T else T - 1)
     dD = sum(d[t] * D[t] for t in range(T))
     out = {"M": M, "F": F, "hyb": hyb, "T": T, "exit": ex, "A": A, "api_bill": api,
            "tb_per_token": tbpt, "power": power, "colo": colo}
     for s in STRATEGIES:
-        o = _finance(p, s, M, api, cost[s], capex[s], resale[s], staff)
+        o = _finance(p, s, M, api, cost[s], capex[s], resale[s])
         if s == "owned":
             o["lump"] += owned_back
             o["owned_out"], o["owned_back"] = owned_out, owned_back
@@ -116,7 +116,7 @@ def scenario(p: dict, demand: float) -> dict:
 
 
 def _finance(p: dict, s: str, M: dict, api: list, cost: list, capex: list, resale: float,
-             staff: list) -> dict:
+             ) -> dict:
     """Taxes of strategy ``s`` relative to the API (L247-257) and its lump at exit."""
     T, ex, rate = M["T"], M["exit"], p["tax_rate"]
     life, bonus = 12 * p["tax_depreciation_years"], p["bonus_depreciation"]
