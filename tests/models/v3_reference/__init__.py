@@ -26,7 +26,8 @@ Ambiguities (the choices this reference makes; the kernels are to follow them):
 
 1. Tolerant rounding (L194-195) is applied to every ceil: ``k`` (L192's own tolerance),
    ``ceil(spare_fraction * k)``, the events ``ceil(cancel_month)``, ``ceil(stop_month)``
-   and the first term ``ceil(setup_months)``. An infinite event month is "never".
+   and the first term ``ceil(setup_months)``. An infinite event month is "never". The price
+   cut compares ``t >= api_price_cut_month`` as L174 writes it, without tolerance.
 2. ``need[t]`` (and so reserved's sizing, L198) is computed from ``D[t]``, which includes
    ``alive`` but not ``self``: a term holding a stop month is sized on the demand after the
    stop too (the plan made at the term's start), one holding a cancel month only on the
@@ -81,6 +82,12 @@ Ambiguities (the choices this reference makes; the kernels are to follow them):
     without nodes get 0.
 18. Tax losses are used in full the month they arise (L253: "or saves, when negative"): the
     company has other profits to offset them.
+19. ``cash_by_year`` is listed as (sample, year, strategy) in L306, but it depends on the
+    demand: this reference gives it per demand; the kernels should give it at the cash
+    demands, as ``cash_path`` (sample, cash_demand, year, strategy).
+20. Seems wrong, followed as written: ``margin_n`` charges ``staff*[n > 0]`` also once the
+    hybrid owns nodes, when the staff is sunk, so it is slow to add nodes later (a running
+    maximum never sells, so the error only delays growth).
 """
 
 from .flows import IRR_RANGE, breakeven, irr, scenario
