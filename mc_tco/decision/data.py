@@ -299,7 +299,7 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str,
     focus = ds.mc_tco.focus
     unknown = [k for k in at if k not in da.dims]
     if unknown:
-        dims = [d for d in da.dims if d not in ("sample", alternatives)]
+        dims = [str(d) for d in da.dims if d not in ("sample", alternatives)]
         raise OptionError(
             f"{where}: --at {unknown[0]}: '{da.name}' has no dim '{unknown[0]}'"
             + (f"; its grid dims are {', '.join(dims)}" if dims else "; it has no grid dims")
@@ -324,7 +324,7 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str,
                 f"{where}: '{da.name}' varies along '{dim}'; choose a point with {flag}"
             )
         if np.issubdtype(coord.dtype, np.number):
-            point[dim] = _nearest(coord, value, dim, flag, ds, where)
+            point[dim] = _nearest(coord, value, str(dim), flag, ds, where)
         else:
             labels = [str(c) for c in coord]
             if str(value) not in labels:

@@ -142,7 +142,9 @@ def discover(
     out = Discovery(data, option, wins, n, min_cases=min_cases, conf_level=conf,
                     min_coverage=min_coverage)
     rep = None
-    if replicates == "auto":
+    if isinstance(replicates, str):
+        if replicates != "auto":
+            raise ValueError(f"replicates: {replicates!r}: expected an int, 'auto' or None")
         from mc_tco.decision.information import file_replicates
 
         replicates = file_replicates(ds)

@@ -158,7 +158,7 @@ def family_rows(ds: xr.Dataset, target: str | None = None,
 
 def _breakeven(ds: xr.Dataset) -> tuple[BreakevenRow, ...]:
     """The book and the all-at-once variants of every per-sample output of the check."""
-    names = [k[len("family_check_"):-len("_quantile")] for k in ds.data_vars
+    names = [k[len("family_check_"):-len("_quantile")] for k in map(str, ds.data_vars)
              if k.startswith("family_check_") and k.endswith("_quantile")]
     keep = [i for i, v in enumerate(ds["family_variant_input"].values) if v in ("", "all")]
     out = []
@@ -169,9 +169,9 @@ def _breakeven(ds: xr.Dataset) -> tuple[BreakevenRow, ...]:
             qs, ns = _sel_point(q, point), _sel_point(never, point)
             for i in keep:
                 qq = qs.isel(family_variant=i)
+                q05, q50, q95 = (float(qq.sel(quantile=x)) for x in (0.05, 0.5, 0.95))
                 out.append(BreakevenRow(
-                    name, point, str(ds["family_variant"].values[i]),
-                    *(float(qq.sel(quantile=x)) for x in (0.05, 0.5, 0.95)),
+                    name, point, str(ds["family_variant"].values[i]), q05, q50, q95,
                     never=float(ns.isel(family_variant=i)), unit=q.attrs.get("units", "")))
     return tuple(out)
 

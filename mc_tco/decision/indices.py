@@ -8,6 +8,7 @@ or the monthly saving itself) follows :func:`ranking`'s rule.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import xarray as xr
@@ -39,7 +40,7 @@ def rank_intervals(st: np.ndarray, conf: np.ndarray):
     st = np.nan_to_num(np.asarray(st, dtype=float), nan=-np.inf)
     conf = np.nan_to_num(np.asarray(conf, dtype=float), nan=0.0)
     lo, hi = st - conf, st + conf
-    order = rank_order(st)
+    order: np.ndarray | list[int] = rank_order(st)
     rank = np.empty(st.size, dtype=int)
     rank[order] = np.arange(1, st.size + 1)
     best = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
@@ -137,7 +138,8 @@ def indicator_rankable(ds: xr.Dataset, strategies, min_events: int = MIN_EVENTS
     losing scenarios, per demand and strategy (its Sobol' indices are ranked only then)."""
     wins = (ds["saving"].sel(strategy=list(strategies)) > 0).sum("sample")
     n = ds.sizes["sample"]
-    return np.minimum(wins, n - wins) >= min_events
+    # a DataArray: numpy's stubs do not know xarray's __array_ufunc__
+    return cast(xr.DataArray, np.minimum(wins, n - wins)) >= min_events
 
 
 def sobol_by_demand(ds: xr.Dataset, strategy: str) -> xr.Dataset:
@@ -155,7 +157,8 @@ def sobol_by_demand(ds: xr.Dataset, strategy: str) -> xr.Dataset:
     st_s = ds["ST"].sel(target="saving", strategy=strategy)
     st_i = ds["ST"].sel(target="saving>0", strategy=strategy)
     st_i = st_i.where(~indicator_by_demand(ds, strategy)["rare"])
-    ranked = int(np.isfinite(st_i).any("input").sum())
+    # a DataArray: numpy's stubs do not know xarray's __array_ufunc__
+    ranked = int(cast(xr.DataArray, np.isfinite(st_i)).any("input").sum())
     return xr.Dataset({"ST_saving": st_s.drop_vars("target"),
                        "ST_indicator": st_i.drop_vars("target"), "ranked": ranked},
                       attrs={"units": "1"})
@@ -178,7 +181,8 @@ def shapley_leaders(ds: xr.Dataset, demand: float, strategy: str, target: str,
     sel = {"target": target, **at}
     sh = ds["shapley"].sel(sel)
     half = ds["shapley_conf"].sel(sel)
-    order = rank_order(sh.values, top=top) if np.isfinite(sh.values).any() else []
+    order: np.ndarray | list[int] = (rank_order(sh.values, top=top)
+                                     if np.isfinite(sh.values).any() else [])
     names = sh["input"].values[order]
     return xr.Dataset({"shapley": ("input", sh.values[order]),
                        "shapley_conf": ("input", half.values[order])},

@@ -169,12 +169,14 @@ def value_of_information(
     nb = data.net_benefit
     value, se = evpi(nb)
     expected = dict(zip(data.options, map(float, nb.mean(axis=0)), strict=True))
-    best = max(expected, key=expected.get)
+    best = max(expected, key=expected.__getitem__)
     if conf_level is None:
         conf_level = ds.mc_tco.run.conf_level
     out = VoiResult(data, value, se, expected, best, conf_level=conf_level)
     rep = None
-    if replicates == "auto":
+    if isinstance(replicates, str):
+        if replicates != "auto":
+            raise ValueError(f"replicates: {replicates!r}: expected an int, 'auto' or None")
         replicates = file_replicates(ds)
     if replicates:
         sample = ds["sample"].values if "sample" in ds.coords else np.arange(data.n)
@@ -187,7 +189,7 @@ def value_of_information(
         v, s, method = evppi(data.x[:, j], nb, draws=draws, rng=rng)
         out.evppi[name] = (v, s)
         out.methods[name] = method
-        if rep is not None:
+        if rep is not None and replicates:  # rep is set only with replicates
             out.evppi_rqmc[name] = evppi_replicates(data.x[:, j], nb, rep, replicates,
                                                     conf_level, value=v)
     if groups is None:
@@ -206,7 +208,7 @@ def value_of_information(
         out.evppi_groups[gname] = (v, s)
         out.group_members[gname] = members
         out.methods[f"group:{gname}"] = method
-        if rep is not None:
+        if rep is not None and replicates:
             out.evppi_groups_rqmc[gname] = evppi_replicates(data.x[:, cols], nb, rep,
                                                             replicates, conf_level, value=v)
     if rep is not None:
@@ -313,9 +315,9 @@ def evpi_along(
         values.append(v)
         ses.append(s)
         bests.append(data.options[int(np.argmax(nb.mean(axis=0)))])
-    cis = np.array(cis)
-    extra = ({"evpi_lower": (dim, cis[:, 0]), "evpi_upper": (dim, cis[:, 1])}
-             if cis.size else {})
+    ci = np.array(cis)
+    extra = ({"evpi_lower": (dim, ci[:, 0]), "evpi_upper": (dim, ci[:, 1])}
+             if ci.size else {})
     return xr.DataArray(
         np.array(values),
         dims=dim,
@@ -351,7 +353,7 @@ def evpi_half_width(curve: xr.DataArray, conf_level: float = 0.95) -> xr.DataArr
         rq = (curve["evpi_upper"].values - curve["evpi_lower"].values) / 2
         half = np.where(np.isfinite(rq), rq, half)
     dim = curve.dims[0]
-    return xr.DataArray(half, dims=dim, coords={dim: curve[dim].values}, name="evpi_half",
+    return xr.DataArray(half, dims=(dim,), coords={dim: curve[dim].values}, name="evpi_half",
                         attrs={"units": curve.attrs.get("units", "")})
 
 

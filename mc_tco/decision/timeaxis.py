@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import xarray as xr
@@ -106,7 +107,9 @@ def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
                else Estimate(math.nan, math.nan, math.nan))
     return TimeNumbers(
         strategy, float(demand), horizon,
-        median_ci(ds, pay), share_ci(ds, np.isinf(pay)), median_ci(ds, peak),
+        median_ci(ds, pay),
+        # a DataArray: numpy's stubs do not know xarray's __array_ufunc__
+        share_ci(ds, cast(xr.DataArray, np.isinf(pay))), median_ci(ds, peak),
         (float(spread[0]), float(spread[1])), irr_est, defined,
     )
 

@@ -176,3 +176,9 @@ def test_discover_with_replicates_gives_share_intervals(article_run):
         lo, hi = shares[name]["ci"]
         assert 0 <= lo <= shares[name]["value"] <= hi <= 1
     assert "shares_rqmc" in box.to_dict()
+
+
+def test_discover_replicates_other_than_an_int_auto_or_none_is_an_error(article_run):
+    # found by mypy (issue 22 item 9): a string other than "auto" reached replicate_of
+    with pytest.raises(ValueError, match="expected an int, 'auto' or None"):
+        discover(article_run, at={"demand": 3e12}, replicates="8")

@@ -189,3 +189,9 @@ def test_value_of_information_with_replicates(article_run):
     assert "evppi_rqmc" in voi.to_dict()
     da = evpi_by_demand(article_run, replicates=8)
     assert (da["evpi_lower"] <= da).all() and (da <= da["evpi_upper"]).all()
+
+
+def test_replicates_other_than_an_int_auto_or_none_is_an_error(default_run):
+    # found by mypy (issue 22 item 9): a string other than "auto" reached replicate_of
+    with pytest.raises(ValueError, match="expected an int, 'auto' or None"):
+        value_of_information(default_run, at={"demand": 3e12}, replicates="8")

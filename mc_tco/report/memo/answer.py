@@ -19,7 +19,7 @@ from mc_tco.report.memo.context import (
     MemoContext,
 )
 from mc_tco.report.memo.fmt import money, prob_ci, share_of, tokens, users
-from mc_tco.report.memo.render import Figure, Paragraph, Section
+from mc_tco.report.memo.render import Block, Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
 
@@ -29,7 +29,8 @@ ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent th
 SUBJECT = VERB  # the strategy as the subject of a sentence
 
 
-def cheapest_shares(ds: xr.Dataset, demand: float):
+def cheapest_shares(ds: xr.Dataset, demand: float
+                    ) -> dict[str, tuple[float, float, float]]:
     """Share of scenarios in which each of :data:`~mc_tco.decision.tco_data.CHOICES` (api,
     buy, rent, hybrid) is the cheapest at ``demand``, with its interval.
 
@@ -37,9 +38,11 @@ def cheapest_shares(ds: xr.Dataset, demand: float):
     computed by :func:`mc_tco.decision.shares.cheapest_shares`.
     """
     sh = shares.cheapest_shares(ds, demand, CHOICES)
-    return {str(s): (float(sh["share"].sel(strategy=s)),
-                     *(float(v) for v in sh["share_ci"].sel(strategy=s).values))
-            for s in sh["strategy"].values}
+    out = {}
+    for s in sh["strategy"].values:
+        lo, hi = (float(v) for v in sh["share_ci"].sel(strategy=s).values)
+        out[str(s)] = (float(sh["share"].sel(strategy=s)), lo, hi)
+    return out
 
 
 def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
@@ -126,25 +129,26 @@ def answer_blocks(ctx: MemoContext) -> list:
     band = breakeven.breakeven_band(ds, s)
     q05, q50, q95 = band.q05, band.median, band.q95
     never = ds["breakeven_demand_p_never"].sel(strategy=s)
-    never_ci = ds["breakeven_demand_p_never_ci"].sel(strategy=s).values
+    never_lo, never_hi = ds["breakeven_demand_p_never_ci"].sel(strategy=s).values
     med = "never (more than half of the scenarios never break even)" if math.isinf(q50) \
         else tokens(q50) + " tokens/month"
     be_text = (f"The demand at which {VERB[s]} breaks even has a median of {med}; 90% of "
                f"scenarios lie between {tokens(q05)} and {tokens(q95)}. It never breaks even, "
-               f"at any demand, in {prob_ci(float(never), *never_ci, ctx.conf)} of scenarios.")
+               f"at any demand, in {prob_ci(float(never), never_lo, never_hi, ctx.conf)} of "
+               "scenarios.")
     rent_never = float(ds["breakeven_demand_p_never"].sel(strategy="rent"))
-    rent_ci = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
+    rent_lo, rent_hi = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
     rent_text = (f"Renting never breaks even in "
-                 f"{prob_ci(rent_never, *rent_ci, ctx.conf)} of scenarios.")
+                 f"{prob_ci(rent_never, rent_lo, rent_hi, ctx.conf)} of scenarios.")
     note = nonmonotone_note(ds, d, s)
     blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
     lo, mid, hi = costs.saving_band(ds, d, s)
     sign = "costs more than" if mid < 0 else "saves against"
-    lo, mid, hi = (money(v, "/month", digits=3) for v in (lo, mid, hi))
+    lo_t, mid_t, hi_t = (money(v, "/month", digits=3) for v in (lo, mid, hi))
     blocks.append(Paragraph(
-        f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {mid} "
-        f"(it {sign} the API); 90% of scenarios lie between {lo} and {hi}. "
+        f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {mid_t} "
+        f"(it {sign} the API); 90% of scenarios lie between {lo_t} and {hi_t}. "
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
     blocks.append(Paragraph(claims_sentence(ctx.claims)))
@@ -181,7 +185,7 @@ def section_outlook(ctx: MemoContext) -> Section:
     pp = ds["p_positive"].sel(target="saving>0")
     ci = ds["p_positive_ci"].sel(target="saving>0")
     quant = ds["target_quantile"].sel(target="saving")
-    blocks = [
+    blocks: list[Block] = [
         Figure("fan_chart", F.to_png(F.fan_chart(quant, demand=d)),
                "Monthly saving against the API, by demand",
                "Per strategy: the median, 25-75% and 5-95% of scenarios. Above the zero line "

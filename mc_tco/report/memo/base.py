@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import xarray as xr
 
     from mc_tco.report.memo.render import Section
 
-__all__ = ["MemoBase", "SectionFn", "run_sections"]
+__all__ = ["MemoBase", "PointMemo", "SectionFn", "run_sections"]
 
 #: a section of a memo: the context in, the section (or None to leave it out) out
 SectionFn = Callable[[Any], "Section | None"]
@@ -76,6 +76,29 @@ class MemoBase:
     def level(self) -> str:
         """The run's interval level as people read it, e.g. '95%'."""
         return f"{self.ds.mc_tco.conf_level:.0%}"
+
+
+class PointMemo(Protocol):
+    """What the sections written once for every memo read (:mod:`mc_tco.report.memo.shared`):
+    a :class:`MemoBase` whose subclass names ``target``, ``option`` and ``point`` (the
+    static type of what this module's docstring describes)."""
+
+    @property
+    def ds(self) -> xr.Dataset: ...  # noqa: D102
+    @property
+    def command(self) -> str: ...  # noqa: D102
+    @property
+    def paths(self) -> dict: ...  # noqa: D102
+    @property
+    def created(self) -> str: ...  # noqa: D102
+    @property
+    def level(self) -> str: ...  # noqa: D102
+    @property
+    def target(self) -> str: ...  # noqa: D102
+    @property
+    def option(self) -> str | None: ...  # noqa: D102
+    @property
+    def point(self) -> dict: ...  # noqa: D102
 
 
 def run_sections(ctx: MemoBase, sections: Sequence[SectionFn],

@@ -135,7 +135,7 @@ class Claim:
 
 def _part(statement: str, share: Share, substantive: bool = False) -> Part:
     """A part of a claim: its statement and the share of scenarios where it is true."""
-    return Part(statement, *share, substantive)
+    return Part(statement, share.p, share.lower, share.upper, share.k, share.n, substantive)
 
 
 def _not_on_grid(statement: str, demand: float) -> Part:
@@ -231,7 +231,9 @@ def evaluate_claims(ds) -> list[Claim]:
 
     parts, ev = _at_both(points, "ssd_under_10", "ssd_ratio", "under 10%")
     if c.at_users.grid_demand is not None:
-        ev[0] += f", for {_q(c.at_users.storage_tb, lambda v: f'{v:,.0f} TB')}"
+        tb = c.at_users.storage_tb
+        assert tb is not None  # read at the few-hundred-users demand whenever it is on the grid
+        ev[0] += f", for {_q(tb, lambda v: f'{v:,.0f} TB')}"
     claims.append(Claim(
         4,
         "KV cache SSDs are a rounding error.",

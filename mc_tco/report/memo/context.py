@@ -114,7 +114,8 @@ class MemoContext(MemoBase):
             pts = sorted([*pts, self.demand])
         return pts
 
-    def p(self, strategy: str, demand: float, ds: xr.Dataset | None = None):
+    def p(self, strategy: str, demand: float, ds: xr.Dataset | None = None
+          ) -> tuple[float, float, float, int]:
         """P(strategy beats the API) at ``demand``: ``(p, lower, upper, wins)``."""
         ds = self.ds if ds is None else ds
         sel = {"target": "saving>0", "strategy": strategy}

@@ -20,7 +20,7 @@ from mc_tco.report.memo.context import (
 )
 from mc_tco.report.memo.fmt import money, prob, tokens
 from mc_tco.report.memo.labels import plain
-from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 
 
 def section_sobol(ctx: MemoContext) -> Section:
@@ -33,7 +33,7 @@ def section_sobol(ctx: MemoContext) -> Section:
     heat = sobol_by_demand(ds, s)
     st_s, st_i = heat["ST_saving"], heat["ST_indicator"]
     ranked_cols = int(heat["ranked"])
-    blocks = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
+    blocks: list[Block] = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
                                  + dependence_sentences(ctx)))]
     rows = []
     t = r.table
@@ -99,7 +99,7 @@ def section_drivers(ctx: MemoContext) -> Section:
     lo, hi = sw["swing_ci"].values
     swing = float(sw["swing"])
     direction = "raises" if swing > 0 else "lowers"
-    blocks = [Paragraph(
+    blocks: list[Block] = [Paragraph(
         f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
         f"is the {labels[top]}; from its low to its high end it {direction} the median "
         f"saving of {VERB[s]} by {money(abs(12 * swing), ' a year', digits=3)}. The chart "

@@ -25,7 +25,7 @@ from mc_tco.report.memo.context import (
 )
 from mc_tco.report.memo.fmt import prob, prob_ci, tokens, users
 from mc_tco.report.memo.labels import plain
-from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 from mc_tco.results.points import point_index
 
 
@@ -35,7 +35,7 @@ def section_claims(ctx: MemoContext) -> Section:
     for c in ctx.claims:
         cell = [f"Read as: {c.reading}", *(p.text() for p in c.parts), *c.evidence]
         rows.append([str(c.number), f"\"{c.quote}\"", cell, f"**{c.verdict}**"])
-    blocks = [
+    blocks: list[Block] = [
         Table(["#", "the article says", "what this book's scenarios say (share of scenarios "
                f"where it is true; in brackets its {ctx.level} Monte Carlo interval where it "
                "crosses a verdict's threshold; full precision in claims.csv)", "verdict"],
@@ -142,6 +142,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
         return None
     ds, other, d, s = ctx.ds, ctx.compare, ctx.demand, ctx.strategy
     book, obook = ctx.book, ctx.compare_book
+    assert obook is not None  # set with ctx.compare
     mine = {i.name for i in book.uncertain}
     theirs = {i.name for i in obook.uncertain}
     added = [i.name for i in book.uncertain if i.name not in theirs]
@@ -152,10 +153,10 @@ def section_compare(ctx: MemoContext) -> Section | None:
     d_other = grid_point(other, d, "--demand (in the --compare results)")
     p_me = ctx.p(s, d)[:3]
     p_ot = ctx.p(s, d_other, other)[:3]
-    never_me = (float(ds["breakeven_demand_p_never"].sel(strategy=s)),
-                *ds["breakeven_demand_p_never_ci"].sel(strategy=s).values)
-    never_ot = (float(other["breakeven_demand_p_never"].sel(strategy=s)),
-                *other["breakeven_demand_p_never_ci"].sel(strategy=s).values)
+    lo, hi = ds["breakeven_demand_p_never_ci"].sel(strategy=s).values
+    never_me = (float(ds["breakeven_demand_p_never"].sel(strategy=s)), lo, hi)
+    lo, hi = other["breakeven_demand_p_never_ci"].sel(strategy=s).values
+    never_ot = (float(other["breakeven_demand_p_never"].sel(strategy=s)), lo, hi)
     text = [
         f"This book (**{name}**) is set beside **{oname}** "
         f"(`{other.mc_tco.run.book_path}`). It makes {len(added)} input"
@@ -201,7 +202,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
     else:
         text.append(f"The two rankings below rank different targets ({_target_words(r_me)} "
                     f"here, {_target_words(r_ot)} there), by the rule of the section above.")
-    blocks = [Paragraph(" ".join(text))]
+    blocks: list[Block] = [Paragraph(" ".join(text))]
     rows = []
     for strat in STRATEGIES:
         for label, dd in ((name, ds), (oname, other)):

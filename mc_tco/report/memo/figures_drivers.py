@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import xarray as xr
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
@@ -103,6 +104,7 @@ def sobol_heatmap(
                 ax.axhline(i, color="white", lw=2)
             prev = name
     _group_strip(strip, order, [groups.get(n, "") for n in order])
+    assert mesh is not None  # set by the loop over the two panels
     cb = fig.colorbar(mesh, ax=[ax1, ax2], shrink=0.8, pad=0.01)
     cb.set_label("total Sobol' index ST (share of variance)")
     fig.suptitle("Which inputs drive the outcome, by demand (hatched grey: not ranked, too "
@@ -265,7 +267,8 @@ def compare_figure(
         a.set_ylim(-2, 102)
     ax.set_ylabel("P(strategy beats the API) (%)")
     ax.set_title("Share of scenarios cheaper than the API, per book", fontsize=10)
-    handles = [Patch(color=BAND_COLOR, alpha=0.35, label="article's break-even band")]
+    handles: list[Artist] = [Patch(color=BAND_COLOR, alpha=0.35,
+                                   label="article's break-even band")]
     handles += [Line2D([], [], color=COLORS[s], lw=2, label=LABELS[s]) for s in strategies]
     handles += [Line2D([], [], color="#444444", ls=ls, lw=2, label=label)
                 for (label, *_), ls in zip(books, styles, strict=False)]

@@ -12,9 +12,15 @@ from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.fmt import pct_range
 from mc_tco.report.memo.generic_context import BANDS, GenericContext, in_unit, mean_of, p_of
 from mc_tco.report.memo.generic_figures import bands_figure, p_positive_figure
-from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 
 __all__ = ["answer_blocks", "section_bands"]
+
+
+def _each_option(ctx: GenericContext) -> list[str | None]:
+    """The alternatives, or [None] for a model without them."""
+    options: list[str | None] = [*ctx.options]
+    return options or [None]
 
 
 def answer_blocks(ctx: GenericContext) -> list:
@@ -22,7 +28,7 @@ def answer_blocks(ctx: GenericContext) -> list:
     P(target > 0) for each alternative at the point, and the best on average."""
     u = ctx.unit
     rows = []
-    for opt in ctx.options or [None]:
+    for opt in _each_option(ctx):
         p, lo, hi = p_of(ctx, opt)
         m, mlo, mhi = mean_of(ctx, opt)
         mean = in_unit(m, u) + (f" ({in_unit(mlo, u)} to {in_unit(mhi, u)})" if np.isfinite(mlo)
@@ -48,7 +54,7 @@ def answer_blocks(ctx: GenericContext) -> list:
             f"better than {ctx.baseline}."))
     for t in ctx.targets[1:]:
         sub = ctx.for_target(t)
-        cells = [[o or t, pct_range(*p_of(sub, o))] for o in sub.options or [None]]
+        cells = [[o or t, pct_range(*p_of(sub, o))] for o in _each_option(sub)]
         blocks.append(Table(["alternative" if sub.alt else "output", f"P({t} > 0)"], cells,
                             "lr", f"The book's other target {t}"
                             + (f", at {sub.where}." if sub.where else ".")))
@@ -94,7 +100,7 @@ def section_bands(ctx: GenericContext) -> Section:
     u = ctx.unit
     table, q = _bands_table(ctx)
     unit = f", {u}" if u and u != "1" else ""
-    blocks = [
+    blocks: list[Block] = [
         Paragraph(f"How far {ctx.target} spreads over the scenarios{unit}: the middle 90% "
                   "lies between the 5% and the 95% quantile. This spread comes from the "
                   "inputs' ranges; the brackets hold each quantile's "
@@ -126,8 +132,8 @@ def _bands_table(ctx: GenericContext) -> tuple[Table, xr.DataArray]:
     ci = (ctx.ds["target_quantile_ci"].sel(target=ctx.target, **ctx.at())
           if "target_quantile_ci" in ctx.ds else None)
     rows = []
-    for opt in ctx.options or [None]:
-        sel = {ctx.alt: opt} if opt is not None else {}
+    for opt in _each_option(ctx):
+        sel: dict = {ctx.alt: opt} if opt is not None else {}
         cells = []
         for lv in BANDS:
             v = float(q.sel(quantile=lv, **sel))

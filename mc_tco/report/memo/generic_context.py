@@ -104,7 +104,7 @@ class GenericContext(MemoBase):
         x axis), if any."""
         dims = [d for d in self.ds[self.target].dims if d not in ("sample", self.alt)
                 and self.ds.sizes[d] > 1 and np.issubdtype(self.ds[d].dtype, np.number)]
-        return dims[0] if dims else None
+        return str(dims[0]) if dims else None
 
     def for_target(self, target: str) -> GenericContext:
         """The same point for another target (its own dims, its own best alternative)."""
@@ -148,8 +148,8 @@ def _context(ds: xr.Dataset, target: str, at: dict | None, where: str, *, comman
     alt = alt if alt in da.dims else None
     focus = ds.mc_tco.focus
     at = dict(at or {})
-    chosen = []
-    for dim in da.dims:
+    chosen: list[str] = []
+    for dim in map(str, da.dims):
         if dim in ("sample", alt) or dim in at:
             continue
         if dim in focus:
@@ -169,8 +169,9 @@ def _context(ds: xr.Dataset, target: str, at: dict | None, where: str, *, comman
                                    if d in ds["target_mean"].dims and d not in point})
     ctx = GenericContext(ds, target=target, alt=alt, options=options, point=point,
                          chosen=chosen, option=None, command=command, paths=paths,
-                         targets=list(targets), broadcast=broadcast,
-                         **({"created": created} if created else {}))
+                         targets=list(targets), broadcast=broadcast)
+    if created:
+        ctx.created = created
     ctx.option = _explained(ctx, focus)
     return ctx
 

@@ -9,7 +9,7 @@ from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.fmt import pct_range
 from mc_tco.report.memo.generic_context import BANDS, GenericContext, in_unit
 from mc_tco.report.memo.generic_figures import evpi_along_figure
-from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 from mc_tco.report.memo.shared import decision_section
 
 __all__ = ["section_distributions", "section_voi"]
@@ -28,7 +28,7 @@ def section_voi(ctx: GenericContext) -> Section:
     sec = decision_section("What is it worth to know more before deciding?",
                            "value-of-information", make)
     dim = ctx.grid_dim()
-    if dim and not sec.blocks[0].text.startswith("Not computed"):
+    if dim and not _not_computed(sec):
         sec.blocks += _evpi_along(ctx, dim)
     return sec
 
@@ -66,6 +66,7 @@ def _evpi_along(ctx: GenericContext, dim: str) -> list:
         text += (f"is the same at every {dim}: {in_unit(y[hi], u)} ({dim} does not change what "
                  f"is at stake in the choice of {ctx.target}).")
     else:
+        assert lo is not None  # None only with highest (CurveExtremes)
         text += (f"is largest at {at(hi)}: {val(hi)} ({curve['best_option'].values[hi]} "
                  f"best on average there), and smallest at {at(lo)}: {val(lo)}. It is largest "
                  "where more is at stake, or where the alternatives are close on average "
@@ -81,7 +82,7 @@ def section_distributions(ctx: GenericContext) -> Section | None:
     names = [d for d in ctx.ds.mc_tco.distributions if f"{d}_quantile" in ctx.ds]
     if not names:
         return None
-    blocks = []
+    blocks: list[Block] = []
     for d in names:
         q = ctx.ds[f"{d}_quantile"]
         sel = {k: v for k, v in ctx.at(ctx.option).items() if k in q.dims}
@@ -102,10 +103,17 @@ def section_distributions(ctx: GenericContext) -> Section | None:
                     pn, pci = pn.sel({others[0]: name}), pci.sel({others[0]: name})
                 row.append(pct_range(float(pn), *(float(v) for v in pci.values)))
             rows.append(row)
-        header = [others[0] if others else "output", *[f"{lv:.0%}" for lv in BANDS]]
+        header = [str(others[0]) if others else "output", *[f"{lv:.0%}" for lv in BANDS]]
         if f"{d}_p_never" in ctx.ds:
             header.append("P(never)")
         blocks += [Paragraph(f"Quantiles of **{d}**{' (' + u + ')' if u else ''}, which the "
                              "model declares as a distribution (inf: never)."),
                    Table(header, rows, "l" + "r" * (len(header) - 1))]
     return Section("The model's distributions", blocks, "distributions")
+
+
+def _not_computed(sec: Section) -> bool:
+    """Whether ``sec`` (of :func:`~mc_tco.report.memo.shared.decision_section`) says its
+    numbers could not be computed."""
+    first = sec.blocks[0]
+    return isinstance(first, Paragraph) and first.text.startswith("Not computed")

@@ -21,7 +21,7 @@ import xarray as xr
 from mc_tco.report.fmt import fmt_pct
 from mc_tco.report.memo.fmt import pct_range
 from mc_tco.report.memo.generic_context import GenericContext
-from mc_tco.report.memo.render import Paragraph, Table
+from mc_tco.report.memo.render import Block, Paragraph, Table
 
 __all__ = ["family_blocks", "family_numbers"]
 
@@ -136,7 +136,7 @@ def family_blocks(ctx: GenericContext) -> list | None:
                 "unbounded distribution" if unchanged else "")
              + (f"; at {ctx.where}" if ctx.where else "") + ".")
     rows = _rows(ctx)
-    blocks = [Paragraph(intro + " " + _verdict(ctx, rows))]
+    blocks: list[Block] = [Paragraph(intro + " " + _verdict(ctx, rows))]
     body, fallback = [], False
     for opt, r in rows:
         num = family_numbers(ctx, opt)

@@ -10,7 +10,7 @@ import xarray as xr
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.generic_context import GenericContext, pm
 from mc_tco.report.memo.generic_figures import tornado_generic_figure
-from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 
 __all__ = ["ranking_table", "section_ranking"]
 
@@ -93,7 +93,7 @@ def section_ranking(ctx: GenericContext) -> Section:
     from mc_tco.decision.tornado import tornado_swing
 
     words, table, r, y = ranking_table(ctx)
-    blocks = [words, table]
+    blocks: list[Block] = [words, table]
     x = ctx.ds["input_value"].transpose("sample", "input").values
     sw = tornado_swing(y, x, ctx.ds["input"].values, conf_level=ctx.ds.mc_tco.conf_level,
                        units=ctx.unit)

@@ -166,6 +166,7 @@ def prim_trigger(ds: xr.Dataset, demand: float, strategy: str) -> str:
         elif lo is not None:
             parts.append(f"{plain(name)} above {_bound(ds, name, lo)}")
         else:
+            assert hi is not None  # a restricted input has a finite side (Box.rules)
             parts.append(f"{plain(name)} below {_bound(ds, name, hi)}")
     if not parts:
         return ""

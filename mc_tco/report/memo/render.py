@@ -13,7 +13,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Bullets", "Document", "Figure", "Paragraph", "Section", "Table",
+__all__ = ["Block", "Bullets", "Document", "Figure", "Paragraph", "Section", "Table",
            "markdown_section", "to_html", "to_markdown"]
 
 
@@ -52,12 +52,16 @@ class Figure:
     caption: str
 
 
+#: what a section holds
+Block = Paragraph | Bullets | Table | Figure
+
+
 @dataclass
 class Section:
     """A titled section: its blocks in order."""
 
     title: str
-    blocks: list = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     anchor: str = ""
 
 
@@ -76,14 +80,16 @@ class Document:
                 if isinstance(b, Figure)}
 
 
-def markdown_section(md: str, anchor: str, extra_blocks: list | None = None) -> Section:
+def markdown_section(md: str, anchor: str, extra_blocks: list[Block] | None = None
+                     ) -> Section:
     """A :class:`Section` from Markdown text: a ``## title`` line, then paragraphs,
     ``- `` bullet lists and pipe tables separated by blank lines (what
     :mod:`mc_tco.report.words` writes)."""
     lines = md.strip().splitlines()
     title = lines[0].lstrip("#").strip() if lines and lines[0].startswith("#") else anchor
     body = lines[1:] if lines and lines[0].startswith("#") else lines
-    blocks, chunk = [], []
+    blocks: list[Block] = []
+    chunk: list[str] = []
     for line in [*body, ""]:
         if line.strip():
             chunk.append(line.strip())

@@ -101,7 +101,7 @@ def section_time(ctx: MemoContext) -> Section:
     return time_section(ctx)
 
 
-def section_family(ctx: MemoContext) -> Section:
+def section_family(ctx: MemoContext) -> Section | None:
     """Does the answer depend on the shape of the distributions? (issue 7) The family
     check over the whole grid, its flips said of the decision's point only."""
     from mc_tco.report.memo.answer import decision_strategy

@@ -13,7 +13,7 @@ from mc_tco.decision.timeaxis import TimeNumbers, cash_bands, payback_shares, ti
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.figures_time import cash_fan_figure, payback_figure
 from mc_tco.report.memo.fmt import money, prob, tokens
-from mc_tco.report.memo.render import Figure, Paragraph, Section, Table
+from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 from mc_tco.results.points import nearest_point, point_index, scale_of
 
 __all__ = ["months_text", "time_section"]
@@ -69,7 +69,7 @@ def time_section(ctx) -> Section:
     cd = ds["cash_demand"].values
     cash_d = nearest_point(cd, d, scale_of("cash_demand"))
     nums = {s: time_numbers(ds, d, s) for s in TIME_STRATEGIES}
-    blocks = [Paragraph(
+    blocks: list[Block] = [Paragraph(
         "Version 2 of the cost model follows the cash month by month: demand ramps up and "
         "grows, prices move, nodes are bought when needed and sold at the end of the "
         "horizon, and the API serves the traffic until the self-hosted stack is set up. "

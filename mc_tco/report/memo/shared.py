@@ -1,7 +1,7 @@
 """The sections every memo has, written once: the answer, the scenario discovery, the
 family check and the provenance.
 
-Each reads a :class:`~mc_tco.report.memo.base.MemoBase` (its ``target``, ``option`` and
+Each reads a :class:`~mc_tco.report.memo.base.PointMemo` (its ``target``, ``option`` and
 ``point``: what the model declares and where the memo stands) and takes, as arguments, what
 a memo says in its own words: the TCO memo (:mod:`mc_tco.report.memo.sections`) and the
 generic one (:mod:`mc_tco.report.memo.generic`) pass their answer and family-check bodies
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mc_tco.errors import OptionError
-from mc_tco.report.memo.base import MemoBase
+from mc_tco.report.memo.base import PointMemo
 from mc_tco.report.memo.provenance import provenance_rows
 from mc_tco.report.memo.render import Paragraph, Section, Table, markdown_section
 
@@ -23,7 +23,7 @@ __all__ = ["FAMILY_TITLE", "decision_section", "section_answer", "section_family
 FAMILY_TITLE = "Does the answer depend on the shape of the distributions?"
 
 
-def section_answer(ctx: MemoBase, blocks: list) -> Section:
+def section_answer(ctx: PointMemo, blocks: list) -> Section:
     """The section "The answer": ``blocks`` are the memo's own (the TCO memo's
     recommendation, :func:`mc_tco.report.memo.answer.answer_blocks`; any model's P(target >
     0) per alternative, :func:`mc_tco.report.memo.generic_answer.answer_blocks`)."""
@@ -40,7 +40,7 @@ def decision_section(what: str, anchor: str, make: Callable[[], str]) -> Section
         return Section(what, [Paragraph(f"Not computed: {exc}")], anchor)
 
 
-def section_scenarios(ctx: MemoBase) -> Section:
+def section_scenarios(ctx: PointMemo) -> Section:
     """Under which conditions does the option win? Scenario discovery (PRIM) of
     ``ctx.target > 0`` for ``ctx.option`` at ``ctx.point``
     (:func:`mc_tco.decision.discovery.discover`) and, when too few scenarios win or lose
@@ -60,13 +60,13 @@ def section_scenarios(ctx: MemoBase) -> Section:
     return decision_section("Under which conditions?", "scenarios", make)
 
 
-def section_family(ctx: MemoBase, blocks: list | None) -> Section | None:
+def section_family(ctx: PointMemo, blocks: list | None) -> Section | None:
     """The section "Does the answer depend on the shape of the distributions?" (the family
     check): ``blocks`` are the memo's own (None: the section is left out)."""
     return None if blocks is None else Section(FAMILY_TITLE, blocks, "family-check")
 
 
-def section_provenance(ctx: MemoBase, notes: list, *, model: bool = False,
+def section_provenance(ctx: PointMemo, notes: list, *, model: bool = False,
                        design: str = "", compared_with: str | None = None) -> Section:
     """The section "Provenance": the table of :func:`provenance_rows` (book, results,
     samples, seed, intervals, versions, date), the command that regenerates the memo, then

@@ -8,6 +8,7 @@ table with one line. Columns carry their unit in the name (``_usd_per_month``,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -68,7 +69,7 @@ def breakeven_demand(ctx: MemoContext) -> pd.DataFrame:
         for s in A.STRATEGIES:
             q = ds["breakeven_demand_quantile"].sel(strategy=s)
             lo, hi = ds["breakeven_demand_p_never_ci"].sel(strategy=s).values
-            row = {"book": _stem(ds), "strategy": s}
+            row: dict[str, str | float] = {"book": _stem(ds), "strategy": s}
             row.update({f"q{round(100 * float(v)):02d}_tokens_per_month": float(q.sel(quantile=v))
                         for v in q["quantile"].values})
             row.update(p_never=float(ds["breakeven_demand_p_never"].sel(strategy=s)),
@@ -157,7 +158,8 @@ def tornado(ctx: MemoContext) -> pd.DataFrame:
 def cost_breakdown(ctx: MemoContext) -> pd.DataFrame:
     """Buy's monthly cost by component (medians) and the API bill, by demand (USD/month)."""
     bd = breakdown(ctx.ds)
-    df = bd["component_median"].to_pandas()
+    # 2-d, so a DataFrame: xarray types to_pandas for every number of dims
+    df = cast(pd.DataFrame, bd["component_median"].to_pandas())
     df.columns = [f"buy_{c}_median_usd_per_month" for c in df.columns]
     for name in ("buy", "api"):
         for q in bd["quantile"].values:
