@@ -279,6 +279,11 @@ def _valid_params(draw, family: str) -> dict:
             vals = draw(st.lists(st.one_of(magnitudes, plausible), min_size=n, max_size=n,
                                  unique=True))
             return {"values": vals, "weights": [1 / n] * n}
+        case "exponential":
+            p = {"scale": pos}
+            if draw(st.booleans()):
+                p["loc"] = lo
+            return p
     raise AssertionError(family)
 
 
