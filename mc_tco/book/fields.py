@@ -301,8 +301,9 @@ def _input(name: str, spec, text: str, err) -> Input:
                 + f", e.g. {fam.example}",
             )
         required += list(chosen[0])
-        if chosen[0] == ("median", "sigma") and "ci" in spec:
-            raise err(f"{where}.ci", "ci goes with low/high, not with median/sigma", "ci")
+        if "ci" in spec and "low" not in chosen[0]:
+            raise err(f"{where}.ci",
+                      f"ci goes with low/high, not with {'/'.join(chosen[0])}; remove ci", "ci")
     for key in required:
         if key not in spec:
             raise err(
@@ -311,12 +312,22 @@ def _input(name: str, spec, text: str, err) -> Input:
     def parse(key):
         if key in LIST_FIELDS:
             return _number_list(spec[key], where, key, err)
+        open_side = {"low": -math.inf, "high": math.inf}.get(key)
+        if family != "truncnormal":
+            open_side = None
+        if open_side is not None and spec[key] == open_side:
+            return open_side  # a one-sided truncnormal: low = -inf or high = inf
+        if key in ("low", "high") and isinstance(spec[key], float) and math.isinf(spec[key]):
+            side = "below" if key == "low" else "above"
+            raise err(f"{where}.{key}",
+                      f"{key} must be a finite number, got {spec[key]}; for no bound {side} "
+                      f"use dist = \"truncnormal\" and leave {key} out", key)
         return _number(spec[key], where, key, err)
 
     params: dict[str, Any] = {key: parse(key) for key in required}
     for key, default in fam.optional.items():
-        if key == "ci" and "median" in params:
-            continue  # ci belongs to the (low, high) form of the lognormal
+        if key == "ci" and fam.alternatives and "low" not in required:
+            continue  # ci belongs to the (low, high) form (the interval entry)
         params[key] = parse(key) if key in spec else default
     try:
         dist = build_distribution(family, params)

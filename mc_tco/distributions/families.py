@@ -11,15 +11,24 @@ family           fields                                       scipy.stats
 ``loguniform``   ``low``, ``high`` (both > 0)                 ``loguniform``
 ``triangular``   ``min``, ``mode``, ``max``                   ``triang``
 ``pert``         ``min``, ``mode``, ``max``, ``shape`` = 4    ``beta`` (beta-PERT)
-``normal``       ``mean``, ``sd``                             ``norm``
-``truncnormal``  ``mean``, ``sd``, ``low``, ``high``          ``truncnorm``
-``lognormal``    ``median``, ``sigma`` or ``low``, ``high``,   ``lognorm``
+``normal``       ``mean``, ``sd`` or ``low``, ``high``,        ``norm``
                  ``ci`` = 0.9 (a central interval)
+``truncnormal``  ``mean``, ``sd``, ``low`` = -inf,            ``truncnorm``
+                 ``high`` = inf (at least one of them)
+``lognormal``    ``median``, ``sigma`` or ``mean``, ``sd``    ``lognorm``
+                 (of the variable itself) or ``low``,
+                 ``high``, ``ci`` = 0.9 (a central interval)
 ``beta``         ``a``, ``b``, ``low`` = 0, ``high`` = 1      ``beta``
 ``discrete``     ``values``, ``weights``                      ``rv_discrete``
 ``exponential``  ``scale`` (the mean above ``loc``),          ``expon``
                  ``loc`` = 0
+``gamma``,       see :mod:`mc_tco.distributions.shape_families`  ``gamma``, ...
+``weibull``, ...
 ===============  ==========================================  ==========================
+
+A one-sided truncnormal leaves ``low`` or ``high`` out (or writes ``low = -inf`` /
+``high = inf``). The lognormal by ``mean`` m and ``sd`` s has
+``sigma**2 = log(1 + s**2 / m**2)`` and ``median = m / sqrt(1 + s**2 / m**2)``.
 
 The beta-PERT of cost estimation (Malcolm et al. 1959; Vose 2008, ch. 9) with
 ``shape`` = λ has ``alpha = 1 + λ (mode - min) / (max - min)`` and
@@ -30,14 +39,19 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from mc_tco.distributions.beta_ppf import beta_ppf
+from mc_tco.distributions.family_base import MAX_SHAPE, Family, FieldProblem, _need
+from mc_tco.distributions.shape_families import (
+    INTERVAL,
+    SHAPE_FAMILIES,
+    _check_ci_interval,
+    location_scale,
+)
 
 __all__ = ["FAMILIES", "U_MIN", "Family", "build_distribution"]
 
@@ -49,38 +63,6 @@ U_MIN = 2.0**-31
 #: unit-cube coordinates at which every distribution must give finite, ordered values
 #: (and at the 1e-12 tails where the model checks a book's unbounded distributions)
 PROBES = (1e-12, U_MIN, 2 * U_MIN, 1e-6, 0.5, 1 - 1e-6, 1 - 2 * U_MIN, 1 - U_MIN, 1 - 1e-12)
-#: largest shape parameter (beta's a and b, pert's shape): beyond it the family is a
-#: constant in disguise and scipy's ppf loses its order (beta(1e13, 1e14) is not monotone)
-MAX_SHAPE = 1e6
-
-
-class FieldProblem(ValueError):
-    """A field of a distribution with a bad value; ``field`` names it (or is None)."""
-
-    def __init__(self, field: str | None, message: str):
-        self.field = field
-        super().__init__(message)
-
-
-@dataclass(frozen=True)
-class Family:
-    """One distribution family: its fields and how to build it."""
-
-    name: str
-    required: tuple[str, ...]
-    optional: dict[str, Any] = field(default_factory=dict)
-    build: Callable[[dict[str, Any]], Any] | None = None
-    check: Callable[[dict[str, Any]], None] | None = None
-    #: alternative sets of required fields (lognormal); ``required`` is then empty
-    alternatives: tuple[tuple[str, ...], ...] = ()
-    example: str = ""
-
-
-def _need(cond: bool, fld: str | None, message: str) -> None:
-    if not cond:
-        raise FieldProblem(fld, message)
-
-
 def _check_interval(p: dict, lo: str, hi: str) -> None:
     _need(p[lo] < p[hi], lo, f"{lo} ({p[lo]:g}) must be below {hi} ({p[hi]:g}); swap them")
 
@@ -118,8 +100,21 @@ def _check_normal(p: dict) -> None:
     _need(p["sd"] > 0, "sd", f"sd ({p['sd']:g}) must be positive")
 
 
+def _check_normal_or_interval(p: dict) -> None:
+    if "sd" in p:
+        _check_normal(p)
+    else:
+        _check_ci_interval(p)
+
+
 def _check_truncnormal(p: dict) -> None:
     _check_normal(p)
+    _need(math.isfinite(p["low"]) or math.isfinite(p["high"]), "low",
+          "a truncnormal without low and high is a normal; give low or high (one-sided), "
+          "or use dist = \"normal\"")
+    _need(p["low"] != math.inf, "low", "low must not be inf; leave it out for no lower bound")
+    _need(p["high"] != -math.inf, "high",
+          "high must not be -inf; leave it out for no upper bound")
     _check_interval(p, "low", "high")
 
 
@@ -127,6 +122,9 @@ def _check_lognormal(p: dict) -> None:
     if "median" in p:
         _need(p["median"] > 0, "median", f"median ({p['median']:g}) must be positive")
         _need(p["sigma"] > 0, "sigma", f"sigma ({p['sigma']:g}) must be positive")
+    elif "mean" in p:
+        _need(p["mean"] > 0, "mean", f"mean ({p['mean']:g}) must be positive for a lognormal")
+        _need(p["sd"] > 0, "sd", f"sd ({p['sd']:g}) must be positive")
     else:
         _need(p["low"] > 0, "low", f"low ({p['low']:g}) must be positive for a lognormal")
         _check_interval(p, "low", "high")
@@ -173,12 +171,27 @@ def _check_discrete(p: dict) -> None:
     )
 
 
+def lognormal_mean_sd(mean: float, sd: float) -> tuple[float, float]:
+    """``(median, sigma)`` of the lognormal with this ``mean`` and ``sd`` (closed form)."""
+    cv2 = (sd / mean) ** 2
+    return mean / math.sqrt(1 + cv2), math.sqrt(math.log1p(cv2))
+
+
 def _lognormal(p: dict):
     if "median" in p:
         return stats.lognorm(s=p["sigma"], scale=p["median"])
+    if "mean" in p:
+        median, sigma = lognormal_mean_sd(p["mean"], p["sd"])
+        return stats.lognorm(s=sigma, scale=median)
     z = stats.norm.ppf(0.5 + p["ci"] / 2)
     sigma = (math.log(p["high"]) - math.log(p["low"])) / (2 * z)
     return stats.lognorm(s=sigma, scale=math.sqrt(p["low"] * p["high"]))
+
+
+def _normal(p: dict):
+    if "sd" in p:
+        return stats.norm(loc=p["mean"], scale=p["sd"])
+    return stats.norm(*location_scale(stats.norm, p))
 
 
 def _pert(p: dict):
@@ -234,14 +247,17 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "normal",
-            ("mean", "sd"),
-            build=lambda p: stats.norm(loc=p["mean"], scale=p["sd"]),
-            check=_check_normal,
-            example="mean = 1, sd = 0.1",
+            (),
+            optional={"ci": 0.9},
+            alternatives=(("mean", "sd"), INTERVAL),
+            build=_normal,
+            check=_check_normal_or_interval,
+            example="mean = 1, sd = 0.1  (or low = 0.84, high = 1.16, ci = 0.9)",
         ),
         Family(
             "truncnormal",
-            ("mean", "sd", "low", "high"),
+            ("mean", "sd"),
+            optional={"low": -math.inf, "high": math.inf},
             build=lambda p: stats.truncnorm(
                 (p["low"] - p["mean"]) / p["sd"],
                 (p["high"] - p["mean"]) / p["sd"],
@@ -249,16 +265,17 @@ FAMILIES: dict[str, Family] = {
                 scale=p["sd"],
             ),
             check=_check_truncnormal,
-            example="mean = 1, sd = 0.1, low = 0.5, high = 1.5",
+            example="mean = 1, sd = 0.1, low = 0.5, high = 1.5  (or only low = 0: one-sided)",
         ),
         Family(
             "lognormal",
             (),
             optional={"ci": 0.9},
-            alternatives=(("median", "sigma"), ("low", "high")),
+            alternatives=(("median", "sigma"), ("mean", "sd"), INTERVAL),
             build=_lognormal,
             check=_check_lognormal,
-            example="median = 1, sigma = 0.25  (or low = 0.67, high = 1.5, ci = 0.9)",
+            example="median = 1, sigma = 0.25  (or mean = 1.03, sd = 0.26; or low = 0.67, "
+            "high = 1.5, ci = 0.9)",
         ),
         Family(
             "beta",
@@ -283,13 +300,14 @@ FAMILIES: dict[str, Family] = {
             check=_check_exponential,
             example="scale = 36, loc = 0  (mean 36 above loc)",
         ),
+        *SHAPE_FAMILIES,
     ]
 }
 
 #: fields that hold lists of numbers rather than one number
 LIST_FIELDS = frozenset({"values", "weights"})
 #: fields given in the input's unit (scaled when a book's unit is converted to the model's);
-#: the others (shape, sigma, ci, a, b, weights) have no unit
+#: the others (shape, sigma, ci, a, b, df, weights) have no unit
 SCALED_FIELDS = frozenset(
     {"value", "low", "high", "min", "mode", "max", "mean", "sd", "median", "values", "scale",
      "loc"}
