@@ -76,7 +76,7 @@ def test_article_book_is_the_article_point_plus_its_ranges(article_book):
 BAD = [
     # (book text, message fragment, line)
     ("[inputs.x\ndist = 1", "TOML syntax error", 1),
-    (one_input('dist = "gamma"\nlow = 1'), "unknown family 'gamma'", 5),
+    (one_input('dist = "cauchy"\nlow = 1'), "unknown family 'cauchy'", 5),
     (one_input('dist = "unifrom"\nlow = 1\nhigh = 2'), "did you mean 'uniform'", 5),
     (one_input('dist = "uniform"\nlow = 1'), "missing field 'high'", 4),
     (one_input('dist = "uniform"\nlow = 1\nhigh = 2\nmode = 3'), "unknown field 'mode'", 8),

@@ -261,12 +261,20 @@ def _valid_params(draw, family: str) -> dict:
                 p["shape"] = draw(magnitudes)
             return p
         case "normal":
+            if draw(st.booleans()):
+                return {"low": a, "high": b, "ci": draw(st.floats(1e-6, 1 - 1e-6))}
             return {"mean": lo, "sd": pos}
         case "truncnormal":
-            return {"mean": lo, "sd": pos, "low": a, "high": b}
+            side = draw(st.sampled_from(["both", "low", "high"]))
+            p = {"mean": lo, "sd": pos, "low": a, "high": b}
+            if side != "both":
+                del p["high" if side == "low" else "low"]
+            return p
         case "lognormal":
             if draw(st.booleans()):
                 return {"median": pos, "sigma": draw(st.one_of(magnitudes, st.floats(0.01, 3)))}
+            if draw(st.booleans()):
+                return {"mean": pos, "sd": pos * draw(st.one_of(magnitudes, st.floats(0.01, 3)))}
             return {"low": pos, "high": pos * draw(st.floats(1.001, 1e6)),
                     "ci": draw(st.floats(1e-6, 1 - 1e-6))}
         case "beta":
@@ -283,6 +291,26 @@ def _valid_params(draw, family: str) -> dict:
             p = {"scale": pos}
             if draw(st.booleans()):
                 p["loc"] = lo
+            return p
+        case "gamma" | "weibull" | "loglogistic":
+            loc = lo if draw(st.booleans()) else 0.0
+            if draw(st.booleans()):
+                p = {"shape": draw(st.one_of(magnitudes, st.floats(0.05, 20))), "scale": pos}
+            else:
+                low = loc + pos
+                p = {"low": low, "high": loc + pos * draw(st.floats(1.01, 1e3)),
+                     "ci": draw(st.floats(0.5, 0.99))}
+            if loc or draw(st.booleans()):
+                p["loc"] = loc
+            return p
+        case "gumbel" | "gumbel_min":
+            if draw(st.booleans()):
+                return {"low": a, "high": b, "ci": draw(st.floats(1e-6, 1 - 1e-6))}
+            return {"loc": lo, "scale": pos}
+        case "student_t":
+            p = {"df": draw(st.one_of(magnitudes, st.floats(0.5, 50)))}
+            if draw(st.booleans()):
+                p.update(loc=lo, scale=pos)
             return p
     raise AssertionError(family)
 
