@@ -104,7 +104,8 @@ def pdf(inp) -> dict:
 
 
 def _input_json(inp) -> dict:
-    params = {k: v for k, v in inp.params.items() if not k.startswith("_")}
+    params = {k: v for k, v in inp.params.items()   # an open side (inf) is an empty field
+              if not k.startswith("_") and not (isinstance(v, float) and math.isinf(v))}
     return {"name": inp.name, "family": inp.family, "params": params, "unit": inp.unit,
             "source": inp.source, "group": inp.group or "other",
             "description": inp.description, "describe": inp.describe(), "pdf": pdf(inp)}

@@ -7,6 +7,7 @@ module lets the engine move its functions without touching the rest of :mod:`mc_
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -76,7 +77,9 @@ def families() -> dict[str, dict[str, Any]]:
     return {
         name: {
             "required": list(f.required),
-            "optional": dict(f.optional),
+            # a non-finite default (a truncnormal's open side) is an empty field: left out
+            "optional": {k: v if not isinstance(v, float) or math.isfinite(v) else ""
+                         for k, v in f.optional.items()},
             "alternatives": [list(a) for a in f.alternatives],
             "example": f.example,
         }

@@ -160,6 +160,21 @@ def test_pdf_matches_scipy(default_book):
     assert api.pdf(default_book.inputs["gpus_per_node"])["kind"] == "constant"
 
 
+def test_a_one_sided_truncnormal_reaches_the_editor_as_strict_json():
+    """The open side (high = inf) is an empty field, never Infinity (the server's JSON
+    has ``allow_nan=False``); the families' defaults likewise."""
+    old = 'dist = "uniform"\nlow = 400000\nhigh = 550000'
+    assert old in TEXT
+    text = TEXT.replace(old, 'dist = "truncnormal"\nmean = 475000\nsd = 40000\nlow = 400000')
+    state = api.book_state(text, "one-sided.toml", MODEL)
+    json.dumps(state, allow_nan=False)
+    node = next(i for g in state["groups"] for i in g["inputs"] if i["name"] == "node_price")
+    assert node["params"] == {"mean": 475000, "sd": 40000, "low": 400000}
+    fams = json.loads(json.dumps(api.bridge.families(), allow_nan=False))
+    assert fams["truncnormal"]["optional"] == {"low": "", "high": ""}
+    assert fams["gamma"]["alternatives"] == [["shape", "scale"], ["low", "high"]]
+
+
 def _req(url, body=None, token=None, host=None):
     headers = {"Content-Type": "application/json"}
     if token:

@@ -193,7 +193,7 @@ function pdfPicture(svg, pdf) {
 function familyChoices() {
   const out = [];
   for (const [name, f] of Object.entries(S.families)) {
-    if (f.alternatives.length) f.alternatives.forEach((alt, i) => out.push({ value: name + "|" + i, label: name + " (" + alt.join(", ") + ")", name, fields: [...alt, ...Object.keys(f.optional).filter((k) => !(alt.includes("median") && k === "ci"))] }));
+    if (f.alternatives.length) f.alternatives.forEach((alt, i) => out.push({ value: name + "|" + i, label: name + " (" + alt.join(", ") + ")", name, fields: [...alt, ...Object.keys(f.optional).filter((k) => !(!alt.includes("low") && k === "ci"))] }));
     else out.push({ value: name, label: name, name, fields: [...f.required, ...Object.keys(f.optional)] });
   }
   return out;
