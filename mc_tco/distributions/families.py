@@ -3,31 +3,34 @@
 A family is a name, its required and optional fields, a check of the values and a builder.
 The checks return the message a user sees; :mod:`mc_tco.book` adds the file, line and input.
 
-===============  ==========================================  ==========================
-family           fields                                       scipy.stats
-===============  ==========================================  ==========================
-``constant``     ``value``                                    (not sampled)
-``uniform``      ``low``, ``high``                            ``uniform``
-``loguniform``   ``low``, ``high`` (both > 0)                 ``loguniform``
-``triangular``   ``min``, ``mode``, ``max``                   ``triang``
-``pert``         ``min``, ``mode``, ``max``, ``shape`` = 4    ``beta`` (beta-PERT)
-``normal``       ``mean``, ``sd`` or ``low``, ``high``,        ``norm``
-                 ``ci`` = 0.9 (a central interval)
-``truncnormal``  ``mean``, ``sd``, ``low`` = -inf,            ``truncnorm``
-                 ``high`` = inf (at least one of them)
-``lognormal``    ``median``, ``sigma`` or ``mean``, ``sd``    ``lognorm``
-                 (of the variable itself) or ``low``,
-                 ``high``, ``ci`` = 0.9 (a central interval)
-``beta``         ``a``, ``b``, ``low`` = 0, ``high`` = 1      ``beta``
-``discrete``     ``values``, ``weights``                      ``rv_discrete``
-``exponential``  ``scale`` (the mean above ``loc``),          ``expon``
-                 ``loc`` = 0
-``gamma``,       see :mod:`mc_tco.distributions.shape_families`  ``gamma``, ...
-``weibull``, ...
-===============  ==========================================  ==========================
+===============  ====================================================  =====================
+family           fields                                                scipy.stats
+===============  ====================================================  =====================
+``constant``     ``value``                                             (not sampled)
+``uniform``      ``low``, ``high``                                     ``uniform``
+``loguniform``   ``low``, ``high`` (both > 0)                          ``loguniform``
+``triangular``   ``min``, ``mode``, ``max``                            ``triang``
+``pert``         ``min``, ``mode``, ``max``, ``shape`` = 4             ``beta`` (beta-PERT)
+``normal``       ``mean``, ``sd``; or ``low``, ``high``, ``ci`` = 0.9  ``norm``
+                 (a central interval)
+``truncnormal``  ``mean``, ``sd``, ``low`` = -inf, ``high`` = inf      ``truncnorm``
+                 (at least one of them)
+``lognormal``    ``median``, ``sigma``; or ``mean``, ``sd`` (of the    ``lognorm``
+                 variable itself); or ``low``, ``high``, ``ci`` = 0.9
+``beta``         ``a``, ``b``, ``low`` = 0, ``high`` = 1               ``beta``
+``discrete``     ``values``, ``weights``                               ``rv_discrete``
+``exponential``  ``scale`` (the mean above ``loc``), ``loc`` = 0       ``expon``
+``gamma``        ``shape``, ``scale``, ``loc`` = 0; or ``low``,        ``gamma``
+``weibull``      ``high``, ``ci`` = 0.9 (the shape solved from         ``weibull_min``
+``loglogistic``  the interval), ``loc`` = 0                            ``fisk``
+``gumbel``       ``loc``, ``scale``; or ``low``, ``high``, ``ci``      ``gumbel_r`` (maxima)
+``gumbel_min``   ``loc``, ``scale``; or ``low``, ``high``, ``ci``      ``gumbel_l`` (minima)
+``student_t``    ``df``, ``loc`` = 0, ``scale`` = 1                    ``t``
+===============  ====================================================  =====================
 
 A one-sided truncnormal leaves ``low`` or ``high`` out (or writes ``low = -inf`` /
-``high = inf``). The lognormal by ``mean`` m and ``sd`` s has
+``high = inf``); the shape families are in :mod:`mc_tco.distributions.shape_families`.
+The lognormal by ``mean`` m and ``sd`` s has
 ``sigma**2 = log(1 + s**2 / m**2)`` and ``median = m / sqrt(1 + s**2 / m**2)``.
 
 The beta-PERT of cost estimation (Malcolm et al. 1959; Vose 2008, ch. 9) with
@@ -252,7 +255,7 @@ FAMILIES: dict[str, Family] = {
             alternatives=(("mean", "sd"), INTERVAL),
             build=_normal,
             check=_check_normal_or_interval,
-            example="mean = 1, sd = 0.1  (or low = 0.84, high = 1.16, ci = 0.9)",
+            example="mean = 1, sd = 0.1  (or low = 0.836, high = 1.164, ci = 0.9)",
         ),
         Family(
             "truncnormal",

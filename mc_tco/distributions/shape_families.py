@@ -149,15 +149,15 @@ def _check_student_t(p: dict[str, Any]) -> None:
 
 SHAPE_FAMILIES: list[Family] = [
     _shape_family("gamma", stats.gamma,
-                  "shape = 2, scale = 18  (mean 36; or low = 4.4, high = 85, ci = 0.9)"),
+                  "shape = 2, scale = 18  (mean 36; or low = 6.4, high = 85, ci = 0.9)"),
     _shape_family("weibull", stats.weibull_min,
-                  "shape = 1.5, scale = 40  (or low = 5.5, high = 90, ci = 0.9)"),
+                  "shape = 1.5, scale = 40  (or low = 5.5, high = 83, ci = 0.9)"),
     _shape_family("loglogistic", stats.fisk,
-                  "shape = 3, scale = 36  (median 36; or low = 13, high = 97, ci = 0.9)"),
+                  "shape = 3, scale = 36  (median 36; or low = 13.5, high = 96, ci = 0.9)"),
     _gumbel_family("gumbel", stats.gumbel_r,
-                   "loc = 100, scale = 15  (the largest of many; or low = 84, high = 145)"),
+                   "loc = 100, scale = 15  (the largest of many; or low = 83.5, high = 144.5)"),
     _gumbel_family("gumbel_min", stats.gumbel_l,
-                   "loc = 100, scale = 15  (the smallest of many; or low = 55, high = 116)"),
+                   "loc = 100, scale = 15  (the smallest of many; or low = 55.5, high = 116.5)"),
     Family(
         "student_t", ("df",), optional={"loc": 0.0, "scale": 1.0},
         build=lambda p: stats.t(p["df"], loc=p["loc"], scale=p["scale"]),
