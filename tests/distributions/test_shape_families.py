@@ -14,7 +14,7 @@ from scipy import stats
 from scipy.stats import qmc
 
 from mc_tco.book import loads_book
-from mc_tco.distributions.families import U_MIN
+from mc_tco.distributions.families import FAMILIES, U_MIN
 from mc_tco.errors import BookError
 
 U = np.concatenate([qmc.Sobol(1, seed=7).random(1024).ravel().clip(U_MIN, 1 - U_MIN),
@@ -138,3 +138,25 @@ def test_a_bad_field_is_one_line_naming_it(dist, body, field, fragment):
     assert msg.startswith("bad.toml") and fragment in msg and "\n" not in msg, msg
     where = "inputs.x" if field == "x" else f"inputs.x.{field}"
     assert f"{where}:" in msg, msg
+
+
+def _forms(example: str) -> list[str]:
+    """The example's first form and each ``or ...`` form in its parentheses."""
+    first, _, rest = example.partition("  (")
+    return [first] + [seg.strip().removeprefix("or ").strip()
+                      for seg in rest.rstrip(")").split(";") if seg.strip().startswith("or ")]
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_every_example_loads_and_its_forms_agree(name):
+    """The example a message shows is a book's text; an interval form says the same."""
+    forms = _forms(FAMILIES[name].example)
+    if not FAMILIES[name].alternatives:
+        forms = forms[:1]
+    inputs = [loads_book(f'[book]\nname = "t"\n\n[inputs]\nx = {{ dist = "{name}", {f} }}\n')
+              .inputs["x"] for f in forms]
+    if name == "constant":
+        return
+    q = [0.05, 0.5, 0.95]
+    for other in inputs[1:]:
+        np.testing.assert_allclose(other.quantiles(q), inputs[0].quantiles(q), rtol=0.02)
