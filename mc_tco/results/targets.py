@@ -145,23 +145,31 @@ def rare_ranking(ds: xr.Dataset, target: str, point: dict[str, Any],
     Returns
     -------
     dict or None
-        None when ``target`` is not an indicator stored per sample or has enough events;
+        None when ``target`` is not an indicator (its base stored per sample, or its
+        ``p_positive``) or has enough events;
         else ``events`` (the rarer side's count), ``rows``, ``min_events``,
         ``nearest_demand`` (float, or None when no demand has enough) and ``note`` (one
         line saying so).
     """
     base = target[:-2] if target.endswith(">0") else None
-    if base is None or base not in ds.data_vars or "sample" not in ds[base].dims:
+    if base is None:
         return None
-    y = ds[base].sel({d: v for d, v in point.items()
-                      if d in ds[base].dims and d != "demand"})
-    extra = [d for d in y.dims if d not in ("sample", "demand")]
-    if extra:
+    if base in ds.data_vars and "sample" in ds[base].dims:
+        y = ds[base].sel({d: v for d, v in point.items()
+                          if d in ds[base].dims and d != "demand"})
+        wins = (y > 0).sum("sample")
+        rows = y.notnull().sum("sample")
+    elif "p_positive" in ds and target in ds["target"].values:  # samples not kept
+        p = ds["p_positive"].sel(target=target, drop=True)
+        p = p.sel({d: v for d, v in point.items() if d in p.dims and d != "demand"})
+        rows = xr.full_like(p, ds.sizes["sample"], dtype=int)
+        wins = (p * rows).round().astype(int)
+    else:
         return None
-    wins = (y > 0).sum("sample")
-    rows = y.notnull().sum("sample")
+    if [d for d in wins.dims if d not in ("sample", "demand")]:
+        return None
     rarer = xr.where(wins < rows - wins, wins, rows - wins)
-    if "demand" in y.dims:
+    if "demand" in wins.dims:
         here = rarer.sel(demand=point["demand"]) if "demand" in point else None
         if here is None:
             return None
@@ -171,7 +179,7 @@ def rare_ranking(ds: xr.Dataset, target: str, point: dict[str, Any],
     if k >= min_events:
         return None
     nearest = None
-    if "demand" in y.dims:
+    if "demand" in wins.dims:
         ok = (rarer >= min_events).values
         grid = ds["demand"].values
         if ok.any():
