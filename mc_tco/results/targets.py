@@ -44,7 +44,7 @@ def _per_sample(ds: xr.Dataset, target: str) -> xr.DataArray:
         if target in ds.data_vars:
             raise OptionError(
                 f"target {target}: the file stores no per-sample values of it (run kept "
-                f"samples: {ds.attrs.get('keep_samples', '?')}); rerun with "
+                f"samples: {ds.mc_tco.run.keep_samples}); rerun with "
                 "--keep-samples all")
         raise OptionError(f"target {target}: not an output of the file; choose one of "
                           + (", ".join(have) if have else "(none: rerun keeping samples)"))
@@ -77,7 +77,8 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
         ``p_ci`` (..., ci_bound; unit 1), ``fallback`` (bool: Wilson's interval),
         ``events`` and ``rows`` (scenarios where the condition holds, and non-NaN rows);
         attrs ``target``, ``threshold``, ``side`` (``">"`` or ``"<"``), ``units`` (the
-        target's), ``conf_level``, ``method`` and the selected ``point``.
+        target's), ``ci_prob`` (the interval's level, as ``p_beats``), ``method`` and
+        the selected ``point``.
     """
     y = _per_sample(ds, target)
     threshold = parse_amount(x, flag="threshold")
@@ -112,7 +113,7 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
     out["p_ci"].attrs["units"] = "1"
     out["events"].attrs["units"] = out["rows"].attrs["units"] = "scenarios"
     out.attrs.update(target=target, threshold=threshold, side="<" if below else ">",
-                     units=str(ds[target].attrs.get("units", "")), conf_level=conf,
+                     units=str(ds[target].attrs.get("units", "")), ci_prob=conf,
                      method=method, point={k: (float(v) if isinstance(v, float) else v)
                                            for k, v in point.items()})
     return out

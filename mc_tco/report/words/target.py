@@ -35,7 +35,7 @@ def target_lines(res: xr.Dataset) -> list[str]:
     unit = res.attrs.get("units", "")
     what = (f"P({res.attrs['target']} {res.attrs['side']} "
             f"{fmt_value(float(res.attrs['threshold']))}{' ' + unit if unit else ''})")
-    level = float(res.attrs.get("conf_level", 0.95))
+    level = float(res.attrs["ci_prob"])
     out = []
     for coords, cell in _cells(res):
         lo, hi = (float(v) for v in cell["p_ci"].values)
@@ -62,5 +62,5 @@ def target_dict(res: xr.Dataset) -> dict[str, Any]:
                      "rows": int(cell["rows"])})
     return {"target": res.attrs["target"], "side": res.attrs["side"],
             "threshold": float(res.attrs["threshold"]), "units": res.attrs.get("units", ""),
-            "conf_level": float(res.attrs.get("conf_level", 0.95)),
+            "conf_level": float(res.attrs["ci_prob"]),
             "method": res.attrs.get("method", ""), "results": rows}
