@@ -173,3 +173,17 @@ def test_rare_indicator_ranking_is_flagged(result_files):
     # the target itself is not an indicator: never flagged
     assert ds.mc_tco.ranking("saving", demand=1e11, strategy="buy",
                              index="ST").attrs["too_few_events"] is False
+
+
+def test_without_scrambles_the_interval_is_wilsons(normal_file):
+    ds = open_results(normal_file)
+    ds.attrs["ci"] = "bootstrap"  # a run without independent scrambles
+    assert not ds.mc_tco.run.replicates
+    res = ds.mc_tco.p_exceeds("y", 1.2, volume=1)
+    k, n = int(res["events"]), int(res["rows"])
+    z = stats.norm.ppf(0.975)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    np.testing.assert_allclose(res["p_ci"].values, [centre - half, centre + half])
+    assert bool(res["fallback"]) and "Wilson" in res.attrs["method"]
