@@ -337,7 +337,11 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
         s1 = ds["S1"].sel(target=target, **sel) if index == "ST" else None
         order = rank_order(st.values, top=top)
         names = ds["input"].values
+        rare = bridge.rare_note(ds, f"{r['target']}>0", {dim: d, "strategy": s})
         ranking[s] = {"target": target, "wins": wins, "index": index,
+                      "rare": None if rare is None else {
+                          "events": rare["events"], "rows": rare["rows"],
+                          "nearest": rare["nearest_demand"], "note": rare["note"]},
                       "at": _num(sel[dim]), "rows": [
             [str(names[i]), _num(st.values[i]), _num(conf.values[i]),
              None if s1 is None else _num(s1.values[i])]

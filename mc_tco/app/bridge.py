@@ -132,6 +132,15 @@ def indicator_ranks(wins: int, n: int, st, conf) -> bool:
     return not rare_indicator(wins, n, min_events()) and above_its_error(st, conf)
 
 
+def rare_note(ds: xr.Dataset, target: str, point: dict) -> dict | None:
+    """Where the indicator ``target`` (``saving>0``) at ``point`` has too few winning (or
+    losing) scenarios to rank: its counts and the nearest demand with enough
+    (:func:`mc_tco.decision.targets.rare_ranking`); None when it has enough."""
+    from mc_tco.decision.targets import rare_ranking
+
+    return rare_ranking(ds, target, point, min_events())
+
+
 def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -> xr.Dataset:
     """``mc-tco run BOOK --samples N --seed S`` in memory (same options, same numbers).
 

@@ -122,6 +122,13 @@ class App:
         ds, _ = self._run(q)
         return api.answer(ds, float(q["demand"]))
 
+    def target(self, q) -> dict:
+        """P(target > ``q["threshold"]``) per strategy at ``q["demand"]`` of the same run."""
+        from mc_tco.app.chance import target_chance
+
+        ds, _ = self._run(q)
+        return target_chance(ds, float(q["demand"]), q.get("threshold", 0))
+
     def save(self, q) -> dict:
         """Save the edited book to ``q["dest"]`` (refused if it exists unless ``overwrite``)."""
         out = api.save_book(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
@@ -186,5 +193,5 @@ class App:
         ("POST", "/api/check"): "check", ("POST", "/api/run"): "run",
         ("POST", "/api/answer"): "answer", ("POST", "/api/save"): "save",
         ("POST", "/api/full"): "full", ("GET", "/api/job"): "job",
-        ("POST", "/api/cancel"): "cancel",
+        ("POST", "/api/cancel"): "cancel", ("POST", "/api/target"): "target",
     }

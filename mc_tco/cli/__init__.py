@@ -17,6 +17,7 @@ from mc_tco.cli.inputs import inputs
 from mc_tco.cli.memo import memo, report
 from mc_tco.cli.rerun import rerun
 from mc_tco.cli.run import run
+from mc_tco.cli.target import target
 
 __all__ = ["DEFAULT_BOOK", "main"]
 
@@ -41,5 +42,5 @@ def main() -> None:
 
 
 
-for _command in (run, inputs, memo, report, explain, rerun, app):
+for _command in (run, inputs, memo, report, explain, target, rerun, app):
     main.add_command(_command)

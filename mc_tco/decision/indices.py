@@ -63,6 +63,9 @@ class Ranking:
     n: int
     indicator_rare: bool
     table: xr.Dataset
+    #: where the indicator is too rare here, the nearest demand where enough scenarios win
+    #: and lose for its indices to rank (None: enough here, or no demand has enough)
+    nearest_demand: float | None = None
 
     @property
     def by_indicator(self) -> bool:
@@ -111,7 +114,14 @@ def ranking(
     table["rank_best"] = ("input", best)
     table["rank_worst"] = ("input", worst)
     table = table.sortby("rank")
-    return Ranking(target, demand, strategy, wins, n, rare, table)
+    nearest = None
+    if rare:
+        from mc_tco.results.targets import rare_ranking
+
+        flag = rare_ranking(ds, "saving>0", {"demand": demand, "strategy": strategy},
+                            min_events)
+        nearest = flag["nearest_demand"] if flag else None
+    return Ranking(target, demand, strategy, wins, n, rare, table, nearest)
 
 
 def input_order(ds: xr.Dataset, strategy: str = "buy") -> list[str]:

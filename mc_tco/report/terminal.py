@@ -179,6 +179,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
                         f"{('has' if wins == 1 else 'have') if wins < RARE else 'miss'} "
                         f"{t} > 0 here, too few to rank the inputs (see the ranking "
                         "for the target itself below, or raise --samples)"
+                        + _nearest_enough(ds, target, focus)
                     )
                     continue
             correlated = "correlation_used" in ds  # per-input S1/ST are not defined then
@@ -203,6 +204,17 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
                 out.append(f"Largest second-order indices S2 for {what}{where}")
                 out.append(_pairs(ds, target, focus))
     return "\n".join(out)
+
+
+def _nearest_enough(ds: xr.Dataset, target: str, focus: dict) -> str:
+    """'; enough at demand 398B' naming the nearest demand where the indicator ranks."""
+    from mc_tco.decision.targets import rare_ranking
+
+    flag = rare_ranking(ds, target, {k: v for k, v in focus.items() if k != "target"}, RARE)
+    near = flag["nearest_demand"] if flag else None
+    if near is None:
+        return ""
+    return f"; the nearest demand with enough is {fmt_value(near, 'tokens/month')}"
 
 
 def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:

@@ -7,6 +7,7 @@ Registered as an xarray Dataset accessor when :mod:`mc_tco` is imported::
     ds.mc_tco.p_beats("buy")                              # by demand, with its interval
     ds.mc_tco.ranking("saving", demand="500B", strategy="buy")
     ds.mc_tco.bands("saving", strategy="buy")
+    ds.mc_tco.p_exceeds("npv", 1e6, strategy="buy", demand="500B")  # P(npv > 1M USD)
     ds.mc_tco.options                                     # the run's run_options
     ds.mc_tco.run.conf_level                              # how the run was made (RunInfo)
 
@@ -196,6 +197,27 @@ class ResultsAccessor:
                          method=ci.attrs.get("method", ""), target=name)
         return out
 
+    def p_exceeds(self, target: str, x: float | str, strategy: str | None = None,
+                  demand: float | str | None = None, below: bool = False,
+                  **at) -> xr.Dataset:
+        """P(target > x) (P(target < x) with ``below=True``) for any threshold ``x``, from
+        the stored base rows, with the run's interval and the rows it rests on
+        (:func:`mc_tco.results.targets.p_exceeds`): ``p``, ``p_ci``, ``fallback``,
+        ``events``, ``rows`` over the dims not selected."""
+        from mc_tco.results.targets import p_exceeds
+
+        alt = self.alternatives
+        if strategy is not None:
+            at[alt or "strategy"] = strategy
+        if demand is not None:
+            at["demand"] = demand
+        return p_exceeds(self._ds, target, x, below=below, **at)
+
+    def p_below(self, target: str, x: float | str, strategy: str | None = None,
+                demand: float | str | None = None, **at) -> xr.Dataset:
+        """P(target < x): :meth:`p_exceeds` with ``below=True``."""
+        return self.p_exceeds(target, x, strategy=strategy, demand=demand, below=True, **at)
+
     @property
     def correlations(self) -> list[dict]:
         """The book's correlated pairs (between, kind, value, source); [] when independent."""
@@ -248,7 +270,11 @@ class ResultsAccessor:
         xr.Dataset
             ``S1``, ``S1_conf``, ``ST``, ``ST_conf`` (and ``shapley``, ``shapley_conf``
             when the run has them) along ``input``, sorted by ``index`` (largest first;
-            NaN last).
+            NaN last). attrs ``too_few_events`` (bool): True where ``target`` is an
+            indicator (``saving>0``) with fewer than ``MIN_EVENTS`` winning (or losing)
+            scenarios at the point, its indices noise; then ``note`` says so in one line
+            and ``rare_nearest_demand`` is the nearest demand with enough (NaN if none),
+            ``rare_events``, ``rare_rows``, ``rare_min_events`` the counts.
         """
         target = target or (self.targets[0] if self.targets else None)
         if index is None:
@@ -267,7 +293,16 @@ class ResultsAccessor:
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "
                               f"e.g. {extra[0]}=...")
-        return sub.isel(input=rank_order(sub[index].values))
+        out = sub.isel(input=rank_order(sub[index].values))
+        from mc_tco.results.targets import rare_ranking
+
+        rare = rare_ranking(self._ds, str(target), self.point(**at))
+        out.attrs["too_few_events"] = rare is not None
+        if rare is not None:
+            out.attrs.update({f"rare_{k}": (v if v is not None else np.nan)
+                              for k, v in rare.items() if k != "note"})
+            out.attrs["note"] = rare["note"]
+        return out
 
     def bands(self, target: str | None = None, **at) -> xr.DataArray:
         """Quantiles of a target (dim ``quantile``) over the dims not selected."""

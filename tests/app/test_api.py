@@ -244,3 +244,19 @@ def test_answer_ranks_correlated_inputs_by_shapley_effects(default_run):
     far = api.answer(ds, d)["ranking"]["buy"]
     assert far["index"] == "shapley" and far["at"] == pytest.approx(5e11)
     assert all(row[1] is not None for row in far["rows"])
+
+
+def test_target_chance_is_the_accessors(tmp_path, result_files):
+    from mc_tco.app.chance import target_chance
+    from mc_tco.errors import OptionError
+    from mc_tco.results.io import open_results
+
+    ds = open_results(result_files["default"])
+    got = target_chance(ds, 5e11, "10k")
+    assert got["target"] == "saving" and got["unit"] == "USD/month" and "api" not in got["rows"]
+    for s, cell in got["rows"].items():
+        ref = ds.mc_tco.p_exceeds("saving", 1e4, strategy=s, demand=5e11)
+        assert cell["p"] == float(ref["p"]) and cell["events"] == int(ref["events"])
+        assert [cell["lo"], cell["hi"]] == [float(v) for v in ref["p_ci"].values]
+    with pytest.raises(OptionError, match="threshold lots: not a number"):
+        target_chance(ds, 5e11, "lots")

@@ -225,3 +225,30 @@ def test_the_page_works_under_its_csp_and_no_other_page_can_frame_it(browser, ap
         ctx.close()
         evil.shutdown()
         evil.server_close()
+
+
+@pytest.mark.slow
+def test_chance_the_saving_exceeds_a_threshold(page_of):
+    """The field "chance the saving exceeds" shows ds.mc_tco.p_exceeds of the same run."""
+    page = page_of()
+    page.wait_for_function("(+document.body.dataset.targets || 0) >= 1")
+    done = page.evaluate("+document.body.dataset.targets")
+    page.fill("#target-x", "10k")
+    page.dispatch_event("#target-x", "change")
+    page.wait_for_function(f"(+document.body.dataset.targets || 0) > {done}")
+    import mc_tco
+    from mc_tco.book.shipped import shipped_book
+
+    ds = mc_tco.run(shipped_book(), samples=1024, seed=0, shapley=False)
+    demand = ds.mc_tco.focus["demand"]
+    expected = ds.mc_tco.p_exceeds("saving", 1e4, strategy="buy", demand=demand)
+    cell = "#target-table td[data-strategy='buy']"
+    assert float(page.get_attribute(cell, "data-p")) == pytest.approx(
+        float(expected["p"]), abs=1e-9)
+    assert "MC interval" in page.inner_text(cell)
+    assert f"{int(expected['events'])} of 1,024" in page.inner_text("#target-table")
+    page.fill("#target-x", "lots")
+    page.dispatch_event("#target-x", "change")
+    err = page.locator("#target-error")
+    err.wait_for(state="visible")
+    assert "not a number" in err.inner_text() and "\n" not in err.inner_text()

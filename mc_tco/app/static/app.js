@@ -17,7 +17,7 @@ const S = {
   families: {},
   samples: 1024, seed: 0, defaultSamples: 8192,
   results: null, answer: null, pinned: null,
-  demandIndex: 0, runSeq: 0, checkSeq: 0, job: null,
+  demandIndex: 0, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -316,7 +316,7 @@ async function runQuick() {
     S.demandIndex = i >= 0 ? i : 0;
     setStatus(`${S.results.n.toLocaleString("en")} samples, seed ${S.results.seed}, ${res.results.elapsed} s`, false);
     document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
-    renderResults();
+    renderResults(); updateTarget();
   } catch (e) {
     if (e.status === 409 || seq !== S.runSeq) return;
     setStatus("run failed", false); showGlobalError(e.message);
@@ -330,8 +330,30 @@ async function updateAnswer() {
   try {
     const a = await api("/api/answer", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, demand: d });
     if (a.demand !== S.results.grid[S.demandIndex]) return;
-    S.answer = a; renderAnswer();
+    S.answer = a; renderAnswer(); updateTarget();
   } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
+}
+
+// ------------------------------------------------------------------ chance the target exceeds x
+async function updateTarget() {
+  const d = S.results.grid[S.demandIndex], x = $("target-x").value.trim() || "0";
+  const seq = ++S.targetSeq;
+  try {
+    const t = await api("/api/target", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, demand: d, threshold: x });
+    if (seq !== S.targetSeq) return;
+    $("target-error").hidden = true;
+    $("target-name").textContent = t.target; $("target-unit").textContent = t.unit;
+    let html = `<tr><th></th><th>P(${escapeHtml(t.target)} &gt; ${escapeHtml(x)}) at ${fmtTokens(t.demand)}</th><th>scenarios</th></tr>`;
+    for (const [s, c] of Object.entries(t.rows)) {
+      html += `<tr><td>${escapeHtml(s)}</td><td data-strategy="${escapeHtml(s)}" data-p="${c.p}">${escapeHtml(c.text)}</td><td class="muted">${c.events.toLocaleString("en")} of ${c.rows.toLocaleString("en")}</td></tr>`;
+    }
+    $("target-table").innerHTML = html;
+    document.body.dataset.targets = String((+document.body.dataset.targets || 0) + 1);
+  } catch (e) {
+    if (e.status === 409 || seq !== S.targetSeq) return;
+    $("target-error").hidden = false; $("target-error").textContent = e.message;
+    document.body.dataset.targets = String((+document.body.dataset.targets || 0) + 1);
+  }
 }
 
 function renderResults() {
@@ -421,7 +443,7 @@ function renderRanking() {
   const rk = S.answer.ranking[s];
   if (!rk) return;
   const moved = rk.at != null && Math.abs(rk.at / S.answer.demand - 1) > 1e-9;
-  $("rank-caption").textContent = `at ${fmtTokens(moved ? rk.at : S.answer.demand)}${moved ? ` (the nearest demand where the run estimated Shapley effects; ${fmtTokens(S.answer.demand)} is not one)` : ""}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.wins < 50 ? ` (only ${rk.wins} scenarios beat the API: too few to rank by that)` : "")}; ` + (rk.index === "shapley" ? `bar Shapley effect ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width (the inputs are correlated)` : `bar ST ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width, tick S1`);
+  $("rank-caption").textContent = `at ${fmtTokens(moved ? rk.at : S.answer.demand)}${moved ? ` (the nearest demand where the run estimated Shapley effects; ${fmtTokens(S.answer.demand)} is not one)` : ""}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.rare ? ` (only ${rk.rare.events} of ${rk.rare.rows} scenarios ${rk.wins < rk.rare.rows - rk.wins ? "beat" : "lose to"} the API: too few to rank by that${rk.rare.nearest != null ? `; the nearest demand with enough is ${fmtTokens(rk.rare.nearest)}` : ""})` : "")}; ` + (rk.index === "shapley" ? `bar Shapley effect ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width (the inputs are correlated)` : `bar ST ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width, tick S1`);
   const W = svg.clientWidth || 500, H = svg.clientHeight || 250, m = { l: 205, r: 50, t: 6 };
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   const rows = rk.rows, top = Math.max(0.05, ...rows.map((x) => (x[1] || 0) + (x[2] || 0)));
@@ -507,6 +529,7 @@ async function init() {
   $("samples").addEventListener("change", () => { S.samples = +$("samples").value; runQuick(); });
   $("seed").addEventListener("change", () => { const v = parseInt($("seed").value, 10); if (v >= 0) { S.seed = v; runQuick(); } });
   $("demand-slider").addEventListener("input", () => { S.demandIndex = +$("demand-slider").value; updateAnswer(); });
+  $("target-x").addEventListener("change", () => S.results && updateTarget());
   $("fan-strategy").addEventListener("change", renderCharts);
   $("rank-strategy").addEventListener("change", renderRanking);
   $("pin").addEventListener("click", pin);

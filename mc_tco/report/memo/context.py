@@ -228,7 +228,9 @@ def ranking_sentences(r: Ranking, n: int, level: str = "95%") -> list[str]:
             count = r.wins if side == "win" else n - r.wins
             side = side + "s" if count == 1 else side  # "1 of 8,192 scenarios wins"
             why = (f"only {count:,} of {n:,} scenarios {side} at {d}, too few for the Sobol' "
-                   f"indices of 'beats the API' to rank anything (they would be noise)")
+                   f"indices of 'beats the API' to rank anything (they would be noise)"
+                   + (f"; the nearest demand with enough is {tokens(r.nearest_demand)}"
+                      if r.nearest_demand is not None else ""))
         else:
             why = "the Sobol' indices of 'beats the API' are within their own error there"
         out.append(

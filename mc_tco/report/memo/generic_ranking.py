@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from mc_tco.report.fmt import tokens
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.generic_context import GenericContext, pm
 from mc_tco.report.memo.generic_figures import tornado_generic_figure
@@ -79,8 +80,14 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
                   " only, not at this "
                   "point: rerun with --shapley-at grid to rank by them here.")
     if not show_ind:
+        from mc_tco.decision.targets import rare_ranking
+
+        flag = rare_ranking(ctx.ds, ind, ctx.ds.mc_tco.point(**at))
+        near = flag["nearest_demand"] if flag else None
         words += (f" The indices of '{ctx.label()}' are not shown: {min(k, n - k):,} "
-                  f"scenarios on its rarer side, fewer than {MIN_EVENTS}.")
+                  f"scenarios on its rarer side, fewer than {MIN_EVENTS}"
+                  + (f"; the nearest demand with enough is {tokens(near)}"
+                     if near is not None else "") + ".")
     return Paragraph(words), Table(header, rows, "rlr" + "r" * (len(header) - 3)), r, y
 
 

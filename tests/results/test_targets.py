@@ -1,0 +1,189 @@
+"""Target probabilities P(target > x), P(target < x) (``ds.mc_tco.p_exceeds``, ``mc-tco
+target``) against the closed form Φ on ``y = v (x1 - x2) - c`` with normal inputs, and the
+flag on a ranking of the decision indicator that rests on too few events (issue 25, items
+1 and 6)."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from mc_tco.cli import main
+from mc_tco.errors import OptionError
+from mc_tco.results.io import open_results
+
+NORMAL_MODEL = '''
+import xarray as xr
+
+def run(inputs):
+    """y = volume * (x1 - x2) - c: normal with mean volume * 0.8 - c."""
+    return xr.Dataset({"y": (inputs["volume"] * (inputs["x1"] - inputs["x2"])
+                             - inputs["c"]).transpose("sample", "volume")})
+'''
+
+NORMAL_BOOK = '''
+[book]
+name = "normal inputs"
+model = "target_normal_model:run"
+
+[analysis]
+targets = ["y"]
+focus = { volume = 1 }
+
+[grid.volume]
+values = [1, 2]
+
+[inputs.x1]
+dist = "normal"
+mean = 1.0
+sd = 0.5
+
+[inputs.x2]
+dist = "normal"
+mean = 0.2
+sd = 0.3
+
+[inputs.c]
+dist = "constant"
+value = 0.3
+'''
+
+MU, SD, C = 1.0 - 0.2, math.hypot(0.5, 0.3), 0.3
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def normal_file(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("targets")
+    (folder / "target_normal_model.py").write_text(textwrap.dedent(NORMAL_MODEL))
+    (folder / "normal.toml").write_text(NORMAL_BOOK)
+    nc = folder / "normal.nc"
+    r = invoke("run", folder / "normal.toml", "--samples", "2048", "--out", nc, "--quiet",
+               "--no-shapley")
+    assert r.exit_code == 0, r.output
+    return nc
+
+
+def _exact(x: float, volume: float) -> float:
+    return float(stats.norm.sf(x, loc=volume * MU - C, scale=volume * SD))
+
+
+@pytest.mark.parametrize("x", [-0.5, 0.0, 0.5, 1.2, 1.8])
+@pytest.mark.parametrize("volume", [1, 2])
+def test_p_exceeds_matches_phi(normal_file, x, volume):
+    ds = open_results(normal_file)
+    res = ds.mc_tco.p_exceeds("y", x, volume=volume)
+    exact = _exact(x, volume)
+    p = float(res["p"])
+    lo, hi = (float(v) for v in res["p_ci"].values)
+    half = (hi - lo) / 2
+    assert lo <= p <= hi
+    # the 95% interval covers Φ (at this seed, every one of the ten cells)
+    assert lo <= exact <= hi, (p, exact, lo, hi)
+    assert half < 1.96 * math.sqrt(exact * (1 - exact) / 2048) + 2e-3  # no wider than iid
+    assert int(res["rows"]) == 2048
+    assert int(res["events"]) == round(p * 2048)
+    assert res["p"].attrs["units"] == "1" and res.attrs["side"] == ">"
+    below = ds.mc_tco.p_below("y", x, volume=volume)
+    assert float(below["p"]) == pytest.approx(1 - p)  # a continuous y: no ties at x
+    assert below.attrs["side"] == "<"
+
+
+def test_p_exceeds_over_the_grid_and_at_zero(normal_file):
+    ds = open_results(normal_file)
+    res = ds.mc_tco.p_exceeds("y", "0.5")
+    assert res["p"].dims == ("volume",) and res["p_ci"].dims == ("volume", "ci_bound")
+    exact = [_exact(0.5, v) for v in (1, 2)]
+    np.testing.assert_allclose(res["p"].values, exact, atol=0.03)
+    # at 0 it is the run's stored P(y > 0), with the same interval
+    zero = ds.mc_tco.p_exceeds("y", 0)
+    stored = ds.mc_tco.p_beats(target="y")
+    np.testing.assert_allclose(zero["p"].values, stored["p"].values)
+    np.testing.assert_allclose(zero["p_ci"].sel(ci_bound="lower").values,
+                               stored["lower"].values)
+
+
+def test_p_exceeds_refuses(normal_file):
+    ds = open_results(normal_file)
+    with pytest.raises(OptionError, match="not a grid point; the nearest are 1 and 2"):
+        ds.mc_tco.p_exceeds("y", 0, volume=1.5)
+    with pytest.raises(OptionError, match="not an output of the file; choose one of y"):
+        ds.mc_tco.p_exceeds("z", 0)
+    with pytest.raises(OptionError, match="not a number"):
+        ds.mc_tco.p_exceeds("y", "much")
+
+
+def test_cli_target(normal_file, tmp_path):
+    js = tmp_path / "p.json"
+    r = invoke("target", normal_file, "y>1.2", "--json", js)
+    assert r.exit_code == 0, r.output
+    line = r.output.splitlines()[0]
+    assert line.startswith("P(y > 1.2) at volume = 1: ") and "of 2048 scenarios" in line
+    assert "95% MC interval" in line
+    payload = json.loads(js.read_text())
+    (cell,) = payload["results"]
+    assert cell["point"] == {"volume": 1.0} and cell["rows"] == 2048
+    assert abs(cell["p"] - _exact(1.2, 1)) < 0.02
+    assert cell["lower"] <= cell["p"] <= cell["upper"]
+    r = invoke("target", normal_file, "y<1.2", "--all-points", "--json", "-")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)["results"]
+    assert [c["point"]["volume"] for c in rows] == [1.0, 2.0]
+    assert rows[0]["p"] == pytest.approx(1 - cell["p"])
+    for args, message in [(("y>>1",), "write the condition as TARGET>X"),
+                          (("y>1", "--at", "volume=3"), "outside the grid"),
+                          (("y>1", "--strategy", "buy"), "has no strategy dim")]:
+        r = invoke("target", normal_file, *args)
+        assert r.exit_code != 0 and message in r.output, r.output
+        assert len(r.output.strip().splitlines()) == 1
+
+
+def test_target_help_teaches():
+    r = invoke("target", "--help")
+    assert r.exit_code == 0
+    assert "npv>1e6" in r.output and "--all-points" in r.output
+
+
+def test_rare_indicator_ranking_is_flagged(result_files):
+    ds = open_results(result_files["default"])
+    wins = int((ds["saving"].sel(demand=1e11, strategy="buy") > 0).sum())
+    assert wins < 50  # the default book at 1e11: buying rarely wins
+    rk = ds.mc_tco.ranking("saving>0", demand=1e11, strategy="buy", index="ST")
+    assert rk.attrs["too_few_events"] is True
+    assert rk.attrs["rare_events"] == wins and rk.attrs["rare_rows"] == ds.sizes["sample"]
+    assert "\n" not in rk.attrs["note"] and "not ranked" in rk.attrs["note"]
+    near = rk.attrs["rare_nearest_demand"]
+    # the nearest demand (by ratio) where both sides have at least 50 scenarios
+    counts = (ds["saving"].sel(strategy="buy") > 0).sum("sample")
+    ok = np.minimum(counts, ds.sizes["sample"] - counts) >= 50
+    grid = ds["demand"].values[ok.values]
+    assert near == grid[np.argmin(np.abs(np.log(grid / 1e11)))]
+    assert f"{near:.4g}" in rk.attrs["note"]
+    assert ds.mc_tco.ranking("saving>0", demand=near, strategy="buy",
+                             index="ST").attrs["too_few_events"] is False
+    # the target itself is not an indicator: never flagged
+    assert ds.mc_tco.ranking("saving", demand=1e11, strategy="buy",
+                             index="ST").attrs["too_few_events"] is False
+
+
+def test_without_scrambles_the_interval_is_wilsons(normal_file):
+    ds = open_results(normal_file)
+    ds.attrs["ci"] = "bootstrap"  # a run without independent scrambles
+    assert not ds.mc_tco.run.replicates
+    res = ds.mc_tco.p_exceeds("y", 1.2, volume=1)
+    k, n = int(res["events"]), int(res["rows"])
+    z = stats.norm.ppf(0.975)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    np.testing.assert_allclose(res["p_ci"].values, [centre - half, centre + half])
+    assert bool(res["fallback"]) and "Wilson" in res.attrs["method"]
