@@ -15,6 +15,7 @@ import xarray as xr
 
 from mc_tco.decision.data import check_option, decision_data
 from mc_tco.errors import OptionError
+from mc_tco.results.ranking import rank_order
 from mc_tco.sensitivity.moment_dataset import moment_independent_dataset
 
 __all__ = ["moment_independent"]
@@ -46,7 +47,8 @@ def moment_independent(ds: xr.Dataset, target: str | None = None, *,
     xr.Dataset
         As :func:`~mc_tco.sensitivity.moment_dataset.moment_independent_dataset`, plus
         ``shapley`` and ``shapley_conf`` (input) when the run stored them at this point;
-        attrs ``target``, ``strategy`` and the point.
+        ``input`` ranked by ``shapley`` (else by ``delta``; attr ``ranked_by``); attrs
+        ``target``, ``strategy`` and the point.
     """
     where = path or "the results"
     if slices < 2:
@@ -82,7 +84,9 @@ def moment_independent(ds: xr.Dataset, target: str | None = None, *,
     out.attrs.update(target=str(target), strategy=str(strategy),
                      point={k: v for k, v in data.point.items()}, path=where)
     _add_shapley(ds, out, str(target), strategy, data.point, alt)
-    return out
+    key = out["shapley"] if "shapley" in out else out["delta"]
+    out.attrs["ranked_by"] = str(key.name)
+    return out.isel(input=rank_order(key.values))
 
 
 def _add_shapley(ds: xr.Dataset, out: xr.Dataset, target: str, strategy: str,
