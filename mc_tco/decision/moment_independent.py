@@ -4,8 +4,11 @@ A cross-check of the Shapley effects that is valid under correlated inputs too: 
 the ``N`` base rows of a results file (inputs and target at one grid point, as
 :func:`mc_tco.decision.data.decision_data` selects them), nothing is rerun. The target is an
 output (``saving``) or its decision indicator (``saving>0``, 1 where the strategy beats the
-baseline). The estimators are SALib's (:mod:`mc_tco.sensitivity.moment_independent`), the
-interval the run's scrambles' (:mod:`mc_tco.sensitivity.moment_dataset`).
+baseline). The estimators are SALib's (:mod:`mc_tco.sensitivity.moment_independent`), but
+for the indicator's delta, from class frequencies (SALib's kernel densities of a 0/1 output
+rank the inputs by the classes' bandwidths: on the default book at -n 8192 its top five
+were electricity_price, pue, ...); the interval is the run's scrambles'
+(:mod:`mc_tco.sensitivity.moment_dataset`).
 """
 
 from __future__ import annotations

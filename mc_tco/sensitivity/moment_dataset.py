@@ -14,14 +14,26 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from mc_tco.sensitivity.moment_independent import PAWN_STATS, delta, first_order, pawn
+from mc_tco.sensitivity.moment_independent import (
+    PAWN_STATS,
+    delta,
+    delta_discrete,
+    first_order,
+    pawn,
+)
 from mc_tco.uncertainty.intervals import replicate_interval, replicate_of
 
 __all__ = ["moment_independent_dataset"]
 
 
-def _indices(x: np.ndarray, y: np.ndarray, slices: int) -> tuple[np.ndarray, ...]:
-    return delta(x, y), pawn(x, y, slices), first_order(x, y)
+#: an output with at most this many distinct values gets the discrete delta
+DISCRETE = 2
+
+
+def _indices(x: np.ndarray, y: np.ndarray, slices: int,
+             discrete: bool) -> tuple[np.ndarray, ...]:
+    d = delta_discrete(x, y) if discrete else delta(x, y)
+    return d, pawn(x, y, slices), first_order(x, y)
 
 
 def moment_independent_dataset(x: np.ndarray, y: np.ndarray, inputs: list[str], *,
@@ -35,7 +47,9 @@ def moment_independent_dataset(x: np.ndarray, y: np.ndarray, inputs: list[str], 
     x : ndarray, (n, p)
         The inputs, sampled from their joint (possibly correlated) distribution.
     y : ndarray, (n,)
-        The output (or a 0/1 indicator).
+        The output, or a 0/1 indicator: an output with at most two values gets
+        :func:`~mc_tco.sensitivity.moment_independent.delta_discrete` (SALib's kernel
+        estimate is meaningless for it), any other SALib's kernel estimate.
     inputs : list of str
         The ``p`` input names.
     sample : ndarray, optional
@@ -53,11 +67,13 @@ def moment_independent_dataset(x: np.ndarray, y: np.ndarray, inputs: list[str], 
     xr.Dataset
         Dims ``input``, ``stat`` (PAWN's summaries) and ``ci_bound``: ``delta``,
         ``delta_ci``, ``pawn`` (input, stat), ``pawn_ci``, ``S1``, ``S1_ci`` (unit 1);
-        attrs ``n``, ``replicates``, ``conf_level``, ``slices``, ``interval``.
+        attrs ``n``, ``replicates``, ``conf_level``, ``slices``, ``interval``,
+        ``delta_estimator``.
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    d, p, s1 = _indices(x, y, slices)
+    discrete = np.unique(y).size <= DISCRETE
+    d, p, s1 = _indices(x, y, slices, discrete)
     half_d = np.full_like(d, np.nan)
     half_p = np.full_like(p, np.nan)
     half_s = np.full_like(s1, np.nan)
@@ -65,7 +81,8 @@ def moment_independent_dataset(x: np.ndarray, y: np.ndarray, inputs: list[str], 
     if reps > 1:
         idx = np.arange(y.size) if sample is None else np.asarray(sample)
         rep = replicate_of(idx, reps)
-        per = [_indices(x[rep == r], y[rep == r], slices) for r in range(reps)]
+        per = [_indices(x[rep == r], y[rep == r], slices, discrete)
+               for r in range(reps)]
         _, half_d = replicate_interval([e[0] for e in per], conf_level=conf_level)
         _, half_p = replicate_interval([e[1] for e in per], conf_level=conf_level)
         _, half_s = replicate_interval([e[2] for e in per], conf_level=conf_level)
@@ -82,12 +99,14 @@ def moment_independent_dataset(x: np.ndarray, y: np.ndarray, inputs: list[str], 
                 "ci_bound": ["lower", "upper"]},
         attrs={"n": int(y.size), "replicates": reps, "conf_level": float(conf_level),
                "slices": int(slices),
+               "delta_estimator": ("class frequencies (a 0/1 output)" if discrete else
+                                   "kernel densities (SALib's)"),
                "interval": ("t interval over the run's scrambles" if reps > 1 else
                             "none (one design: rerun with --ci rqmc for one)")},
     )
     for name in out.data_vars:
         out[name].attrs["units"] = "1"
-    out["delta"].attrs["long_name"] = "Borgonovo's delta (Plischke et al. 2013, as SALib)"
+    out["delta"].attrs["long_name"] = ("Borgonovo's delta, " + out.attrs["delta_estimator"])
     out["pawn"].attrs["long_name"] = "PAWN: KS distance over slices (as SALib)"
     out["S1"].attrs["long_name"] = "first-order index from class means (as SALib's delta)"
     return out

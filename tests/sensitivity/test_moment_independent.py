@@ -67,3 +67,18 @@ def test_constant_output_and_bad_shapes():
     np.testing.assert_array_equal(mi.delta(x, np.ones(50)), 0.0)
     with pytest.raises(ValueError, match="same n"):
         mi.delta(x, np.ones(49))
+
+
+def test_discrete_delta_closed_form():
+    # y = 1{x0 > 1/2}: every class is all 0 or all 1 (when the split falls on an edge),
+    # so delta = E|p_c - p| = 1/2 exactly; the unread x1 gets ~0
+    rng = np.random.default_rng(2)
+    x = rng.random((4096, 2))
+    y = (x[:, 0] > np.median(x[:, 0])).astype(float)
+    d = mi.delta_discrete(x, y)
+    assert mi.classes(4096).size % 2 == 1  # an even number of classes: the median is an edge
+    assert d[0] == pytest.approx(0.5, abs=1e-12)
+    assert d[1] < 0.05
+    # four levels split at class edges (16 classes): each class pure, half L1 = 3/4
+    four = np.digitize(x[:, 0], np.quantile(x[:, 0], [0.25, 0.5, 0.75]), right=True)
+    assert mi.delta_discrete(x, four.astype(float))[0] == pytest.approx(0.75, abs=1e-12)

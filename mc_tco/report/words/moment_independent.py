@@ -63,7 +63,7 @@ def moment_independent_text(mi: xr.Dataset, rows: int | None = 12) -> str:
     foot = []
     if shown < mi["input"].size:
         foot.append(f"({mi['input'].size - shown} more inputs in --json)")
-    foot.append("delta: Borgonovo's (kernel densities on equal-frequency classes, as "
-                "SALib); PAWN: KS distance over input slices (as SALib); both ~1/sqrt(rows "
-                "per class) for an input the output ignores.")
+    foot.append(f"delta: Borgonovo's, from {mi.attrs['delta_estimator']} on equal-frequency "
+                "classes of each input; PAWN: KS distance over input slices (as SALib); "
+                "both ~1/sqrt(rows per class) for an input the output ignores.")
     return "\n".join([head, *table, *foot])
