@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from SALib.analyze import delta as salib_delta
@@ -47,7 +49,7 @@ def test_equals_salib_on_the_stored_rows(ds, target):
             r = rankdata(data.x[:, i], method="ordinal")
             d.append(sum(((r > lo) & (r <= hi)).mean()
                           * abs(y[(r > lo) & (r <= hi)].mean() - y.mean())
-                          for lo, hi in zip(m[:-1], m[1:], strict=True)))
+                          for lo, hi in itertools.pairwise(m)))
     np.testing.assert_allclose(back["delta"].values, d, rtol=0, atol=1e-10)
     np.testing.assert_allclose(back["pawn"].values, p, rtol=0, atol=1e-12)
     assert got.attrs["point"] == {"demand": 5e11} and got.attrs["strategy"] == "buy"
