@@ -35,7 +35,7 @@ def moment_independent_text(mi: xr.Dataset, rows: int | None = 12) -> str:
     """
     point = ", ".join(f"{k} = {v:.3g}" if isinstance(v, float) else f"{k} = {v}"
                       for k, v in mi.attrs.get("point", {}).items())
-    level = f"{100 * mi.attrs['conf_level']:.0f}%"
+    level = f"{100 * mi['delta_ci'].attrs['conf_level']:.0f}%"
     head = (f"Moment-independent indices of {mi.attrs['target']} ({point}), from the "
             f"{mi.attrs['n']} stored base rows; valid under correlated inputs. Intervals: "
             f"{level}, {mi.attrs['interval']}. Ranked by {mi.attrs['ranked_by']}.")
