@@ -106,7 +106,7 @@ def moment_independent_dataset(x: np.ndarray, y: np.ndarray, inputs: list[str], 
     )
     for name in out.data_vars:
         out[name].attrs["units"] = "1"
-        if name.endswith("_ci"):
+        if str(name).endswith("_ci"):
             out[name].attrs["conf_level"] = float(conf_level)
     out["delta"].attrs["long_name"] = ("Borgonovo's delta, " + out.attrs["delta_estimator"])
     out["pawn"].attrs["long_name"] = "PAWN: KS distance over slices (as SALib)"
