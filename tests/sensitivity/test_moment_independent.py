@@ -82,3 +82,17 @@ def test_discrete_delta_closed_form():
     # four levels split at class edges (16 classes): each class pure, half L1 = 3/4
     four = np.digitize(x[:, 0], np.quantile(x[:, 0], [0.25, 0.5, 0.75]), right=True)
     assert mi.delta_discrete(x, four.astype(float))[0] == pytest.approx(0.75, abs=1e-12)
+
+
+def test_dataset_interval_only_with_scrambles(rows):
+    from mc_tco.sensitivity.moment_dataset import moment_independent_dataset
+
+    u, y = rows
+    one = moment_independent_dataset(u, y, list("abcd"))
+    assert np.isnan(one["delta_ci"].values).all() and "none" in one.attrs["interval"]
+    eight = moment_independent_dataset(u, y, list("abcd"), replicates=8)
+    np.testing.assert_array_equal(one["delta"].values, eight["delta"].values)
+    lo, hi = eight["delta_ci"].values.T
+    assert (lo < eight["delta"].values).all() and (eight["delta"].values < hi).all()
+    assert eight["pawn"].dims == ("input", "stat")
+    assert eight.attrs["delta_estimator"] == "kernel densities (SALib's)"
