@@ -1,7 +1,8 @@
 """Time of PAWN and Borgonovo's delta: mc_tco's against SALib's own calls, same rows.
 
 On the stored base rows of a results file (default: a fresh ``mc-tco run -n N`` of the
-default book in memory), target ``saving > 0`` of ``buy`` at the focus demand, 30 inputs:
+default book in memory), target ``saving`` of ``buy`` at the focus demand (a continuous
+output, so both sides use kernel densities), 30 inputs:
 
 1. the point estimates: ``SALib.analyze.delta.calc_delta`` and ``sobol_first`` per input
    and ``SALib.analyze.pawn.analyze`` against :func:`mc_tco.sensitivity.moment_independent.delta`,
@@ -46,7 +47,7 @@ def main() -> None:
     args = ap.parse_args()
     ds = run(load_book(DEFAULT_BOOK), samples=args.n, seed=1, resamples=50)
     data = decision_data(ds, among=["buy"], target="saving")
-    x, y = data.x, (data.option_values("buy") > 0).astype(float)
+    x, y = data.x, data.option_values("buy")
     p = x.shape[1]
     problem = {"num_vars": p, "names": [f"x{i}" for i in range(p)]}
     grid = np.linspace(y.min(), y.max(), 100)
