@@ -62,8 +62,17 @@ def _jsonable(obj: object) -> object:
               help="Only these inputs (comma-separated) in the boxes and the EVPPI table.")
 @click.option("--group", "group_items", multiple=True, metavar="NAME=IN1,IN2",
               help="An extra group of inputs for EVPPI; repeatable.")
-@click.option("--only", type=click.Choice(["boxes", "voi"]), default=None,
-              help="Only scenario discovery (boxes) or only the value of information.")
+@click.option("--only", type=click.Choice(["boxes", "voi", "moment"]), default=None,
+              help="Only scenario discovery (boxes), only the value of information, or "
+                   "only the moment-independent indices (moment).")
+@click.option("--moment-independent", "moment", is_flag=True,
+              help="Also print Borgonovo's delta and PAWN of the decision indicator "
+                   "(TARGET>0) and of TARGET beside the stored Shapley effects: a "
+                   "cross-check of the ranking that holds under correlated inputs, from "
+                   "the stored rows, with the scrambles' interval.")
+@click.option("--slices", type=int, default=10, show_default=True,
+              help="PAWN's slices per input (each holds N / SLICES rows; fewer rows per "
+                   "slice raise the ~1/sqrt(rows) floor of an irrelevant input).")
 @click.option("--boxes", "max_boxes", type=int, default=3, show_default=True,
               help="Most PRIM boxes (each next one on the scenarios outside the earlier).")
 @click.option("--min-coverage", type=float, default=0.5, show_default=True,
@@ -83,7 +92,8 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
             among: str | None, target: str | None, inputs_text: str | None,
             group_items: tuple[str, ...], only: str | None, max_boxes: int,
             min_coverage: float, alpha: float, min_cases: int, draws: int, seed: int,
-            json_path: str | None, quiet: bool) -> None:
+            json_path: str | None, quiet: bool, moment: bool = False,
+            slices: int = 10) -> None:
     """Under which conditions does a strategy win, and what is it worth to know more?
 
     Reads RESULTS (a file of 'mc-tco run'; default results/deepseek-v4.1-flash.nc) and, at
@@ -98,6 +108,7 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
       mc-tco explain results/deepseek-v4.1-flash.nc --strategy buy --demand 5e11
       mc-tco explain results/article.nc --demand 3T --among api,buy,rent,owned
       mc-tco explain results/x.nc --demand 1.26T --json explain.json
+      mc-tco explain results/x.nc --only moment
     """
     from mc_tco.decision.discovery import discover
     from mc_tco.decision.information import value_of_information
@@ -137,11 +148,21 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
     ds = open_results(results, note=None if quiet else note)
     inputs = _names(inputs_text, "--inputs")
     disc = voi = None
-    if only != "voi":
+    moments = []
+    if moment or only == "moment":
+        from mc_tco.decision.moment_independent import moment_independent
+
+        base = target or (ds.mc_tco.targets[0] if ds.mc_tco.targets else "")
+        if not base:
+            raise OptionError(f"{results}: the file names no target; pass --target NAME")
+        for name in (f"{base}>0", base):
+            moments.append(moment_independent(ds, name, strategy=strategy, at=at or None,
+                                              slices=slices, path=results))
+    if only not in ("voi", "moment"):
         disc = discover(ds, strategy=strategy, at=at or None, target=target, inputs=inputs,
                         alpha=alpha, min_coverage=min_coverage, max_boxes=max_boxes,
                         min_cases=min_cases, path=results)
-    if only != "boxes":
+    if only not in ("boxes", "moment"):
         book_groups = None
         if groups:
             from mc_tco.decision.data import decision_data
@@ -154,10 +175,18 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
                                    draws=draws, seed=seed, path=results)
     command = f"mc-tco explain {results}" + (f" --strategy {strategy}" if strategy else "")
     if json_path:
-        payload = _jsonable(explain_dict(disc, voi, path=results))
+        payload = (_jsonable(explain_dict(disc, voi, path=results))
+                   if disc is not None or voi is not None else {"path": results})
+        if moments and isinstance(payload, dict):
+            payload["moment_independent"] = [_jsonable(m.to_dict()) for m in moments]
         with atomic_path(json_path) as tmp:
             tmp.write_text(json.dumps(payload, indent=2, allow_nan=False) + "\n")
     if not quiet:
-        click.echo(explain_text(disc, voi, ds, path=results, command=command))
+        if disc is not None or voi is not None:
+            click.echo(explain_text(disc, voi, ds, path=results, command=command))
+        if moments:
+            from mc_tco.report.words.moment_independent import moment_independent_text
+
+            click.echo("\n\n".join(moment_independent_text(m) for m in moments))
         if json_path:
             click.echo(f"\nwrote {json_path}")

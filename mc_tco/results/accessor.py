@@ -304,6 +304,51 @@ class ResultsAccessor:
             out.attrs["note"] = rare["note"]
         return out
 
+    def moment_independent(self, target: str | None = None, strategy: str | None = None,
+                           slices: int = 10, **at) -> xr.Dataset:
+        """Borgonovo's delta, PAWN and S1 of ``target`` on the stored base rows at a point.
+
+        ``target`` is a per-sample output (``saving``) or its indicator (``saving>0``);
+        a grid dim not given in ``at`` (``demand="500B"``) and ``strategy`` take the
+        file's focus. Valid under correlated inputs; interval from the run's scrambles.
+        :func:`mc_tco.decision.moment_independent.moment_independent` is the same with
+        the decision checks and the stored Shapley effects beside.
+
+        Returns
+        -------
+        xr.Dataset
+            See :func:`mc_tco.sensitivity.moment_dataset.moment_independent_dataset`.
+        """
+        from mc_tco.sensitivity.moment_dataset import moment_independent_dataset
+
+        target = target or (self.targets[0] if self.targets else None)
+        if target is None:
+            raise OptionError("the results name no target; pass target='NAME'")
+        base = target[:-2] if target.endswith(">0") else target
+        if base not in self._ds or "sample" not in self._ds[base].dims:
+            raise OptionError(f"target {target}: no such per-sample output")
+        alt = self.alternatives
+        if alt and alt in self._ds[base].dims:
+            at[alt] = strategy or self.focus.get(alt)
+        for dim in self._ds[base].dims:
+            if dim not in at and dim != "sample" and dim in self.focus:
+                at[dim] = self.focus[dim]
+        da = self._sel(self._ds[base], at)
+        if da.dims != ("sample",):
+            extra = [str(d) for d in da.dims if d != "sample"]
+            raise OptionError(f"target {target} varies along {', '.join(extra)}; choose a "
+                              f"point, e.g. {extra[0]}=...")
+        y = da.values.astype(float)
+        if target.endswith(">0"):
+            y = (y > 0).astype(float)
+        x = self._ds["input_value"].transpose("sample", "input").values.astype(float)
+        out = moment_independent_dataset(
+            x, y, [str(v) for v in self._ds["input"].values],
+            sample=self._ds["sample"].values, replicates=self.run.replicates,
+            conf_level=self.run.conf_level, slices=slices)
+        out.attrs.update(target=target, point=self.point(**at))
+        return out
+
     def bands(self, target: str | None = None, **at) -> xr.DataArray:
         """Quantiles of a target (dim ``quantile``) over the dims not selected."""
         target = target or (self.targets[0] if self.targets else None)

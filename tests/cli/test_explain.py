@@ -226,3 +226,19 @@ def test_memo_sections_and_figure(article_run, default_run):
     e = evpi_by_demand(default_run)
     np.testing.assert_allclose(line.get_ydata(), e.values)
     assert fig.axes[0].get_xscale() == "log"
+
+
+def test_explain_moment_independent_beside_shapley(results_files, tmp_path):
+    out = tmp_path / "moment.json"
+    r = invoke("explain", results_files["default"], "--only", "moment", "--json", out)
+    assert r.exit_code == 0, r.output
+    assert "Moment-independent indices of saving>0 (demand = 5e+11)" in r.output
+    assert "Moment-independent indices of saving (demand = 5e+11)" in r.output
+    assert "Shapley" in r.output and "PAWN median" in r.output
+    assert "Where does buy win?" not in r.output
+    payload = json.loads(out.read_text())
+    first = payload["moment_independent"][0]
+    assert first["attrs"]["target"] == "saving>0"
+    assert len(first["data_vars"]["delta"]["data"]) == 30
+    bad = invoke("explain", results_files["default"], "--only", "moment", "--slices", "1")
+    assert bad.exit_code != 0 and "--slices 1" in bad.output
