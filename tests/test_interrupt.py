@@ -169,6 +169,7 @@ def test_kill_in_the_swap_then_the_next_run_leaves_no_temporary_file(previous):
     assert sorted(p.name for p in out.parent.iterdir()) == ["x.nc", "x.nc.bak"]
 
 
+@pytest.mark.slow
 def test_kill_between_the_two_renames_is_finished_by_the_next_write(previous, monkeypatch):
     """SIGKILL after the new file was renamed over the results, before the backup's
     rename: the next writer of the file makes the previous results the .bak, as the
@@ -216,6 +217,7 @@ def test_the_signal_hook_does_nothing_else(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.nc", "x.nc.bak"]
 
 
+@pytest.mark.slow
 def test_kill_while_writing_keeps_the_previous_file_and_the_next_write_cleans_up(previous):
     out, before = previous
     proc, _ = start_run(out, samples=4096)
@@ -238,6 +240,7 @@ def test_kill_while_writing_keeps_the_previous_file_and_the_next_write_cleans_up
         assert ds.sizes["sample"] == 32
 
 
+@pytest.mark.slow
 def test_rerun_keeps_one_backup(tmp_path):
     out = tmp_path / "x.nc"
     contents = []
@@ -298,6 +301,7 @@ def test_a_failed_write_leaves_the_previous_file(tmp_path, monkeypatch):
     assert sorted(tmp_path.iterdir()) == [out]
 
 
+@pytest.mark.slow
 def test_sigterm_mid_run_keeps_the_previous_file(previous):
     """SIGTERM (a scheduler, kill, a CI timeout) is treated like Ctrl-C (issue 10)."""
     out, before = previous
@@ -346,6 +350,7 @@ def test_every_ctrl_c_stops_the_run(previous):
     assert sum(code == 130 for _, code in outcomes) >= 3, outcomes
 
 
+@pytest.mark.slow
 def test_a_signal_after_the_command_ended_does_not_change_its_exit_code(tmp_path):
     """Once the command has ended, SIGINT and SIGTERM are ignored: one in Python's own exit
     (its handlers reset) killed the process with -2 and no message, its work done."""

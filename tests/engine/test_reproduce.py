@@ -95,6 +95,7 @@ def test_rerun_in_python_reproduces_the_run():
     assert stored_options(legacy) == stored_options(ds)
 
 
+@pytest.mark.slow
 def test_rerun_command_says_the_numbers_match(two_runs, tmp_path):
     out = tmp_path / "again.nc"
     res = CliRunner().invoke(main, ["rerun", str(two_runs / "a.nc"), "--out", str(out)])
@@ -116,6 +117,7 @@ def _tamper(src, dst, edit):
     ds.to_netcdf(dst, engine="h5netcdf")
 
 
+@pytest.mark.slow
 def test_rerun_of_a_tampered_file_says_what_differs(two_runs, tmp_path):
     bad = tmp_path / "tampered.nc"
 
@@ -131,6 +133,7 @@ def test_rerun_of_a_tampered_file_says_what_differs(two_runs, tmp_path):
     assert "Traceback" not in res.output
 
 
+@pytest.mark.slow
 def test_rerun_of_an_edited_book_is_flagged(two_runs, tmp_path):
     bad = tmp_path / "edited.nc"
 
@@ -147,6 +150,7 @@ def test_rerun_of_an_edited_book_is_flagged(two_runs, tmp_path):
     assert {"input_value", "saving"} <= {d.name for d in cmp.differences}
 
 
+@pytest.mark.slow
 def test_rerun_notes_changed_versions(two_runs, tmp_path):
     old = tmp_path / "old.nc"
 
@@ -190,6 +194,7 @@ def test_rerun_of_a_file_whose_book_no_longer_loads(two_runs, tmp_path):
     assert "unknown family 'unif'" in res.stderr
 
 
+@pytest.mark.slow
 def test_copied_file_reruns_anywhere(two_runs, tmp_path, monkeypatch):
     # the file alone is enough: no book file needed
     shutil.copy(two_runs / "a.nc", tmp_path / "a.nc")

@@ -143,6 +143,7 @@ def test_the_app_does_not_run_planted_library_files(where, tmp_path):
     assert _ran(markers) == []
 
 
+@pytest.mark.slow
 def test_a_model_file_imports_the_installed_libraries_not_its_neighbours(tmp_path):
     """A user's model file that imports numba and yaml for the first time gets the installed
     ones, though files of those names lie next to it; its own helper module still imports."""
@@ -298,6 +299,7 @@ def test_report_says_which_model_file_it_executes(tmp_path):
         "code, not part of an installed package"]
 
 
+@pytest.mark.slow
 def test_python_m_mc_tco_does_not_import_from_the_working_directory(tmp_path):
     """``python -m`` puts the working directory first on sys.path; __main__ takes it off."""
     markers = tmp_path / "markers"

@@ -389,6 +389,7 @@ def test_hybrid_rule_by_brute_force():
 # ---------------------------------------------------------------- break-even, irr, cash
 
 
+@pytest.mark.slow
 def test_breakeven_by_hand_and_against_a_scan():
     # node 6,000: npv(D) = 12e-6 D - 12,000 - n (6,000 + 12*160), n = ceil(D / 1e9)
     p = base(node_price=6000.0)
