@@ -6,7 +6,7 @@ import functools
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import click
@@ -124,3 +124,19 @@ book_argument = click.argument(
 )
 
 
+def parse_at(items: Iterable[str]) -> dict[str, float | str]:
+    """The repeatable ``--at DIM=VALUE`` option: ``("volume=2", "region=eu")`` ->
+    ``{"volume": 2.0, "region": "eu"}`` (a number where the value reads as one)."""
+    from mc_tco.errors import OptionError
+    from mc_tco.results.points import parse_amount
+
+    at: dict[str, float | str] = {}
+    for item in items:
+        dim, sep, value = item.partition("=")
+        if not sep or not dim.strip() or not value.strip():
+            raise OptionError(f"--at {item}: write DIM=VALUE, e.g. --at volume=100")
+        try:
+            at[dim.strip()] = parse_amount(value, f"--at {dim.strip()}=")
+        except OptionError:
+            at[dim.strip()] = value.strip()
+    return at

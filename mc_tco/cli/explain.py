@@ -13,7 +13,7 @@ from typing import overload
 
 import click
 
-from mc_tco.cli._common import friendly, note
+from mc_tco.cli._common import friendly, note, parse_at
 from mc_tco.errors import OptionError
 from mc_tco.results.points import parse_amount
 
@@ -126,15 +126,7 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
         raise OptionError(f"--min-cases must be at least 1, got {min_cases}")
     if draws < 0 or draws == 1:
         raise OptionError(f"--draws must be 0 (no fit error) or at least 2, got {draws}")
-    at: dict[str, float | str] = {}
-    for item in at_items:
-        dim, sep, value = item.partition("=")
-        if not sep or not dim.strip():
-            raise OptionError(f"--at {item}: write DIM=VALUE, e.g. --at volume=100")
-        try:
-            at[dim.strip()] = parse_amount(value, f"--at {dim.strip()}=")
-        except OptionError:
-            at[dim.strip()] = value.strip()
+    at = parse_at(at_items)
     if demand is not None:
         at["demand"] = parse_amount(demand, "--demand")
     groups: dict[str, list[str]] = {}

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
-from mc_tco.cli._common import Progress, friendly, note
+from mc_tco.cli._common import Progress, friendly, note, parse_at
 
 
 def _demand(text: str) -> float:
@@ -46,23 +45,6 @@ _demand_option = click.option(
     help="Your demand in tokens/month (5e11, 500B, 1.26T): the answer, the ranking and the "
          "tornado are given there. A point of the results' demand grid.",
 )
-
-
-def _at(items: Iterable[str]) -> dict[str, float | str]:
-    """``("volume=2", "region=eu")`` -> ``{"volume": 2.0, "region": "eu"}``."""
-    from mc_tco.errors import OptionError
-    from mc_tco.results.points import parse_amount
-
-    at: dict[str, float | str] = {}
-    for item in items:
-        dim, sep, value = item.partition("=")
-        if not sep or not dim.strip() or not value.strip():
-            raise OptionError(f"--at {item}: write DIM=VALUE, e.g. --at volume=100")
-        try:
-            at[dim.strip()] = parse_amount(value, f"--at {dim.strip()}=")
-        except OptionError:
-            at[dim.strip()] = value.strip()
-    return at
 
 
 @click.command()
@@ -101,7 +83,7 @@ def memo(results: Path, compare: Path | None, demand: str | None, at_items: tupl
     from mc_tco.results.io import open_results
 
     tokens = _demand(demand) if demand is not None else None
-    at = _at(at_items)
+    at = parse_at(at_items)
 
     start = time.monotonic()
     target = out_dir or default_out_dir(results)

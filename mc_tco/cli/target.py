@@ -11,7 +11,7 @@ import json
 
 import click
 
-from mc_tco.cli._common import friendly, note
+from mc_tco.cli._common import friendly, note, parse_at
 from mc_tco.errors import OptionError
 from mc_tco.results.points import parse_amount
 
@@ -56,15 +56,7 @@ def target(results: str, condition: str, strategy: str | None, demand: str | Non
     from mc_tco.results.targets import parse_condition
 
     name, side, x = parse_condition(condition)
-    at: dict[str, float | str] = {}
-    for item in at_items:
-        dim, sep, value = item.partition("=")
-        if not sep or not dim.strip():
-            raise OptionError(f"--at {item}: write DIM=VALUE, e.g. --at volume=100")
-        try:
-            at[dim.strip()] = parse_amount(value, f"--at {dim.strip()}=")
-        except OptionError:
-            at[dim.strip()] = value.strip()
+    at = parse_at(at_items)
     if json_path and json_path != "-":
         check_writable_as(json_path, "--json")
     ds = open_results(results, note=None if quiet else note)
