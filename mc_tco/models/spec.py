@@ -96,6 +96,9 @@ class ModelSpec:
     baseline: str | None = None
     #: inputs of an earlier version of the model -> what replaced them (refused in a book)
     retired: dict[str, str] = field(default_factory=dict)
+    #: inputs added by the current version -> the value that gives the earlier version back
+    #: (a book that lacks some is refused with this list)
+    neutral: dict[str, float] = field(default_factory=dict)
     #: the days the model counts in a month (the TCO model: 30.4), so that a book's grid in
     #: tokens/day converts to tokens/month; None: days are not converted to months
     days_per_month: float | None = None

@@ -64,14 +64,13 @@ Choices where MODEL.md leaves room, and why:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import xarray as xr
 
 from mc_tco.book import Grid
 from mc_tco.models import InputRule, ModelSpec, check_outputs, check_samples
 from mc_tco.models.kernels import breakeven, factors, layout, npv, paths
+from mc_tco.models.tco_inputs import INF, INPUTS, NEUTRAL, RETIRED
 
 NAME = "mc_tco.models.tco:model"
 HOURS_PER_MONTH = layout.HOURS_PER_MONTH
@@ -87,69 +86,6 @@ BREAKEVEN_STEP = 0.0533
 BREAKEVEN_FINE = 0.125
 BISECTION_STEPS = 20  # levels of 8 sub-brackets: 0.053 / 8**14 < 1e-13
 ROW_BLOCK = 8192
-
-INF = math.inf
-_I = InputRule
-
-
-def _P(unit: str, description: str, high: float = INF) -> InputRule:
-    return InputRule(unit, 0.0, high, description, low_open=True)
-
-
-def _rate(description: str) -> InputRule:
-    return InputRule("1/year", -1.0, 10.0, description, low_open=True)
-
-
-INPUTS = {
-    "price_input_cache_hit": _I("USD/Mtok", 0, INF, "API list price of cached input tokens"),
-    "price_input_cache_miss": _I("USD/Mtok", 0, INF, "API list price of uncached input tokens"),
-    "price_output": _I("USD/Mtok", 0, INF, "API list price of output tokens"),
-    "api_price_level": _P("1", "multiplier on the API list prices"),
-    "api_price_annual_change": _rate("yearly change of API prices"),
-    "output_share": _I("1", 0, 1, "fraction of tokens that are output"),
-    "api_cache_hit_rate": _I("1", 0, 1, "fraction of input tokens billed as cache hits"),
-    "reference_tokens_per_gpu_hour": _P(
-        "tokens/GPU-hour", "tokens one GPU of DeepSeek's stack serves an hour (all-day average)"
-    ),
-    "throughput_multiple": _P("1", "DeepSeek's per-GPU throughput / self-hoster's at month 0"),
-    "throughput_final_ratio": _P("1", "final throughput multiple / initial one", 1.0),
-    "learning_months": _P("month", "time constant of the self-hoster's learning"),
-    "utilization": _P("1", "average load of a fleet sized for all demand", 1.0),
-    "hybrid_utilization": _P("1", "average load of a base-load fleet", 1.0),
-    "gpus_per_node": _I("GPU", 1, INF, "GPUs per node"),
-    "ramp_months": _I("month", 1, INF, "months until the run-rate demand is reached"),
-    "demand_annual_growth": _rate("yearly growth of demand after the ramp"),
-    "setup_months": _I("month", 0, INF, "months before a self-hosted fleet serves traffic"),
-    "node_price": _P("USD", "price of one 8xB300 node at month 0"),
-    "gpu_rent_per_hour": _I("USD/GPU-hour", 0, INF, "rental price per GPU-hour at month 0"),
-    "gpu_price_annual_change": _rate("yearly change of node prices and GPU rent"),
-    "node_annual_depreciation": _I("1/year", 0, 1, "yearly loss of a node's resale value"),
-    "horizon_years": _I("year", 1 / 12, 30, "horizon of the cash flows (a month to 30 years)"),
-    "node_power_kw": _I("kW", 0, INF, "power draw of one node"),
-    "pue": _I("1", 1, INF, "power usage effectiveness of the data centre"),
-    "electricity_price": _I("USD/kWh", 0, INF, "electricity price"),
-    "maintenance_fraction": _I("1/year", 0, 1, "yearly upkeep as a fraction of node price"),
-    "kv_kb_per_token": _I("KB/token", 0, INF, "KV cache stored per token"),
-    "kv_ttl_days": _I("day", 0, INF, "time a KV cache entry is kept"),
-    "kv_unique_fraction": _I("1", 0, 1, "fraction of served tokens whose KV is newly stored"),
-    "ssd_price_per_tb": _I("USD/TB", 0, INF, "SSD price"),
-    "storage_overhead": _I("1", 1, INF, "servers, replication, free space on top of raw SSD"),
-    "staff_fte": _I("FTE", 0, INF, "dedicated engineers"),
-    "staff_cost_per_fte": _I("USD/year", 0, INF, "loaded cost of one engineer"),
-    "discount_rate": _I("1/year", 0, 1, "cost of capital"),
-    "regulatory_premium": _I("1/year", 0, 1, "extra discount rate on self-hosting flows"),
-    "sovereignty_value": _I("USD/month", -INF, INF, "value of keeping data in house"),
-}
-
-_THROUGHPUT = (
-    "throughput is now reference_tokens_per_gpu_hour, tokens one GPU of DeepSeek's stack "
-    "serves an hour (about 8.3e8; 3.98e8 at the article's point), independent of the API price"
-)
-RETIRED = {
-    "amortization_years": "renamed horizon_years (the months of cash flows; the article's 4)",
-    "valley_price_factor": f"removed: {_THROUGHPUT}",
-    "reference_revenue_per_gpu_hour": f"removed: {_THROUGHPUT}",
-}
 
 REPORT_DEMANDS = [1e11, 3e11, 5e11, 1e12, 3e12]
 #: the demands the article's claims are stated at, added to every grid so that the memo
@@ -171,6 +107,7 @@ SPEC = ModelSpec(
     distributions=("breakeven_demand",),
     indicator_label="beats the API",
     retired=RETIRED,
+    neutral=NEUTRAL,
     grid_rules={"demand": InputRule("tokens/month", 0.0, INF, "monthly token demand",
                                     low_open=True)},
     benefits=("saving", "npv"),
