@@ -3,9 +3,16 @@
 Every error a user can cause (a bad book, a bad option, a model that misbehaves) is an
 :class:`McTcoError`. Its message is one line that names the file, the input (or option) and
 says how to fix it. The CLI prints it without a traceback and exits with code 2.
+
+A few errors need a list to be useful (a book written for an earlier version of the model:
+one line per input that changed). Those give the list as ``details``: each detail is one
+line of its own, indented by two spaces below the message, so the first line still names
+the file and what is wrong.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 
 def one_line(text: str) -> str:
@@ -20,12 +27,23 @@ def one_line(text: str) -> str:
 
 
 class McTcoError(ValueError):
-    """An error caused by the user's input; the message says what to fix (one line)."""
+    """An error caused by the user's input; the message says what to fix (one line).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong and how to fix it: one line (non-printable characters are escaped).
+    details : iterable of str, optional
+        Lines that list what the message summarises; each is escaped to one line and
+        printed below the message, indented by two spaces.
+    """
 
     exit_code = 2
 
-    def __init__(self, message: str = ""):
-        super().__init__(one_line(str(message)))
+    def __init__(self, message: str = "", details: Iterable[str] = ()):
+        self.headline = one_line(str(message))
+        self.details = tuple(one_line(str(d)) for d in details)
+        super().__init__("\n".join([self.headline, *(f"  {d}" for d in self.details)]))
 
 
 class BookError(McTcoError):
@@ -41,10 +59,13 @@ class BookError(McTcoError):
         What is wrong and how to fix it.
     line : int or None
         The line in the file, when it is known.
+    details : iterable of str, optional
+        Lines below the message (:class:`McTcoError`).
     """
 
     def __init__(
-        self, path: str | None, where: str | None, message: str, line: int | None = None
+        self, path: str | None, where: str | None, message: str, line: int | None = None,
+        details: Iterable[str] = (),
     ):
         self.path = path
         self.where = where
@@ -54,7 +75,7 @@ class BookError(McTcoError):
         if path:
             location = f"{path}:{line}" if line else str(path)
         parts = [p for p in (location, where) if p]
-        super().__init__(": ".join([*parts, message]))
+        super().__init__(": ".join([*parts, message]), details)
 
 
 class ModelError(McTcoError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -217,9 +218,12 @@ class Book:
         """The book file's name without its suffix (``book`` for a book without a path)."""
         return Path(self.path).stem if self.path else "book"
 
-    def error(self, where: str | None, message: str, field_name: str | None = None) -> BookError:
-        """A :class:`BookError` for this book, located at ``where`` (e.g. ``inputs.x.low``)."""
-        return BookError(self.path, where, message, _locate(self.text, where, field_name))
+    def error(self, where: str | None, message: str, field_name: str | None = None,
+              details: Iterable[str] = ()) -> BookError:
+        """A :class:`BookError` for this book, located at ``where`` (e.g. ``inputs.x.low``),
+        with ``details`` lines below the message."""
+        return BookError(self.path, where, message, _locate(self.text, where, field_name),
+                         details)
 
 
 #: the book ``mc-tco run`` and ``mc-tco inputs`` read without an argument

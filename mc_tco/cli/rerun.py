@@ -32,8 +32,11 @@ def _failure_is_an_error(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except Exception as exc:
+            # an error with a list below its message (a book of an earlier model version)
+            # keeps the list on lines of their own
             error = McTcoError(f"{kwargs.get('results')}: the rerun failed: "
-                               f"{type(exc).__name__}: {exc}")
+                               f"{type(exc).__name__}: {getattr(exc, 'headline', exc)}",
+                               getattr(exc, "details", ()))
             click.echo(f"mc-tco: error: {error}", err=True)
             sys.exit(error.exit_code)
 

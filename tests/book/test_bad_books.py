@@ -7,10 +7,13 @@ Each book is a good book with one mistake an analyst makes. Its first lines reco
     # where: <the input, field or model it names>
     # line: <the line the message points at, or none>
     # mistake: <what the analyst did>
+    # details: <optional: the number of lines the message lists below it>
 
 Every one must give one line on stderr that starts with the file (and the line, when TOML
 gives it), names the input and says the fix; exit code 2; no traceback; nothing written
-(an existing results file keeps its bytes, no backup, no temporary file, no folder).
+(an existing results file keeps its bytes, no backup, no temporary file, no folder). A
+book written for an earlier version of the model gets a list below that line (one line per
+change, indented: ``# details``), and no other book does.
 """
 
 from __future__ import annotations
@@ -50,9 +53,11 @@ PREVIOUS = _previous_results()
 
 def expectation(path: Path) -> dict[str, str]:
     """The ``# key: value`` header of a catalogue book."""
-    head = path.read_bytes().decode("utf-8", errors="replace").splitlines()[:4]
-    exp = dict(line[2:].split(": ", 1) for line in head if line.startswith("# "))
+    head = path.read_bytes().decode("utf-8", errors="replace").splitlines()[:5]
+    exp = dict(line[2:].split(": ", 1) for line in head[:4] if line.startswith("# "))
     assert set(exp) == {"expect", "where", "line", "mistake"}, path
+    if head[4:] and head[4].startswith("# details: "):
+        exp["details"] = head[4].removeprefix("# details: ")
     return exp
 
 
@@ -63,7 +68,9 @@ def check_one_line_error(exit_code: int, stdout: str, stderr: str, path: Path, e
     # before it executes a book's own model file, a command names it (tests/models/test_trust.py)
     lines = [line for line in stderr.splitlines()
              if not line.startswith("mc-tco: running the model file ")]
-    assert len(lines) == 1, stderr
+    details = int(exp.get("details", 0))
+    assert len(lines) == 1 + details, stderr
+    assert all(line.startswith("  ") and line[2:3].strip() for line in lines[1:]), stderr
     msg = lines[0]
     if exp["line"] == "none":
         assert msg.startswith(f"mc-tco: error: {path}: "), msg
@@ -82,6 +89,7 @@ def test_the_catalogue_is_complete():
         "weights_not_one", "negative_weight", "duplicate_input", "empty",
         "missing_model_input", "unknown_model_input", "model_not_importable",
         "model_not_callable", "model_wrong_dims", "model_returns_nan", "grid_start_ge_stop",
+        "version_1_book", "version_2_book",
     } <= names
     assert len(BOOKS) >= 80
     for p in BOOKS:
