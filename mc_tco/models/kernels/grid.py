@@ -9,9 +9,10 @@ import math
 
 import numpy as np
 
-from .cell import HYBMAX, NOUT, NPV, NW, NZ, cell
+from . import npv as fast
+from .cell import COSTL, CPM, HYBMAX, NOUT, NPV, NW, NZ, cell
 from .jit import jit
-from .rows import SFULL, T_
+from .rows import SFULL
 
 
 @jit
@@ -24,16 +25,39 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
             np.zeros((2, math.ceil(top) + 16)))
 
 
+@jit(inline="always")
+def _npv(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.ndarray,
+         res: np.ndarray, out: np.ndarray) -> None:
+    """npv, level cost and cost per Mtok of every strategy (:func:`.npv.npv_cell`) and the
+    hybrid's largest fleet into ``out`` at :mod:`.cell`'s offsets."""
+    fast.npv_cell(V, S, dem, W, buf, res)
+    for s in range(6):
+        npv = res[fast.NPV + s]
+        cost = res[fast.SUM_API] + (res[fast.SUM_SOV] if 1 <= s <= 4 else 0.0) - npv
+        out[NPV + s] = npv
+        out[COSTL + s] = cost / res[fast.ANN]
+        out[CPM + s] = cost / res[fast.SUM_DD] * 1e6 if res[fast.SUM_DD] > 0.0 else math.nan
+    out[HYBMAX] = res[fast.HYB_TOP]
+
+
 @jit
-def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, paths: bool, want_irr: bool,
-         out: np.ndarray) -> None:
-    """:func:`.cell.cell` of every row of ``V, S`` at every demand of ``dems`` into ``out``
-    (rows, demands, NOUT)."""
+def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, full: bool, paths: bool,
+         want_irr: bool, out: np.ndarray) -> None:
+    """The npv (:func:`.npv.npv_cell`) of every row of ``V, S`` at every demand of ``dems``
+    into ``out`` (rows, demands, NOUT), and with ``full`` every other output of
+    :func:`.cell.cell` (``paths``: payback and peak cash, ``want_irr``: the irr)."""
     W, Z, buf = _scratch(V, S)
     none = np.zeros((1, 6))
+    res = np.empty(fast.NRES_OUT)
+    tmp = np.empty(NOUT)
     for i in range(V.shape[0]):
         for j in range(dems.shape[0]):
-            cell(V[i], S[i], dems[j], W, Z, buf, out[i, j], paths, want_irr, none, none, False)
+            o = out[i, j]
+            if full:
+                cell(V[i], S[i], dems[j], W, Z, buf, tmp, paths, want_irr, none, none, False)
+                for k in range(NOUT):
+                    o[k] = tmp[k]
+            _npv(V[i], S[i], dems[j], W, buf, res, o)
 
 
 @jit
@@ -51,7 +75,7 @@ def cash(V: np.ndarray, S: np.ndarray, dems: np.ndarray, path: np.ndarray,
 @jit(inline="always")
 def _ok(res: np.ndarray, s: int) -> bool:
     """Whether strategy ``s`` breaks even in ``res`` (the hybrid: and owns a node)."""
-    return res[NPV + s] >= 0.0 and (s != 5 or res[HYBMAX] > 0.0)
+    return res[fast.NPV + s] >= 0.0 and (s != 5 or res[fast.HYB_TOP] > 0.0)
 
 
 @jit
@@ -60,22 +84,19 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
     """Smallest demand at which each strategy's npv is >= 0, (rows, 6), api NaN.
 
     A geometric scan from ``lo`` to ``hi`` (steps of ``ratio``) evaluates all strategies
-    at once and stops when every strategy has its bracket; each bracket (the first scan
-    point with npv >= 0 and the one before it) is then bisected to a relative width
-    ``rel``. 0 where npv >= 0 at 1 token a month, inf where never up to ``hi``. A positive
-    window narrower than a step can be missed.
+    at once (:func:`.npv.npv_cell`) and stops when every strategy has its bracket; each
+    bracket (the first scan point with npv >= 0 and the one before it) is then bisected to
+    a relative width ``rel``. 0 where npv >= 0 at 1 token a month, inf where never up to
+    ``hi``. A positive window narrower than a step can be missed.
     """
-    W, Z, buf = _scratch(V, S)
-    none = np.zeros((1, 6))
-    res = np.empty(NOUT)
+    W, _, buf = _scratch(V, S)
+    res = np.empty(fast.NRES_OUT)
     left = np.empty(6)
     for i in range(V.shape[0]):
         out[i, 0] = math.nan
         for s in range(1, 6):
             out[i, s] = -1.0  # not found yet
-        if S[i, T_] < 1:
-            continue
-        cell(V[i], S[i], 1.0, W, Z, buf, res, False, False, none, none, False)
+        fast.npv_cell(V[i], S[i], 1.0, W, buf, res)
         todo = 0
         for s in range(1, 6):
             if _ok(res, s):
@@ -84,7 +105,7 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
                 todo += 1
         prev, dem = 1.0, lo
         while todo > 0 and dem <= hi:
-            cell(V[i], S[i], dem, W, Z, buf, res, False, False, none, none, False)
+            fast.npv_cell(V[i], S[i], dem, W, buf, res)
             for s in range(1, 6):
                 if out[i, s] < 0.0 and _ok(res, s):
                     out[i, s] = dem
@@ -98,7 +119,7 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
                 a, b = left[s], out[i, s]
                 while b - a > rel * b:
                     mid = 0.5 * (a + b)
-                    cell(V[i], S[i], mid, W, Z, buf, res, False, False, none, none, False)
+                    fast.npv_cell(V[i], S[i], mid, W, buf, res)
                     if _ok(res, s):
                         b = mid
                     else:

@@ -21,8 +21,8 @@ ARTICLE_REVENUE_PER_GPU_HOUR = 38.0
 TOL = 1e-9
 
 # ---- month vectors (index of V's second axis)
-(DU, PC, PT, PN, RN, CAP, PHI, SELF, DISC, PBAR, STOK, CNODE) = range(12)
-NV = 12
+(DU, PC, PT, PN, RN, CAP, PHI, SELF, DISC, PBAR, STOK, CNODE, CDISC) = range(13)
+NV = 13
 # ---- row scalars (index of S's second axis)
 (T_, EXIT, LUMPM, A_, HP, B_, UTIL, E1, SFULL, SPARE, POWER, COLO, STAFF, TBPT, SSD,
  MF12, KEEP, NET, RESD, TERM, START, G_, TAX, LIFE, BONUS, SOV, ORES, NODE0, BLEND, ANN,
@@ -85,6 +85,8 @@ def row_factors(x: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     rate = 1 + col["discount_rate"] + col["regulatory_premium"]
     d = rate ** (-t / 12)
     V[:, DISC] = np.where(t <= T[:, None], d, 0.0)
+    # CDISC[t] = sum_{u < t} d[u] (to the horizon)
+    V[:, CDISC, 1:] = np.cumsum(np.where(live, d, 0.0), axis=1)[:, :-1]
 
     # the hybrid's level quantities of the months left (to the horizon: no event foreseen)
     dl = d * live
