@@ -1,65 +1,81 @@
-"""The self-hosting TCO model, version 2: monthly cash flows of five strategies.
+"""The self-hosting TCO model, version 3: monthly after-tax cash flows of six strategies.
 
-This is the model of ``shared/MODEL.md`` (version 2), reconstructed from the article "Does
-Self-Hosting DeepSeek Pay Off for Mid-Size Companies". Every quantity of its input list is
-an input of the book (constants included); :data:`model.spec` lists them with units and
-allowed ranges. Months ``t = 0 .. T-1``, ``T = round(12 * horizon_years)``; the equations
-are MODEL.md's, written out month by month in :func:`.kernels.paths.paths` and, for the
-npv alone, in the equivalent fused form of :func:`.kernels.npv.npv_grid`::
+This is the model of ``shared/MODEL.md`` (version 3), reconstructed from the article "Does
+Self-Hosting DeepSeek Pay Off for Mid-Size Companies": ``api, buy, rent, reserved, owned,
+hybrid``, a fleet sized for the busiest hour with spares and scale efficiency, a token mix
+in the GPU work, reserved terms, a step price cut and off-peak billing, cancel and stop
+events with dates, taxes with depreciation, colocation and network capex, owned's
+opportunity cost and the hybrid's marginal rule. Every quantity of its input list is an
+input of the book (:mod:`.tco_inputs`: units, ranges, the values that give version 2 back).
+Months ``t = 0 .. T-1``, ``T = round(12 * horizon_years)``; the equations are MODEL.md's,
+written out month by month in :func:`.kernels.cell.cell` and tested against an independent
+plain-Python loop (``tests/models/v3_reference/``, whose docstring lists the same choices).
 
-    npv[buy]   = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VB[t]
-    npv[owned] = demand * LB + (sovereignty_value - staff) * A - sum_t n_buy[t] * VO[t]
-    npv[rent]  = demand * LB + (sovereignty_value - staff) * A - sum_t need[t] * VR[t]
+Choices where MODEL.md is ambiguous or silent, and why:
 
-where ``LB`` is the discounted API bill served in house less the SSDs per token, and
-``VB[t] = W[t] - W[t+1]`` with ``W[u]`` the discounted cost of a node bought in month
-``u`` (price, upkeep and power to the horizon, less its discounted resale): summation by
-parts of MODEL.md's flows, so the demand loop carries only the node counts. The hybrid
-is summed month by month (its served tokens and storage depend on its fleet).
-
-Choices where MODEL.md leaves room, and why:
-
-* Node counts use a relative tolerance of 1e-9: ``need = ceil(x (1 - 1e-9))`` and
-  ``floor(x (1 + 1e-9))`` with ``x = D[t] / cap[t]``, so a demand that is an exact multiple
-  of a node's capacity does not buy one node more (or the hybrid one fewer) through
-  rounding.
-* ``payback_months`` counts the resale in the last month (``t + 1 = T``), the month the
-  nodes are sold; ``api``'s payback and peak cash need are 0 (it never spends ahead), and
-  so are the hybrid's where it never owns a node.
-  Payback is the *first* month the cumulative discounted flow reaches 0, even when a later
-  node purchase takes it below 0 again; ``peak_cash_need`` sees those later holes.
-* ``cost`` is derived from the npv, ``cost[s] = cost[api] + sovereignty - saving[s]``,
-  which is MODEL.md's definition rearranged (the hybrid's sovereignty counts only when it
-  owns a node, as its staff).
-* ``cost_component`` (buy) has a sixth component, ``setup_api``: the API bill during
-  setup, so the components sum to ``cost[buy]``; ``hardware`` is net of the discounted
-  resale.
-* ``breakeven_demand`` walks up the demand from 1e6 to 1e15 tokens/month in steps of at
-  most 5.3% and at most 1/8 of one node's capacity in its busiest month, and bisects the
-  first bracket where npv turns >= 0 by repeated scans of 8 geometric sub-brackets (each
-  level keeps the first that turns >= 0) to a relative width below 1e-13; 0
-  where npv >= 0 already at 1 token/month, ``inf`` where never up to 1e15, NaN for
-  ``api``. The npv dips at each new node, so a positive window narrower than 1/8 of a
-  node's capacity can be missed. A linear upper bound of the npv (from ``x <= ceil(x) <
-  x + 1`` on the node counts) lets the walk jump over demands where the npv cannot be
-  >= 0 and stop where it never can. Inputs so extreme that the walk needs more than
-  20,000 evaluations (a node of a few tokens a month) fall back to the 5.3% step. The
-  hybrid breaks even only where it owns a node
-  (with none it *is* the API, npv 0).
-* ``irr`` is sought in yearly rates from -99% to +999,900% (Halley's method from the root
-  at the previous demand where the flows provably have one root there, else safeguarded
-  Newton from 10%); NaN where the flows (with the resale) never change sign or the
-  present value does not change sign over that range. With several sign changes (later
-  node purchases) it may be one root of several.
-* ``horizon_years`` may vary by sample; arrays run to the longest horizon and months past
-  a row's horizon carry no flow (``cash_path`` repeats its final value there). It is
-  limited to 30 years to bound memory.
-* ``api_price_per_mtok`` is the undiscounted mean of the API price over the horizon (as
-  version 1's); ``node_capacity`` is a node's capacity at month 0;
-  ``implied_valley_factor`` is ``38 / (reference_tokens_per_gpu_hour * blend / 1e6)``,
-  the consistency check MODEL.md suggests (38 USD/GPU-hour: the article's figure).
-* ``storage_tb``, ``nodes`` and the investment outputs are buy's; ``investment`` and
-  ``initial_investment`` are undiscounted, at the prices of the month of purchase.
+1. Every ceil is MODEL.md's tolerant one, ``ceil(v - 1e-9 max(1, |v|))``: the fleet, the
+   spares, the event months and the first reserved term (``ceil(setup_months)``). The price
+   cut applies from ``t >= api_price_cut_month`` exactly. An event month past the horizon is
+   "never"; books write :data:`.tco_inputs.NEVER` (1000 months), since a book's value is
+   finite.
+2. ``need[t]`` (and so a reserved term's size) comes from the demand with ``alive`` but
+   not ``self``: a term that holds a stop month is sized on the demand after the stop too
+   (the plan made at its start). ``reserved_term_months`` is rounded to a whole number.
+3. Staff is paid by buy, rent, reserved and owned from month 0 to exit, also when nothing
+   is ever served in house; the hybrid pays it from the first month it owns a node.
+4. The hybrid's search runs to the first fleet whose capacity reaches the peak, included;
+   with no demand a node has infinite capacity and serves nothing. Its margin charges the
+   staff in every month with a node (MODEL.md's formula, followed although the staff is
+   sunk once a node is owned: it only delays growth). Its level quantities (``A_t``,
+   ``pbar``, ``crf_t``) run to the horizon, not to an exit it cannot foresee; ``pbar``
+   keeps the off-peak discount and drops only the step cut. Of the fleet sizes it tries
+   (:mod:`.kernels.hybrid`: exact for a concave margin) it takes the largest within 1e-9
+   of the best.
+5. ``cost[s]`` (level USD/month, "as in version 2") is ``cost[api] + sovereignty[s] -
+   saving[s]``, so it includes the extra tax and the lump sums; ``cost_per_mtok`` is that
+   cost over the discounted tokens demanded (every strategy serves all demand, in house
+   or through the API); NaN when no demand ever arrives.
+6. ``cash_by_year`` depends on the demand, so it is given, as ``cash_path``, at the report
+   demands: (sample, cash_demand, year, strategy), ``ceil(T / 12)`` years (a last partial
+   year when ``T`` is not a multiple of 12; 0 past a row's horizon). Lump sums book in the
+   month of MODEL.md's rule (``exit``, or ``T - 1``); sovereignty, tax and ``owned_out`` are
+   not cash and are left out.
+7. ``simple_payback_months`` and ``peak_cash_need_nominal`` read the undiscounted after-tax
+   cumulative flow (sovereignty in, ``owned_out`` at month 0, lump sums in the lump month).
+   api's payback and peak are 0, and the hybrid's where it never owns a node. Payback is
+   the first month the cumulative flow is >= 0, even if a later purchase takes it below.
+8. ``irr`` (buy, hybrid) is that of the after-tax flows to exit and the lump at exit; NaN
+   when they never change sign or the present value keeps its sign from -99% to +999,900%
+   a year; with several sign changes it may be one root of several.
+9. ``nodes``, ``storage_tb`` and the investment outputs are buy's (largest fleet, largest
+   storage); ``investment`` and ``initial_investment`` include network capex;
+   ``gpu_share`` is the nodes' share of it, ``storage_to_gpu_ratio`` SSDs over nodes.
+   ``fleet_utilization`` is buy's served tokens over its fleet's full-load tokens
+   (spares counted, large-scale efficiency), undiscounted; ``hybrid_served_share`` the
+   hybrid's served tokens over all demand, undiscounted.
+10. ``node_capacity`` is a node's tokens in month 0 at the SLO load (version 2's at
+    ``peak_to_average`` 1); ``node_api_revenue_per_hour`` is ``c[0] / H * blend``.
+11. ``cost_component`` (buy, level USD/month) has nine components that sum to
+    ``cost[buy]``: hardware (nodes less their discounted resale), network, power,
+    colocation, upkeep, storage, staff, ``setup_api`` (the API bill of the months buy does
+    not serve: setup, and after a stop) and tax (the extra tax, with the tax at exit).
+12. Tax losses are used in full in the month they arise (the company has other profits);
+    ``12 * tax_depreciation_years`` need not be whole (a share of ``1 / (12 Y)`` in each
+    month ``u <= t < u + 12 Y``).
+13. ``breakeven_demand`` scans demands from 1e6 to 1e15 tokens/month in steps of
+    :data:`BREAKEVEN_RATIO` (all strategies at once, stopping when each has a bracket) and
+    bisects the first bracket to a relative width of :data:`BREAKEVEN_REL`; 0 where npv >= 0
+    at 1 token/month, inf where never, NaN for api; the hybrid breaks even only where it
+    owns a node. Version 3's npv dips at every month's node purchase (with growth, a
+    jagged curve), so a positive window narrower than a step can be missed: the answer is
+    then the next window's.
+14. ``sovereignty_value`` counts for buy, rent, reserved and owned in every month self-
+    hosting is allowed (also during setup and before reserved's first term), never for the
+    hybrid (MODEL.md: its overflow goes to the API). It is not taxed.
+15. ``horizon_years`` may vary by sample; arrays run to the longest horizon, months past a
+    row's horizon carry no flow (``cash_path`` repeats its final value there).
+16. ``peak_hours_share * peak_to_average < 1`` is checked at run time (a ModelError naming
+    the sample); ``peak_to_average = 1`` is a flat profile whatever ``peak_hours_share``.
 """
 
 from __future__ import annotations
@@ -68,24 +84,24 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.book import Grid
+from mc_tco.errors import ModelError
 from mc_tco.models import InputRule, ModelSpec, check_outputs, check_samples
-from mc_tco.models.kernels import breakeven, factors, layout, npv, paths
+from mc_tco.models.kernels import cell, grid, rows
 from mc_tco.models.tco_inputs import INF, INPUTS, NEUTRAL, RETIRED
 
 NAME = "mc_tco.models.tco:model"
-HOURS_PER_MONTH = layout.HOURS_PER_MONTH
-DAYS_PER_MONTH = layout.DAYS_PER_MONTH
-STRATEGIES = ("api", "buy", "rent", "owned", "hybrid")
-COMPONENTS = ("hardware", "power", "upkeep", "storage", "staff", "setup_api")
-#: DeepSeek's revenue per GPU-hour the article quotes (for ``implied_valley_factor``)
-ARTICLE_REVENUE_PER_GPU_HOUR = 38.0
-#: the break-even search: from 1e6 to 1e15 tokens/month (after the first token), in steps
-#: of at most 5.3% and at most 1/8 of a node's capacity in its busiest month
+HOURS_PER_MONTH = rows.HOURS_PER_MONTH
+DAYS_PER_MONTH = rows.DAYS_PER_MONTH
+STRATEGIES = ("api", "buy", "rent", "reserved", "owned", "hybrid")
+COMPONENTS = cell.COMPONENTS
+ARTICLE_REVENUE_PER_GPU_HOUR = rows.ARTICLE_REVENUE_PER_GPU_HOUR
+#: the break-even search: from 1e6 to 1e15 tokens/month (after the first token), in
+#: geometric steps of BREAKEVEN_RATIO, each bracket bisected to a relative width
+#: BREAKEVEN_REL
 BREAKEVEN_RANGE = (1e6, 1e15)
-BREAKEVEN_STEP = 0.0533
-BREAKEVEN_FINE = 0.125
-BISECTION_STEPS = 20  # levels of 8 sub-brackets: 0.053 / 8**14 < 1e-13
-ROW_BLOCK = 8192
+BREAKEVEN_RATIO = 1.05
+BREAKEVEN_REL = 1e-10
+ROW_BLOCK = 4096
 
 REPORT_DEMANDS = [1e11, 3e11, 5e11, 1e12, 3e12]
 #: the demands the article's claims are stated at, added to every grid so that the memo
@@ -101,7 +117,7 @@ SPEC = ModelSpec(
         )
     },
     targets=("saving",),
-    report={"demand": REPORT_DEMANDS, "strategy": ["buy", "rent", "owned", "hybrid"]},
+    report={"demand": REPORT_DEMANDS, "strategy": ["buy", "rent", "reserved", "owned", "hybrid"]},
     points={"demand": CLAIM_DEMANDS},
     focus={"demand": 5e11, "strategy": "buy"},
     distributions=("breakeven_demand",),
@@ -116,16 +132,17 @@ SPEC = ModelSpec(
     days_per_month=DAYS_PER_MONTH,
 )
 
-FAST = {"npv", "saving", "cost"}
-PATH = {"payback_months", "peak_cash_need", "nodes", "storage_tb", "initial_investment",
-        "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"}
+FAST = {"npv", "saving", "cost", "cost_per_mtok"}
+#: outputs read from the cell's results (out offset, per strategy?)
+_PER_STRATEGY = {"npv": cell.NPV, "cost": cell.COSTL, "cost_per_mtok": cell.CPM,
+                 "payback_months": cell.PAY, "peak_cash_need": cell.PEAK,
+                 "simple_payback_months": cell.SPAY, "peak_cash_need_nominal": cell.SPEAK,
+                 "irr": cell.IRR}
+_PER_DEMAND = {"nodes": cell.NODES, "storage_tb": cell.TBMAX, "initial_investment": cell.INIT,
+               "fleet_utilization": cell.FLEETU, "hybrid_served_share": cell.HYBS}
+PATH = {"payback_months", "peak_cash_need", "simple_payback_months", "peak_cash_need_nominal"}
 PER_SAMPLE = {"api_price_per_mtok", "list_price_per_mtok", "node_capacity",
               "node_api_revenue_per_hour", "rent_per_node_hour", "implied_valley_factor"}
-
-
-def input_matrix(x: dict[str, np.ndarray]) -> np.ndarray:
-    """The inputs as the kernels' matrix (rows, ``layout.COLUMNS``)."""
-    return np.ascontiguousarray(np.stack([x[c] for c in layout.COLUMNS], axis=1), dtype=float)
 
 
 def wanted_outputs(inputs: xr.Dataset) -> set[str]:
@@ -142,145 +159,143 @@ def _report_demands(inputs: xr.Dataset) -> np.ndarray:
     return np.asarray(points if points else REPORT_DEMANDS, dtype=float).reshape(-1)
 
 
-def _shape(name: str, rows: int, n_dem: int, n_cash: int, n_months: int) -> tuple:
-    size = {"demand": n_dem, "strategy": len(STRATEGIES), "component": len(COMPONENTS),
-            "cash_demand": n_cash, "month": n_months}
-    return (rows, *(size[d] for d in DIMS.get(name, ())))
+def _shape(name: str, rows_: int, sizes: dict[str, int]) -> tuple:
+    return (rows_, *(sizes[d] for d in DIMS.get(name, ())))
 
 
-def _fill(out: dict[str, np.ndarray], rows: slice, x: dict[str, np.ndarray], demand: np.ndarray,
+def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], demand: np.ndarray,
           cash_demand: np.ndarray, want: set[str]) -> None:
-    """Compute the outputs ``want`` of the rows ``rows`` into the arrays of ``out``."""
-    X = input_matrix({k: v[rows] for k, v in x.items()})
-    M = factors.months(X)
-    n, n_dem = X.shape[0], demand.shape[0]
-    S = np.empty((n, layout.NS))
-    if want & (PER_SAMPLE | {"cost"}) or {"npv", "saving"} <= want:  # (not the hot path)
-        factors.scalars(X, M, S)
-    ann = S[:, layout.ANN]
-    if want & FAST:
-        first = "npv" if "npv" in want else "saving"
-        dest = out[first][rows] if first in out else np.empty((n, n_dem, len(STRATEGIES)))
-        npv.npv_grid(X, M, demand, first == "saving", dest)
-        if first == "npv" and want & {"saving", "cost"}:
-            saving = out["saving"][rows] if "saving" in out else np.empty_like(dest)
-            np.multiply(dest, (1.0 / ann)[:, None, None], out=saving)  # as the kernel
-        else:
-            saving = dest
-        if "cost" in want:
-            cost = out["cost"][rows]
-            owns = np.floor(demand[None, :] * S[:, layout.MAX_QH, None] * (1 + layout.EPS)) > 0
-            np.subtract((S[:, layout.API_LEVEL, None] * demand[None, :])[:, :, None], saving,
-                        out=cost)
-            cost[:, :, 1:4] += S[:, layout.SOV, None, None]
-            cost[:, :, 4] += S[:, layout.SOV, None] * owns
-    if want & (PATH | {"irr"}):
-        res = np.empty((n, n_dem, layout.NRES))
-        irr = np.full((n, n_dem, 2), np.nan)
-        paths.paths(X, M, demand, "irr" in want, False, res, irr, np.empty((1, 1, 1, 4)))
-        capn, caps = res[:, :, layout.CAPN], res[:, :, layout.CAPS]
-        fields = {
-            "payback_months": lambda: res[:, :, layout.PAY:layout.PAY + layout.NK],
-            "peak_cash_need": lambda: res[:, :, layout.PEAK:layout.PEAK + layout.NK],
-            "nodes": lambda: res[:, :, layout.NODES],
-            "storage_tb": lambda: res[:, :, layout.TB],
-            "initial_investment": lambda: res[:, :, layout.INIT],
-            "investment": lambda: capn + caps,
-            "gpu_share": lambda: capn / (capn + caps),
-            "storage_to_gpu_ratio": lambda: caps / capn,
-            "cost_component": lambda: res[:, :, layout.COMP:layout.COMP + len(COMPONENTS)],
-        }
-        for name in want & set(fields):
-            if name in ("payback_months", "peak_cash_need"):
-                out[name][rows, :, 0] = 0.0  # the API never spends ahead
-                out[name][rows, :, 1:] = fields[name]()
-            else:
-                out[name][rows] = fields[name]()
-        if "irr" in want:
-            out["irr"][rows] = np.nan
-            out["irr"][rows, :, 1] = irr[:, :, 0]
-            out["irr"][rows, :, 4] = irr[:, :, 1]
-    if "cash_path" in want:
-        cash = np.empty((n, cash_demand.shape[0], M, 4))
-        scratch = np.empty((n, cash_demand.shape[0], layout.NRES))
-        paths.paths(X, M, cash_demand, False, True, scratch, np.empty((1, 1, 2)), cash)
-        out["cash_path"][rows, :, :, 0] = 0.0
-        out["cash_path"][rows, :, :M, 1:] = cash
-        out["cash_path"][rows, :, M:, 1:] = cash[:, :, -1:]
+    """Compute the outputs ``want`` of the rows ``sl`` into the arrays of ``out``."""
+    xs = {k: v[sl] for k, v in x.items()}
+    V, S = rows.row_factors(xs)
+    n = S.shape[0]
+    ann = S[:, rows.ANN]
+    cells = want & (set(_PER_STRATEGY) | set(_PER_DEMAND) | {
+        "saving", "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"})
+    if cells:
+        res = np.empty((n, demand.size, cell.NOUT))
+        paths = bool(want & (PATH | {"irr"}))
+        grid.grid(V, S, demand, paths, "irr" in want, res)
+        for name, off in _PER_STRATEGY.items():
+            if name in want:
+                out[name][sl] = res[:, :, off:off + 6]
+        if "saving" in want:
+            out["saving"][sl] = res[:, :, cell.NPV:cell.NPV + 6] / ann[:, None, None]
+        for name, off in _PER_DEMAND.items():
+            if name in want:
+                out[name][sl] = res[:, :, off]
+        capn, capw = res[:, :, cell.INV_NODE], res[:, :, cell.INV_NET]
+        caps = res[:, :, cell.INV_SSD]
+        derived = {"investment": lambda: capn + capw + caps,
+                   "gpu_share": lambda: capn / (capn + capw + caps),
+                   "storage_to_gpu_ratio": lambda: caps / capn,
+                   "cost_component": lambda: res[:, :, cell.COMP:cell.COMP + len(COMPONENTS)]}
+        for name, f in derived.items():
+            if name in want:
+                out[name][sl] = f()
+    if want & {"cash_path", "cash_by_year"}:
+        months = out["cash_path"].shape[2] if "cash_path" in out else V.shape[2] - 1
+        path = np.zeros((n, cash_demand.size, max(months, V.shape[2] - 1), 6))
+        years = np.zeros((n, cash_demand.size, -(-path.shape[2] // 12), 6))
+        grid.cash(V, S, cash_demand, path, years)
+        T = S[:, rows.T_].astype(int)
+        if "cash_path" in want:
+            for i in range(n):  # months past a row's horizon repeat its final value
+                path[i, :, T[i]:] = path[i, :, T[i] - 1:T[i]]
+            out["cash_path"][sl] = path[:, :, :months]
+        if "cash_by_year" in want:
+            out["cash_by_year"][sl] = years[:, :, :out["cash_by_year"].shape[2]]
     if "breakeven_demand" in want:
-        be = np.empty((n, 4))
-        breakeven.breakeven(X, M, *BREAKEVEN_RANGE, BREAKEVEN_STEP, BREAKEVEN_FINE,
-                       BISECTION_STEPS, be)
-        out["breakeven_demand"][rows, 0] = np.nan
-        out["breakeven_demand"][rows, 1:] = be
-    G = x["gpus_per_node"][rows]
+        be = np.empty((n, 6))
+        grid.breakeven(V, S, *BREAKEVEN_RANGE, BREAKEVEN_RATIO, BREAKEVEN_REL, be)
+        out["breakeven_demand"][sl] = be
     per_sample = {
-        "api_price_per_mtok": lambda: S[:, layout.P_MEAN] * 1e6,
-        "list_price_per_mtok": lambda: S[:, layout.BLEND],
-        "node_capacity": lambda: S[:, layout.CAP0],
+        "api_price_per_mtok": lambda: S[:, rows.P_MEAN] * 1e6,
+        "list_price_per_mtok": lambda: S[:, rows.BLEND],
+        "node_capacity": lambda: S[:, rows.CAP0] * xs["utilization"],
         "node_api_revenue_per_hour": lambda: (
-            G * x["reference_tokens_per_gpu_hour"][rows] / x["throughput_multiple"][rows]
-            * S[:, layout.P0]),
-        "rent_per_node_hour": lambda: G * x["gpu_rent_per_hour"][rows],
+            S[:, rows.CAP0] / HOURS_PER_MONTH * S[:, rows.BLEND] / 1e6),
+        "rent_per_node_hour": lambda: xs["gpus_per_node"] * xs["gpu_rent_per_hour"],
         "implied_valley_factor": lambda: ARTICLE_REVENUE_PER_GPU_HOUR / (
-            x["reference_tokens_per_gpu_hour"][rows] * S[:, layout.BLEND] / 1e6),
+            xs["reference_tokens_per_gpu_hour"] * S[:, rows.BLEND] / 1e6),
     }
     for name in want & PER_SAMPLE:
-        out[name][rows] = per_sample[name]()
+        out[name][sl] = per_sample[name]()
 
 
+_DS = ("demand", "strategy")
 DIMS = {
-    "npv": ("demand", "strategy"), "saving": ("demand", "strategy"),
-    "cost": ("demand", "strategy"), "payback_months": ("demand", "strategy"),
-    "peak_cash_need": ("demand", "strategy"), "irr": ("demand", "strategy"),
-    "breakeven_demand": ("strategy",), "nodes": ("demand",), "storage_tb": ("demand",),
-    "initial_investment": ("demand",), "investment": ("demand",), "gpu_share": ("demand",),
-    "storage_to_gpu_ratio": ("demand",), "cost_component": ("demand", "component"),
+    "npv": _DS, "saving": _DS, "cost": _DS, "cost_per_mtok": _DS, "payback_months": _DS,
+    "peak_cash_need": _DS, "simple_payback_months": _DS, "peak_cash_need_nominal": _DS,
+    "irr": _DS, "breakeven_demand": ("strategy",), "nodes": ("demand",),
+    "storage_tb": ("demand",), "initial_investment": ("demand",), "investment": ("demand",),
+    "gpu_share": ("demand",), "storage_to_gpu_ratio": ("demand",),
+    "fleet_utilization": ("demand",), "hybrid_served_share": ("demand",),
+    "cost_component": ("demand", "component"),
     "cash_path": ("cash_demand", "month", "strategy"),
+    "cash_by_year": ("cash_demand", "year", "strategy"),
 }
 
 
+def _check_profile(x: dict[str, np.ndarray]) -> None:
+    bad = np.flatnonzero(~rows.profile_ok(x))
+    if bad.size:
+        i = int(bad[0])
+        raise ModelError(
+            f"{NAME}: peak_hours_share * peak_to_average must be < 1 (the off-peak load "
+            f"would be negative), got {x['peak_hours_share'][i]:g} * "
+            f"{x['peak_to_average'][i]:g} at sample {i}"
+            + (f" and {bad.size - 1} more" if bad.size > 1 else "")
+        )
+
+
 def model(inputs: xr.Dataset) -> xr.Dataset:
-    """Cash flows, npv, level monthly saving and derived outputs of the five strategies.
+    """Cash flows, npv, level monthly saving and derived outputs of the six strategies.
 
     Parameters
     ----------
     inputs : xr.Dataset
         One variable per input of :data:`INPUTS` along ``sample``; coordinate ``demand``
         in tokens/month. Optional attrs: ``outputs`` (the names to compute; all when
-        absent) and ``report`` (``{"demand": [...]}``, the demands of ``cash_path``;
-        :data:`REPORT_DEMANDS` when absent).
+        absent) and ``report`` (``{"demand": [...]}``, the demands of ``cash_path`` and
+        ``cash_by_year``; :data:`REPORT_DEMANDS` when absent).
 
     Returns
     -------
     xr.Dataset
-        ``npv``, ``saving``, ``cost``, ``payback_months``, ``peak_cash_need``, ``irr``
+        ``npv``, ``saving``, ``cost``, ``cost_per_mtok``, ``payback_months``,
+        ``peak_cash_need``, ``simple_payback_months``, ``peak_cash_need_nominal``, ``irr``
         (sample, demand, strategy); ``breakeven_demand`` (sample, strategy); ``nodes``,
         ``storage_tb``, ``initial_investment``, ``investment``, ``gpu_share``,
-        ``storage_to_gpu_ratio`` (sample, demand) of buy; ``cost_component`` (sample,
-        demand, component) of buy; ``cash_path`` (sample, cash_demand, month, strategy);
-        and per sample ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
+        ``storage_to_gpu_ratio``, ``fleet_utilization`` of buy and
+        ``hybrid_served_share`` (sample, demand); ``cost_component`` (sample, demand,
+        component) of buy; ``cash_path`` (sample, cash_demand, month, strategy) and
+        ``cash_by_year`` (sample, cash_demand, year, strategy); and per sample
+        ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
         ``node_api_revenue_per_hour``, ``rent_per_node_hour``, ``implied_valley_factor``.
         Units in attrs.
 
     Raises
     ------
     ModelError
-        When an input lies outside its :data:`INPUTS` rule, naming the input, the sample
-        and the value; or when an output is NaN where it must not be, naming the sample's
-        input values.
+        When an input lies outside its :data:`INPUTS` rule or the load profile is
+        impossible, naming the input, the sample and the value; or when an output is NaN
+        where it must not be, naming the sample's input values.
     """
     check_samples(inputs, SPEC, NAME)
     want = wanted_outputs(inputs) & set(OUTPUT_ATTRS)
     demand = np.asarray(inputs["demand"].values, dtype=float)
     cash_demand = _report_demands(inputs)
     x = {k: np.asarray(inputs[k].values, dtype=float).reshape(-1) for k in INPUTS}
-    rows = len(x["node_price"])
-    months = int(max(1.0, np.rint(12.0 * x["horizon_years"]).max(initial=1.0)))
-    arrays = {name: np.empty(_shape(name, rows, demand.size, cash_demand.size, months))
+    _check_profile(x)
+    n = len(x["node_price"])
+    months = int(rows.horizon_months(x).max(initial=1))
+    sizes = {"demand": demand.size, "strategy": len(STRATEGIES), "component": len(COMPONENTS),
+             "cash_demand": cash_demand.size, "month": months, "year": -(-months // 12)}
+    arrays = {name: np.empty(_shape(name, n, sizes))
               for name in OUTPUT_ATTRS if name in want}  # in a fixed order
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # NaN: reported below
-        for i in range(0, rows, ROW_BLOCK):
+        for i in range(0, n, ROW_BLOCK):
             _fill(arrays, slice(i, i + ROW_BLOCK), x, demand, cash_demand, want)
     coords = {
         "demand": inputs["demand"],
@@ -288,13 +303,16 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
         "component": list(COMPONENTS),
         "cash_demand": ("cash_demand", cash_demand, {"units": "tokens/month"}),
         "month": ("month", np.arange(months), {"units": "month"}),
+        "year": ("year", np.arange(1, sizes["year"] + 1), {"units": "year"}),
     }
     data = {name: xr.Variable(("sample", *DIMS.get(name, ())), arr,
                               dict(zip(("units", "long_name"), OUTPUT_ATTRS[name], strict=True)))
             for name, arr in arrays.items()}
     used = {d for v in data.values() for d in v.dims}
     out = xr.Dataset(data, coords={k: v for k, v in coords.items() if k in used})
-    checked = out.drop_vars([n for n in ("irr",) if n in out])
+    nan_ok = ("irr", "cost_per_mtok", "fleet_utilization", "hybrid_served_share", "gpu_share",
+              "storage_to_gpu_ratio")
+    checked = out.drop_vars([v for v in nan_ok if v in out])
     check_outputs(checked, inputs, NAME, nan_allowed={"breakeven_demand": {"strategy": "api"}})
     return out
 
@@ -302,24 +320,32 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
 OUTPUT_ATTRS = {
     "cost": ("USD/month", "level monthly equivalent of the strategy's cost"),
     "saving": ("USD/month", "level monthly equivalent of the npv (> 0: beats the API)"),
-    "npv": ("USD", "present value of the strategy's cash flows minus the API's"),
+    "npv": ("USD", "present value of the strategy's after-tax cash flows minus the API's"),
+    "cost_per_mtok": ("USD/Mtok", "level cost per million tokens (discounted cost / tokens)"),
     "payback_months": ("month", "first month the cumulative discounted flow is >= 0"),
     "peak_cash_need": ("USD", "deepest cumulative discounted flow below 0"),
+    "simple_payback_months": ("month", "first month the cumulative undiscounted flow is >= 0"),
+    "peak_cash_need_nominal": ("USD", "deepest cumulative undiscounted flow below 0"),
     "irr": ("1/year", "internal rate of return of the flows (buy, hybrid)"),
     "breakeven_demand": ("tokens/month", "smallest demand at which the strategy's npv >= 0"),
-    "nodes": ("1", "buy's fleet at the horizon"),
-    "storage_tb": ("TB", "buy's KV-cache storage at the horizon, with overhead"),
-    "initial_investment": ("USD", "buy's month-0 purchase of nodes and SSDs"),
-    "investment": ("USD", "buy's purchases over the horizon, nodes and SSDs, undiscounted"),
+    "nodes": ("1", "buy's largest fleet"),
+    "storage_tb": ("TB", "buy's largest KV-cache storage, with overhead"),
+    "initial_investment": ("USD", "buy's month-0 purchase of nodes, network and SSDs"),
+    "investment": ("USD", "buy's purchases over the horizon, nodes, network and SSDs, "
+                   "undiscounted"),
     "gpu_share": ("1", "share of the nodes in buy's investment"),
     "storage_to_gpu_ratio": ("1", "buy's SSD purchases as a fraction of its node purchases"),
+    "fleet_utilization": ("1", "buy's served tokens / its fleet's full-load capacity"),
+    "hybrid_served_share": ("1", "share of the demand the hybrid serves in house"),
     "cost_component": ("USD/month", "buy's level monthly cost by component"),
-    "cash_path": ("USD", "cumulative discounted flow at the report demands"),
+    "cash_path": ("USD", "cumulative discounted after-tax flow at the report demands"),
+    "cash_by_year": ("USD", "nominal cash spent each year (before tax), API included"),
     "api_price_per_mtok": ("USD/Mtok", "blended API price averaged over the horizon"),
     "list_price_per_mtok": ("USD/Mtok", "blended API list price today"),
-    "node_capacity": ("tokens/month", "tokens one self-hosted node serves at month 0"),
+    "node_capacity": ("tokens/month", "tokens one self-hosted node serves at month 0 at the "
+                      "SLO load"),
     "node_api_revenue_per_hour": ("USD/hour", "API bill of the load one full node serves"),
-    "rent_per_node_hour": ("USD/hour", "rent of one node's GPUs"),
+    "rent_per_node_hour": ("USD/hour", "on-demand rent of one node's GPUs"),
     "implied_valley_factor": ("1", "38 USD/GPU-hour over the API bill of a reference GPU"),
 }
 

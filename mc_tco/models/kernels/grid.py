@@ -1,0 +1,106 @@
+"""The version-3 kernels' drivers: every row at every demand of a grid (:func:`grid`), the
+cash paths at a few demands (:func:`cash`), and each strategy's break-even demand
+(:func:`breakeven`). They release the GIL: the engine's thread workers run them in
+parallel."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .cell import HYBMAX, NOUT, NPV, NW, NZ, cell
+from .jit import jit
+from .rows import SFULL, T_
+
+
+@jit
+def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    months = V.shape[2]
+    top = 2.0
+    for i in range(S.shape[0]):
+        top = max(top, S[i, SFULL])
+    return (np.zeros((NW, months)), np.zeros((NZ, 6)),
+            np.zeros((2, math.ceil(top) + 16)))
+
+
+@jit
+def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, paths: bool, want_irr: bool,
+         out: np.ndarray) -> None:
+    """:func:`.cell.cell` of every row of ``V, S`` at every demand of ``dems`` into ``out``
+    (rows, demands, NOUT)."""
+    W, Z, buf = _scratch(V, S)
+    none = np.zeros((1, 6))
+    for i in range(V.shape[0]):
+        for j in range(dems.shape[0]):
+            cell(V[i], S[i], dems[j], W, Z, buf, out[i, j], paths, want_irr, none, none, False)
+
+
+@jit
+def cash(V: np.ndarray, S: np.ndarray, dems: np.ndarray, path: np.ndarray,
+         year: np.ndarray) -> None:
+    """The cumulative discounted flow of every month (rows, demands, month, 6) into
+    ``path`` and the nominal cash by year (rows, demands, year, 6) into ``year``."""
+    W, Z, buf = _scratch(V, S)
+    res = np.empty(NOUT)
+    for i in range(V.shape[0]):
+        for j in range(dems.shape[0]):
+            cell(V[i], S[i], dems[j], W, Z, buf, res, True, False, path[i, j], year[i, j], True)
+
+
+@jit(inline="always")
+def _ok(res: np.ndarray, s: int) -> bool:
+    """Whether strategy ``s`` breaks even in ``res`` (the hybrid: and owns a node)."""
+    return res[NPV + s] >= 0.0 and (s != 5 or res[HYBMAX] > 0.0)
+
+
+@jit
+def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, rel: float,
+              out: np.ndarray) -> None:
+    """Smallest demand at which each strategy's npv is >= 0, (rows, 6), api NaN.
+
+    A geometric scan from ``lo`` to ``hi`` (steps of ``ratio``) evaluates all strategies
+    at once and stops when every strategy has its bracket; each bracket (the first scan
+    point with npv >= 0 and the one before it) is then bisected to a relative width
+    ``rel``. 0 where npv >= 0 at 1 token a month, inf where never up to ``hi``. A positive
+    window narrower than a step can be missed.
+    """
+    W, Z, buf = _scratch(V, S)
+    none = np.zeros((1, 6))
+    res = np.empty(NOUT)
+    left = np.empty(6)
+    for i in range(V.shape[0]):
+        out[i, 0] = math.nan
+        for s in range(1, 6):
+            out[i, s] = -1.0  # not found yet
+        if S[i, T_] < 1:
+            continue
+        cell(V[i], S[i], 1.0, W, Z, buf, res, False, False, none, none, False)
+        todo = 0
+        for s in range(1, 6):
+            if _ok(res, s):
+                out[i, s] = 0.0
+            else:
+                todo += 1
+        prev, dem = 1.0, lo
+        while todo > 0 and dem <= hi:
+            cell(V[i], S[i], dem, W, Z, buf, res, False, False, none, none, False)
+            for s in range(1, 6):
+                if out[i, s] < 0.0 and _ok(res, s):
+                    out[i, s] = dem
+                    left[s] = prev
+                    todo -= 1
+            prev, dem = dem, dem * ratio
+        for s in range(1, 6):
+            if out[i, s] < 0.0:
+                out[i, s] = math.inf
+            elif out[i, s] > 0.0:
+                a, b = left[s], out[i, s]
+                while b - a > rel * b:
+                    mid = 0.5 * (a + b)
+                    cell(V[i], S[i], mid, W, Z, buf, res, False, False, none, none, False)
+                    if _ok(res, s):
+                        b = mid
+                    else:
+                        a = mid
+                out[i, s] = b
