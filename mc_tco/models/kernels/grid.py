@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from . import npv as fast
+from .block import npv_row
 from .cell import COSTL, CPM, HYBMAX, NOUT, NPV, NW, NZ, cell
 from .jit import jit
 from .rows import SFULL
@@ -26,11 +27,9 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 @jit(inline="always")
-def _npv(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.ndarray,
-         res: np.ndarray, out: np.ndarray) -> None:
-    """npv, level cost and cost per Mtok of every strategy (:func:`.npv.npv_cell`) and the
-    hybrid's largest fleet into ``out`` at :mod:`.cell`'s offsets."""
-    fast.npv_cell(V, S, dem, W, buf, res)
+def _npv(res: np.ndarray, out: np.ndarray) -> None:
+    """npv, level cost and cost per Mtok of every strategy and the hybrid's largest fleet
+    from :func:`.npv.npv_cell`'s result ``res`` into ``out`` at :mod:`.cell`'s offsets."""
     for s in range(6):
         npv = res[fast.NPV + s]
         cost = res[fast.SUM_API] + (res[fast.SUM_SOV] if 1 <= s <= 4 else 0.0) - npv
@@ -48,16 +47,17 @@ def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, full: bool, paths: bool
     :func:`.cell.cell` (``paths``: payback and peak cash, ``want_irr``: the irr)."""
     W, Z, buf = _scratch(V, S)
     none = np.zeros((1, 6))
-    res = np.empty(fast.NRES_OUT)
+    res = np.empty((dems.shape[0], fast.NRES_OUT))
     tmp = np.empty(NOUT)
     for i in range(V.shape[0]):
+        npv_row(V[i], S[i], dems, buf, res)
         for j in range(dems.shape[0]):
             o = out[i, j]
             if full:
                 cell(V[i], S[i], dems[j], W, Z, buf, tmp, paths, want_irr, none, none, False)
                 for k in range(NOUT):
                     o[k] = tmp[k]
-            _npv(V[i], S[i], dems[j], W, buf, res, o)
+            _npv(res[j], o)
 
 
 @jit
