@@ -65,7 +65,7 @@ from .rows import (
     UTIL,
 )
 
-PB = 32  # demands per block
+PB = 16  # demands per block
 # ---- state vectors (offsets in units of PB)
 (NBT, NBP, NHT, NHP, OWNS, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, OWNT, HYBT,
  TNEED, X1, G1, U1, E1M, XS, GS, US, ES, X3, G3, U3, E3, X5, G5, U5, E5) = range(36)
@@ -325,9 +325,9 @@ def npv_row(V: np.ndarray, S: np.ndarray, dems: np.ndarray, buf: np.ndarray,
             out: np.ndarray) -> None:
     """npv of one row at every demand of ``dems`` into ``out`` (demands, NRES_OUT): blocks of
     :data:`PB` (the last padded with its final demand), or the scalar kernel where the tax
-    life ends before exit."""
+    life ends before exit or for fewer than ``PB / 2`` demands."""
     n = dems.shape[0]
-    if S[TAX] != 0.0 and S[LIFE] < S[EXIT]:
+    if n < PB // 2 or (S[TAX] != 0.0 and S[LIFE] < S[EXIT]):  # (few demands: no padding)
         W = np.empty((NW_NPV, V.shape[1]))
         for j in range(n):
             npv_cell(V, S, dems[j], W, buf, out[j])
