@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from . import npv as fast
-from .block import npv_row
+from .block import PB, npv_row
 from .cell import COSTL, CPM, HYBMAX, NOUT, NPV, NW, NZ, cell
 from .jit import jit
 from .rows import SFULL
@@ -84,7 +84,8 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
     """Smallest demand at which each strategy's npv is >= 0, (rows, 6), api NaN.
 
     A geometric scan from ``lo`` to ``hi`` (steps of ``ratio``) evaluates all strategies
-    at once (:func:`.npv.npv_cell`) and stops when every strategy has its bracket; each
+    at once, :data:`.block.PB` demands at a time (:func:`.block.npv_row`), and stops when
+    every strategy has its bracket; each
     bracket (the first scan point with npv >= 0 and the one before it) is then bisected to
     a relative width ``rel``. 0 where npv >= 0 at 1 token a month, inf where never up to
     ``hi``. A positive window narrower than a step can be missed.
@@ -92,6 +93,9 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
     W, _, buf = _scratch(V, S)
     res = np.empty(fast.NRES_OUT)
     left = np.empty(6)
+    K = math.floor(math.log(hi / lo) / math.log(ratio) + 1e-9) + 1  # scan points
+    scan = np.empty(PB)
+    block = np.empty((PB, fast.NRES_OUT))
     for i in range(V.shape[0]):
         out[i, 0] = math.nan
         for s in range(1, 6):
@@ -103,15 +107,21 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
                 out[i, s] = 0.0
             else:
                 todo += 1
-        prev, dem = 1.0, lo
-        while todo > 0 and dem <= hi:
-            fast.npv_cell(V[i], S[i], dem, W, buf, res)
-            for s in range(1, 6):
-                if out[i, s] < 0.0 and _ok(res, s):
-                    out[i, s] = dem
-                    left[s] = prev
-                    todo -= 1
-            prev, dem = dem, dem * ratio
+        prev = 1.0
+        for k0 in range(0, K, PB):  # the scan points lo * ratio**k, PB at a time
+            if todo == 0:
+                break
+            m = min(PB, K - k0)
+            for j in range(PB):
+                scan[j] = lo * ratio ** (k0 + min(j, m - 1))
+            npv_row(V[i], S[i], scan, buf, block)
+            for j in range(m):
+                for s in range(1, 6):
+                    if out[i, s] < 0.0 and _ok(block[j], s):
+                        out[i, s] = scan[j]
+                        left[s] = prev
+                        todo -= 1
+                prev = scan[j]
         for s in range(1, 6):
             if out[i, s] < 0.0:
                 out[i, s] = math.inf
