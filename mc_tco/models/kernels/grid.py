@@ -13,7 +13,7 @@ from . import npv as fast
 from .block import PB, npv_row
 from .cell import COSTL, CPM, HYBMAX, NOUT, NPV, NW, NZ, cell
 from .jit import jit
-from .rows import SFULL
+from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
 
 @jit
@@ -79,6 +79,37 @@ def _ok(res: np.ndarray, s: int) -> bool:
 
 
 @jit
+def _least(v: np.ndarray, sc: np.ndarray) -> float:
+    """A demand below which no strategy of the row breaks even (a lower bound).
+
+    Purchases never raise an after-tax npv (a purchase ``cx`` in month ``u`` costs
+    ``cx d[u]``, returns at most ``tax cx d[u]`` in depreciation and book value and
+    ``(1 - tax) cx d[u]`` in resale), so buy, rent, reserved and owned break even only where
+    ``(1 - tax) (D K - staff A_exit) + SOV >= 0`` (``K``: the discounted API bill per unit of
+    planned demand, ``A_exit`` the discount factors before exit, ``SOV`` the discounted
+    sovereignty); the hybrid owns a node only in a month whose level API bill less SSDs
+    exceeds a node's level cost and the staff.
+    """
+    T, ex = int(sc[T_]), int(sc[EXIT])
+    staff, rate = sc[STAFF], sc[TAX]
+    k = a_ex = sov = 0.0
+    hyb = math.inf
+    for t in range(T):
+        d = v[DISC, t]
+        k += d * v[PC, t] * v[DU, t]
+        sov += d * sc[SOV] * v[SELF, t]
+        if t < ex:
+            a_ex += d
+            value = (v[PBAR, t] - v[STOK, t]) * v[DU, t]
+            if value > 0.0:
+                hyb = min(hyb, (v[CNODE, t] + staff) / value)
+    if rate >= 1.0 or k <= 0.0:
+        return 0.0
+    others = (staff * a_ex - sov / (1.0 - rate)) / k
+    return max(0.0, min(others, hyb) * (1.0 - 1e-6))
+
+
+@jit
 def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, rel: float,
               out: np.ndarray) -> None:
     """Smallest demand at which each strategy's npv is >= 0, (rows, 6), api NaN.
@@ -107,8 +138,13 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
                 out[i, s] = 0.0
             else:
                 todo += 1
-        prev = 1.0
-        for k0 in range(0, K, PB):  # the scan points lo * ratio**k, PB at a time
+        k_first = 0
+        least = _least(V[i], S[i])
+        if least > lo:  # no strategy breaks even below: skip those scan points (the same
+            # lattice, one point before, so the brackets are the full scan's)
+            k_first = max(0, math.floor(math.log(least / lo) / math.log(ratio)) - 1)
+        prev = 1.0 if k_first == 0 else lo * ratio ** (k_first - 1)
+        for k0 in range(k_first, K, PB):  # the scan points lo * ratio**k, PB at a time
             if todo == 0:
                 break
             m = min(PB, K - k0)
