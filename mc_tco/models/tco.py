@@ -86,7 +86,7 @@ import xarray as xr
 from mc_tco.book import Grid
 from mc_tco.errors import ModelError
 from mc_tco.models import InputRule, ModelSpec, check_outputs, check_samples
-from mc_tco.models.kernels import cell, grid, rows
+from mc_tco.models.kernels import cell, grid, npv, rows
 from mc_tco.models.tco_inputs import INF, INPUTS, NEUTRAL, RETIRED
 
 NAME = "mc_tco.models.tco:model"
@@ -170,17 +170,34 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
     V, S = rows.row_factors(xs)
     n = S.shape[0]
     ann = S[:, rows.ANN]
+    if want & (FAST | {"saving"}):
+        res = np.empty((n, demand.size, npv.NRES_OUT))
+        grid.npv_grid(V, S, demand, res)
+        value = res[:, :, npv.NPV:npv.NPV + 6]
+
+        def total() -> np.ndarray:
+            """The level cost's numerator: the API's bill less the npv, with the
+            sovereignty the strategy counts."""
+            v = res[:, :, npv.SUM_API, None] - value
+            v[:, :, 1:5] += res[:, :, npv.SUM_SOV, None]
+            return v
+
+        dd = res[:, :, npv.SUM_DD, None]
+        fast = {"npv": lambda: value, "saving": lambda: value / ann[:, None, None],
+                "cost": lambda: total() / ann[:, None, None],
+                "cost_per_mtok": lambda: np.where(  # NaN where no demand ever arrives
+                    dd > 0, total() / dd * 1e6, np.nan)}
+        for name, f in fast.items():
+            if name in want:
+                out[name][sl] = f()
     cells = want & (set(_PER_STRATEGY) | set(_PER_DEMAND) | {
-        "saving", "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"})
+        "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"}) - FAST
     if cells:
         res = np.empty((n, demand.size, cell.NOUT))
-        paths = bool(want & (PATH | {"irr"}))
-        grid.grid(V, S, demand, bool(cells - FAST - {"saving"}), paths, "irr" in want, res)
+        grid.grid(V, S, demand, bool(want & (PATH | {"irr"})), "irr" in want, res)
         for name, off in _PER_STRATEGY.items():
-            if name in want:
+            if name in cells:
                 out[name][sl] = res[:, :, off:off + 6]
-        if "saving" in want:
-            out["saving"][sl] = res[:, :, cell.NPV:cell.NPV + 6] / ann[:, None, None]
         for name, off in _PER_DEMAND.items():
             if name in want:
                 out[name][sl] = res[:, :, off]

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import npv as fast
 from .block import PB, npv_row
-from .cell import COSTL, CPM, HYBMAX, NOUT, NPV, NW, NZ, cell
+from .cell import NOUT, NW, NZ, cell
 from .jit import jit
 from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
@@ -26,38 +26,27 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
             np.zeros((2, math.ceil(top) + 16)))
 
 
-@jit(inline="always")
-def _npv(res: np.ndarray, out: np.ndarray) -> None:
-    """npv, level cost and cost per Mtok of every strategy and the hybrid's largest fleet
-    from :func:`.npv.npv_cell`'s result ``res`` into ``out`` at :mod:`.cell`'s offsets."""
-    for s in range(6):
-        npv = res[fast.NPV + s]
-        cost = res[fast.SUM_API] + (res[fast.SUM_SOV] if 1 <= s <= 4 else 0.0) - npv
-        out[NPV + s] = npv
-        out[COSTL + s] = cost / res[fast.ANN]
-        out[CPM + s] = cost / res[fast.SUM_DD] * 1e6 if res[fast.SUM_DD] > 0.0 else math.nan
-    out[HYBMAX] = res[fast.HYB_TOP]
+@jit
+def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray) -> None:
+    """The npv of every strategy and the sums the level cost needs (:mod:`.npv`'s result
+    vector) of every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows,
+    demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`)."""
+    _, _, buf = _scratch(V, S)
+    for i in range(V.shape[0]):
+        npv_row(V[i], S[i], dems, buf, out[i])
 
 
 @jit
-def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, full: bool, paths: bool,
-         want_irr: bool, out: np.ndarray) -> None:
-    """The npv (:func:`.npv.npv_cell`) of every row of ``V, S`` at every demand of ``dems``
-    into ``out`` (rows, demands, NOUT), and with ``full`` every other output of
-    :func:`.cell.cell` (``paths``: payback and peak cash, ``want_irr``: the irr)."""
+def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, paths: bool, want_irr: bool,
+         out: np.ndarray) -> None:
+    """Every output of :func:`.cell.cell` (but the npv, which :func:`npv_grid` gives) of
+    every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows, demands, NOUT);
+    ``paths``: payback and peak cash, ``want_irr``: the irr."""
     W, Z, buf = _scratch(V, S)
     none = np.zeros((1, 6))
-    res = np.empty((dems.shape[0], fast.NRES_OUT))
-    tmp = np.empty(NOUT)
     for i in range(V.shape[0]):
-        npv_row(V[i], S[i], dems, buf, res)
         for j in range(dems.shape[0]):
-            o = out[i, j]
-            if full:
-                cell(V[i], S[i], dems[j], W, Z, buf, tmp, paths, want_irr, none, none, False)
-                for k in range(NOUT):
-                    o[k] = tmp[k]
-            _npv(res[j], o)
+            cell(V[i], S[i], dems[j], W, Z, buf, out[i, j], paths, want_irr, none, none, False)
 
 
 @jit

@@ -61,30 +61,47 @@ def _vectors(P: np.ndarray, V: np.ndarray) -> None:
         p, v = P[i], V[i]
         T = int(p[P_T])
         own_end = min(p[P_EC], p[P_ES])
+        # monthly factors, applied as running products (one pow a row, not one a month)
+        step_d = p[P_RATE] ** (-1.0 / 12)
+        step_p = (1 + p[P_CHG]) ** (1.0 / 12)
+        step_hw = (1 + p[P_HW]) ** (1.0 / 12)
+        step_g = (1 + p[P_GROW]) ** (1.0 / 12)
+        step_l = math.exp(-1.0 / p[P_LEARN])
+        d = pc = hw = learn = 1.0
+        grow = 0.0  # set at the first month past the ramp
+        f = p[P_FINAL]
         for t in range(M + 1):
-            live = t < T
-            d = p[P_RATE] ** (-t / 12)
             v[DISC, t] = d if t <= T else 0.0
-            if not live:
+            if t >= T:
                 for k in range(NV):
                     if k != DISC and k != CDISC:
                         v[k, t] = 0.0
-                continue
-            ramp = min(1.0, (t + 1) / p[P_RAMP])
-            grow = (1 + p[P_GROW]) ** (max(0.0, t + 1 - p[P_RAMP]) / 12)
-            v[DU, t] = p[P_REAL] * ramp * grow * (1.0 if t < p[P_EC] else 0.0)
-            trend = p[P_BLEND] * (1 + p[P_CHG]) ** (t / 12) / 1e6
-            v[PT, t] = trend
-            v[PC, t] = trend * (1 - p[P_CUT] * (1.0 if t >= p[P_CUTM] else 0.0))
-            hw = (1 + p[P_HW]) ** (t / 12)
-            v[PN, t] = p[P_NODE] * hw
-            v[RN, t] = p[P_RENT] * hw
-            f = p[P_FINAL]
-            m = p[P_MULT] * (f + (1 - f) * math.exp(-t / p[P_LEARN]))
-            v[CAP, t] = p[P_CAP] / m * HOURS_PER_MONTH
-            own = 1.0 if t < own_end else 0.0
-            v[PHI, t] = min(1.0, max(0.0, t + 1 - p[P_SETUP])) * own
-            v[SELF, t] = own
+            else:
+                ramp = min(1.0, (t + 1) / p[P_RAMP])
+                past = t + 1 - p[P_RAMP]
+                if past <= 0.0:
+                    g = 1.0
+                elif grow == 0.0:
+                    grow = (1 + p[P_GROW]) ** (past / 12)
+                    g = grow
+                else:
+                    grow *= step_g
+                    g = grow
+                v[DU, t] = p[P_REAL] * ramp * g * (1.0 if t < p[P_EC] else 0.0)
+                trend = p[P_BLEND] * pc / 1e6
+                v[PT, t] = trend
+                v[PC, t] = trend * (1 - p[P_CUT] * (1.0 if t >= p[P_CUTM] else 0.0))
+                v[PN, t] = p[P_NODE] * hw
+                v[RN, t] = p[P_RENT] * hw
+                m = p[P_MULT] * (f + (1 - f) * learn)
+                v[CAP, t] = p[P_CAP] / m * HOURS_PER_MONTH
+                own = 1.0 if t < own_end else 0.0
+                v[PHI, t] = min(1.0, max(0.0, t + 1 - p[P_SETUP])) * own
+                v[SELF, t] = own
+            d *= step_d
+            pc *= step_p
+            hw *= step_hw
+            learn *= step_l
         # CDISC[t] = sum_{u < t} d[u] (to the horizon); the hybrid's level quantities of the
         # months left (to the horizon: no event foreseen)
         acc = 0.0
@@ -94,14 +111,17 @@ def _vectors(P: np.ndarray, V: np.ndarray) -> None:
                 acc += v[DISC, t]
         rest = rest_p = 0.0
         d_T = v[DISC, T]
+        step_k = p[P_KEEP] ** (1.0 / 12)
+        kept = 1.0
         for t in range(T - 1, -1, -1):
             d = v[DISC, t]
             rest += d
             rest_p += d * v[PT, t]
             a_t = rest / d
+            kept *= step_k  # keep ** ((T - t) / 12)
             v[PBAR, t] = rest_p / rest
             v[STOK, t] = p[P_SSDTOK] / a_t
-            crf = (1 - p[P_KEEP] ** ((T - t) / 12) * d_T / d / (1 + p[P_NET])) / a_t
+            crf = (1 - kept * d_T / d / (1 + p[P_NET])) / a_t
             v[CNODE, t] = v[PN, t] * (1 + p[P_NET]) * crf + p[P_RUN] + p[P_MAINT] * v[PN, t]
 
 
