@@ -297,18 +297,23 @@ def prob_ci(p: float, lo: float, hi: float, level: float = 0.95, short: bool = F
 
 def share_of(x: float) -> str:
     """A quantity that is a share or a ratio (not a probability), in whole percent for the
-    body: '92%', '9%', '164%', '0.4%' (one decimal below 1%, so a small share is not 0).
+    body: '92%', '9%', '164%', '0.4%' (one decimal below 1%, so a small share is not 0),
+    '<0.1%' for a positive share that one decimal would show as 0.
 
     Examples
     --------
     >>> share_of(0.92), share_of(0.004), share_of(0.00996), share_of(0.00949)
     ('92%', '0.4%', '1%', '0.9%')
+    >>> share_of(0.0003), share_of(-0.0003)
+    ('<0.1%', '>-0.1%')
     """
     x = float(x)
     if math.isnan(x):
         return "n/a"
     if x == 0:
         return "0%"
+    if round(abs(100 * x), 1) == 0:
+        return "<0.1%" if x > 0 else ">-0.1%"
     return f"{100 * x:.1f}%" if round(abs(100 * x), 1) < 1 else f"{100 * x:.0f}%"
 
 
