@@ -82,7 +82,8 @@ def test_explain_too_few_winners_suggests_a_demand(results_files):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--strategy", "bye"], "unknown strategy 'bye'; the results have api, buy, rent, owned"),
+    (["--strategy", "bye"],
+     "unknown strategy 'bye'; the results have api, buy, rent, reserved, owned, hybrid"),
     (["--inputs", "node_prise"], "unknown input 'node_prise'; did you mean 'node_price'?"),
     (["--demand", "2e13"], "--demand 2e+13 is outside the grid"),
     (["--demand", "4.5e11"], "--demand 4.5e+11 is not a grid point; the nearest are"),
@@ -239,6 +240,10 @@ def test_explain_moment_independent_beside_shapley(results_files, tmp_path):
     payload = json.loads(out.read_text())
     first = payload["moment_independent"][0]
     assert first["attrs"]["target"] == "saving>0"
-    assert len(first["data_vars"]["delta"]["data"]) == 30
+    # one delta per uncertain input of the book (version 3's default book: 46)
+    from mc_tco.results.io import open_results
+
+    n_inputs = open_results(results_files["default"]).sizes["input"]
+    assert len(first["data_vars"]["delta"]["data"]) == n_inputs == 46
     bad = invoke("explain", results_files["default"], "--only", "moment", "--slices", "1")
     assert bad.exit_code != 0 and "--slices 1" in bad.output

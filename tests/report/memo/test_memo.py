@@ -83,16 +83,6 @@ CSV_COLUMNS = {
 }
 
 
-@pytest.fixture(scope="module")
-def compared_memo(result_files, tmp_path_factory):
-    """``mc-tco memo A --compare B`` on small runs (512 samples): the folder and the output."""
-    a, b = result_files["default"], result_files["article"]
-    out = tmp_path_factory.mktemp("memo") / "memo_compared"
-    res = CliRunner().invoke(main, ["memo", str(a), "--compare", str(b), "--out-dir", str(out)])
-    assert res.exit_code == 0, res.output
-    return out, res, open_results(a), open_results(b)
-
-
 def test_memo_writes_every_figure_table_and_both_formats(compared_memo):
     out, res, _, _ = compared_memo
     assert f"wrote {out / 'memo.md'}" in res.output
