@@ -228,7 +228,9 @@ def section_outlook(ctx: MemoContext) -> Section:
     blocks.append(Figure(
         "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",
-        f"Buying's monthly cost by component (medians) against the API bill. At "
+        f"Buying's monthly cost by component (medians) against the API bill; tax is the "
+        "extra tax buying pays against the API, and where its median is negative (tax "
+        "saved) it is left out of the shares on the right. At "
         f"{tokens(d)} the largest component is {biggest} ({share_of(share)} of the sum of the "
         f"component medians)."
     ))

@@ -125,9 +125,9 @@ def reason_sentence(ds: xr.Dataset, demand: float, choice: str, best: str) -> st
     value, own = node_hour(ds)
     if choice == "api":
         if value < own:
-            return (f"Every extra server costs more to own and run (about {money(own)} an "
-                    f"hour) than the API bill for the tokens it can serve (about "
-                    f"{money(value)} an hour), so self-hosting only adds cost: at your "
+            return (f"In the median scenario a server costs more to own and run (about "
+                    f"{money(own)} an hour) than the API bill for the tokens it can serve "
+                    f"(about {money(value)} an hour), so self-hosting adds cost: at your "
                     f"demand the API costs about {money(api_year)} a year against "
                     f"{money(alt_year)} for {NAMES[best]}.")
         parts = [f"{COMPONENT_WORDS.get(c, c)} {money(12 * v)}"
@@ -151,7 +151,7 @@ def reason_sentence(ds: xr.Dataset, demand: float, choice: str, best: str) -> st
     return (f"At your demand the API bill, about {money(api_year)} a year, is larger than "
             f"what {NAMES[choice]} costs, about "
             f"{money(12 * median_of(ds['cost'].sel(demand=demand, strategy=choice)))} a year "
-            "including engineers, power and storage.")
+            "everything included: engineers, power, colocation, storage and tax.")
 
 
 def demand_sentence(ds: xr.Dataset, demand: float) -> str:

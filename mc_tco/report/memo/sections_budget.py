@@ -28,10 +28,20 @@ OPTION_NAMES = {"api": "the API (today's budget line)", "buy": "buy the servers"
 
 
 def _band(q: xr.DataArray, per: str = "", digits: int = 2) -> list[str]:
-    """A cell of two lines: the median, then 'P10 - P90'."""
-    lo, mid, hi = (float(q.sel(quantile=v)) for v in (0.1, 0.5, 0.9))
-    return [money(mid, per, digits=digits),
-            f"{money(lo, digits=digits)} – {money(hi, digits=digits)}"]
+    """A cell of two lines: the median, then 'P10 - P90'; the median alone when P10 and P90
+    round to it (an amount the assumptions do not move)."""
+    lo, mid, hi = (money(float(q.sel(quantile=v)), digits=digits) for v in (0.1, 0.5, 0.9))
+    head = money(float(q.sel(quantile=0.5)), per, digits=digits)
+    return [head] if lo == mid == hi else [head, f"{lo} – {hi}"]
+
+
+def _spread_words(q: xr.DataArray) -> str:
+    """'$1.7M in the median scenario ($590k to $4M from P10 to P90)', or '$14M in the
+    median scenario, and the same to two digits from P10 to P90'."""
+    lo, mid, hi = (money(float(q.sel(quantile=v))) for v in (0.1, 0.5, 0.9))
+    if lo == mid == hi:
+        return f"{mid} in the median scenario, and the same to two digits from P10 to P90"
+    return f"{mid} in the median scenario ({lo} to {hi} from P10 to P90)"
 
 
 def cash_rows(table: xr.Dataset) -> list[list]:
@@ -86,9 +96,7 @@ def budget_section(ctx) -> Section:
         "the API bill of the traffic it does not serve in house, less the resale of "
         "servers in the year it comes in. The API's row is the budget line a CFO approves "
         "if nothing changes: over the "
-        f"{len(years)} years it comes to {money(float(api_total.sel(quantile=0.5)))} in "
-        f"the median scenario ({money(float(api_total.sel(quantile=0.1)))} to "
-        f"{money(float(api_total.sel(quantile=0.9)))} from P10 to P90)." + note)]
+        f"{len(years)} years it comes to {_spread_words(api_total)}." + note)]
     med = widest_error(cash["estimate"].sel(quantile=0.5), cash["ci"].sel(quantile=0.5))
     tails = widest_error(cash["estimate"].sel(quantile=[0.1, 0.9]),
                          cash["ci"].sel(quantile=[0.1, 0.9]), relative=False)

@@ -53,8 +53,9 @@ def test_the_cash_table_is_each_years_quantiles_of_the_nominal_cash(compared_mem
         years.append(cash.sel(strategy=s).sum("year").values)  # each scenario's total
         assert len(cells) == 5
         for cell, v in zip(cells, years, strict=True):
-            assert cell == (f"{money(_q(v, 0.5))}<br>{money(_q(v, 0.1))} – "
-                            f"{money(_q(v, 0.9))}"), (s, cell)
+            lo, mid, hi = (money(_q(v, q)) for q in (0.1, 0.5, 0.9))
+            # P10 - P90 below the median, unless both round to it
+            assert cell == (mid if lo == mid == hi else f"{mid}<br>{lo} – {hi}"), (s, cell)
 
 
 def test_the_cash_tables_monte_carlo_sentence_reads_the_csv(compared_memo, section):
@@ -152,3 +153,18 @@ def test_the_risks_a_book_prices_are_said_as_what_is_left_of_them(compared_memo)
     assert any("prices a cancelled project" in r for r in mine)
     summary = (compared_memo[0] / "summary.md").read_text()
     assert all(r in summary for r in mine)
+
+
+def test_a_cell_the_assumptions_do_not_move_shows_one_amount():
+    import xarray as xr
+
+    from mc_tco.report.memo.sections_budget import _band, _spread_words
+
+    q = xr.DataArray([3.38e6, 3.40e6, 3.41e6], dims="quantile",
+                     coords={"quantile": [0.1, 0.5, 0.9]})
+    assert _band(q) == ["$3.4M"]
+    assert _spread_words(q) == ("$3.4M in the median scenario, and the same to two digits "
+                                "from P10 to P90")
+    wide = q.copy(data=[1.7e5, 3.4e5, 7.0e5])
+    assert _band(wide) == ["$340k", "$170k – $700k"]
+    assert _spread_words(wide) == "$340k in the median scenario ($170k to $700k from P10 to P90)"
