@@ -240,10 +240,13 @@ def sovereignty_sentence(ds: xr.Dataset, demand: float, house: str, best: str = 
              "worth, beyond the book's own value of it, at least")
     counted = ("The model counts it as zero" if v.counted == 0 else
                f"The book counts it at {money(v.counted)} a year (median)")
+    median = (f"would have to be {worth} {money(v.median)} a year in the median scenario"
+              if money(v.median) != money(0) else
+              "need be worth nothing in the median scenario, where it already pays")
     return (head + f"For {NAMES[house]} to cost no more than the API at your demand, keeping "
-            f"the data in house would have to be {worth} {money(v.median)} a year in "
-            f"the median scenario, and up to {money(v.q90)} a year to be sure in 9 scenarios "
-            f"out of 10; in {prob(v.pays)} of scenarios it pays without any such value. "
+            f"the data in house {median}, and up to {money(v.q90)} a year to be sure in 9 "
+            f"scenarios out of 10; in {prob(v.pays)} of scenarios it pays without any such "
+            "value. "
             f"{counted}: if a regulator or a customer requires in-house data, compare these "
             "amounts with what that requirement is worth.")
 
