@@ -1,4 +1,4 @@
-"""Speed of the TCO model, version 2, in cell-months per second per core.
+"""Speed of the TCO model, version 3, in cell-months per second per core.
 
 A cell-month is one row (a sample or Saltelli design row) at one demand in one month. The
 script draws ``--rows`` rows of the default book (inputs by their ``ppf`` of uniform
@@ -6,14 +6,15 @@ draws), adds the book's report demands to its grid, and times on one thread (num
 kernels and numpy are single-threaded here):
 
 * the engine's hot path: the model asked for its target only (``attrs["outputs"] =
-  ["saving"]``), on all rows;
+  ["saving"]``), on all rows (:func:`mc_tco.models.kernels.block.npv_block`, 16 demands
+  per block);
+* the same rows through the scalar month loop (:func:`mc_tco.models.kernels.npv.npv_cell`,
+  one demand at a time, the state in registers), and through a fused reference kernel of
+  version 3's month recursion alone (the fleet for the busiest hour with spares and scale
+  efficiency, buy's running maximum, the hybrid's rule), the demand-independent factors
+  hoisted; the model's ratio to each;
 * the full model (every output) on the base rows of those rows (1 in D+2), and each
   expensive output group alone;
-* a fused numba reference kernel over buy's and hybrid's month recursion, the
-  demand-independent factors hoisted (the kernel the issue quotes at ~167M
-  cell-months/s/core; ~375M on this machine, idle, December 2026), and the model's ratio
-  to it (then: target path ~510M cell-months/s, ratio 1.37; all outputs ~15M; before the
-  demand-vectorized kernels: ~170M, 0.44 and ~7M);
 * version 1 (``tco_v1_reference.py``, its book ``tco_v1_book.toml``): cells per second.
 
 And, in a fresh subprocess with an empty numba cache, the cold-start cost: import plus
@@ -38,8 +39,8 @@ from numba import njit
 
 from mc_tco.book import load_book
 from mc_tco.models import tco
-from mc_tco.models.kernels import factors
-from mc_tco.models.kernels import layout as kern
+from mc_tco.models.kernels import hybrid, npv
+from mc_tco.models.kernels import rows as krows
 
 HERE = Path(__file__).resolve().parent
 BOOK = HERE.parent / "distributions" / "deepseek-v4.1-flash.toml"
@@ -59,35 +60,43 @@ def sample_inputs(book_path: Path, rows: int, demand: np.ndarray, seed: int = 0)
 
 
 @njit(cache=True, nogil=True)
-def fused_reference(X, M, demands, out):
-    """Buy's and hybrid's month recursion only (node counts, fleets, served tokens), the
-    demand-independent factors hoisted per row (the model's own row function)."""
-    k = np.empty((kern.NV, M))
-    s = np.empty(kern.NS)
-    for i in range(X.shape[0]):
-        factors.row(X[i], k, s)
+def fused_reference(V, S, demands, out):
+    """Version 3's month recursion alone, one demand at a time: buy's fleet for the busiest
+    hour (ceil, scale efficiency, spares, running maximum) and the hybrid's rule (its
+    running maximum), the demand-independent factors hoisted (the model's own)."""
+    buf = np.zeros((2, 64))
+    for i in range(V.shape[0]):
+        v, sc = V[i], S[i]
+        a, ut, e1 = sc[krows.A_], sc[krows.UTIL], sc[krows.E1]
+        sf, sp = sc[krows.SFULL], sc[krows.SPARE]
         for j in range(demands.shape[0]):
             dem = demands[j]
-            n = 0.0
-            ab = 0.0
-            nh = 0.0
-            top = 0.0
-            ah = 0.0
-            for t in range(int(s[kern.T_])):
-                c = np.ceil(dem * k[kern.Q, t])
-                if c > n:
-                    n = c
-                ab += n * k[kern.VB, t]
-                f = np.floor(dem * k[kern.QH, t])
-                if f > nh:
-                    nh = f
-                served = k[kern.PHI, t] * min(dem * k[kern.GD, t], nh * k[kern.CAPH, t])
-                if served > top:
-                    top = served
-                ah += k[kern.DP, t] * served - s[kern.SSDTB] * top * k[kern.DD, t] - nh * k[
-                    kern.VB, t]
-            out[i, j, 0] = ab
-            out[i, j, 1] = ah
+            nb = nh = acc = 0.0
+            for t in range(int(sc[krows.T_])):
+                D = dem * v[krows.DU, t]
+                cu = v[krows.CAP, t] * ut
+                x = D * a / cu
+                k = max(0.0, np.ceil(x - 1e-9 * max(1.0, x)))
+                while k * hybrid.eta(k, e1, sf) < x - 1e-9 * max(1.0, x):
+                    k += 1.0
+                nb = max(nb, k + np.ceil(sp * k))
+                nh = max(nh, hybrid.n_star(D, cu, (v[krows.PBAR, t] - v[krows.STOK, t]) * D,
+                                           v[krows.CNODE, t], sc[krows.STAFF], a, sc[krows.HP],
+                                           sc[krows.B_], e1, sf, buf))
+                acc += v[krows.DISC, t] * (nb + nh)
+            out[i, j] = acc
+
+
+@njit(cache=True, nogil=True)
+def scalar_npv(V, S, demands, out):
+    """:func:`mc_tco.models.kernels.npv.npv_cell` at every row and demand."""
+    W = np.empty((npv.NW_NPV, V.shape[2]))
+    buf = np.zeros((2, 64))
+    res = np.empty(npv.NRES_OUT)
+    for i in range(V.shape[0]):
+        for j in range(demands.shape[0]):
+            npv.npv_cell(V[i], S[i], demands[j], W, buf, res)
+            out[i, j] = res[npv.NPV + 1]
 
 
 def best(fn, repeats: int) -> float:
@@ -139,28 +148,32 @@ def main() -> None:
     tco.model(x.isel(sample=slice(0, 64)))  # compile / load the kernels
     hot = x.assign_attrs(outputs=["saving"])
     t_hot = best(lambda: tco.model(hot), args.repeats)
-    print(f"v2 target only (saving): {t_hot:.3f} s, {cells / t_hot / 1e6:.1f}M cell-months/s")
+    print(f"v3 target only (saving): {t_hot:.3f} s, {cells / t_hot / 1e6:.1f}M cell-months/s")
 
-    base = x.isel(sample=slice(0, rows // 32))  # base rows: 1 in D+2 = 32
+    base = x.isel(sample=slice(0, rows // 48))  # base rows: 1 in D+2 = 48
     bcells = base.sizes["sample"] * grid.size * months
     t_full = best(lambda: tco.model(base), args.repeats)
-    print(f"v2 all outputs on {base.sizes['sample']} base rows: {t_full:.3f} s, "
+    print(f"v3 all outputs on {base.sizes['sample']} base rows: {t_full:.3f} s, "
           f"{bcells / t_full / 1e6:.1f}M cell-months/s")
-    for group in (["saving", "cost", "npv"], sorted(tco.PATH), ["irr"], ["cash_path"],
-                  ["breakeven_demand"]):
+    for group in (["saving", "cost", "npv"], sorted(tco.PATH), ["irr"],
+                  ["cash_path", "cash_by_year"], ["breakeven_demand"]):
         t = best(lambda g=group: tco.model(base.assign_attrs(outputs=g)), args.repeats)
         print(f"    {', '.join(group)[:60]:60s} {t:.3f} s")
 
-    X = tco.input_matrix({k: x[k].values for k in tco.INPUTS})
-    M = factors.months(X)
-    out = np.empty((rows, grid.size, 2))
-    fused_reference(X[:64], M, grid, out[:64])
-    t_ref = best(lambda: fused_reference(X, M, grid, out), args.repeats)
-    S = np.empty((rows, kern.NS))
-    t_factors = best(lambda: factors.scalars(X, M, S), args.repeats)
-    print(f"fused reference kernel (buy + hybrid recursion): {t_ref:.3f} s, "
-          f"{cells / t_ref / 1e6:.1f}M cell-months/s (row factors alone: {t_factors:.3f} s)")
-    print(f"ratio v2 target path / fused reference: {(cells / t_hot) / (cells / t_ref):.2f}")
+    V, S = krows.row_factors({k: x[k].values for k in tco.INPUTS})
+    t_rows = best(lambda: krows.row_factors({k: x[k].values for k in tco.INPUTS}), args.repeats)
+    out = np.empty((rows_n := V.shape[0], grid.size))
+    fused_reference(V[:64], S[:64], grid, out[:64])
+    scalar_npv(V[:64], S[:64], grid, out[:64])
+    t_ref = best(lambda: fused_reference(V, S, grid, out), args.repeats)
+    t_scalar = best(lambda: scalar_npv(V, S, grid, out), args.repeats)
+    print(f"fused reference kernel (fleet + hybrid rule): {t_ref:.3f} s, "
+          f"{cells / t_ref / 1e6:.1f}M cell-months/s (row factors alone: {t_rows:.3f} s, "
+          f"{rows_n} rows)")
+    print(f"scalar month loop (npv_cell): {t_scalar:.3f} s, {cells / t_scalar / 1e6:.1f}M "
+          "cell-months/s")
+    print(f"ratio v3 target path / fused reference: {t_ref / t_hot:.2f}; "
+          f"/ scalar month loop: {t_scalar / t_hot:.2f}")
 
     sys.path.insert(0, str(HERE))
     import tco_v1_reference as v1
@@ -170,7 +183,7 @@ def main() -> None:
     t_v1 = best(lambda: v1.model(x1), args.repeats)
     v1_cells = rows * x1.sizes["demand"]
     print(f"v1 (all outputs, xarray): {t_v1:.3f} s, {v1_cells / t_v1 / 1e6:.2f}M cells/s "
-          f"(v2 target path: {rows * grid.size / t_hot / 1e6:.2f}M cells/s, 48 months each)")
+          f"(v3 target path: {rows * grid.size / t_hot / 1e6:.2f}M cells/s, 48 months each)")
 
     if not args.no_cold:
         imp, first, warm = cold_start()

@@ -175,7 +175,7 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
     if cells:
         res = np.empty((n, demand.size, cell.NOUT))
         paths = bool(want & (PATH | {"irr"}))
-        grid.grid(V, S, demand, paths, "irr" in want, res)
+        grid.grid(V, S, demand, bool(cells - FAST - {"saving"}), paths, "irr" in want, res)
         for name, off in _PER_STRATEGY.items():
             if name in want:
                 out[name][sl] = res[:, :, off:off + 6]

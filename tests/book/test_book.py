@@ -132,7 +132,7 @@ def test_unknown_model_input_is_named():
     ("replace", "fragment"),
     [
         ('low = 400000\nhigh = 550000', "node_price must be > 0"),
-        ('min = 0.5\nmode = 0.7\nmax = 0.9', "utilization must be in (0, 1]"),
+        ('min = 0.6\nmode = 0.75\nmax = 0.9', "utilization must be in (0, 1]"),
     ],
 )
 def test_values_outside_the_model_range(replace, fragment):
@@ -147,7 +147,7 @@ def test_values_outside_the_model_range(replace, fragment):
 
 def test_unbounded_family_for_a_bounded_input():
     text = _default_text().replace(
-        'dist = "pert"\nmin = 0.5\nmode = 0.7\nmax = 0.9', 'dist = "normal"\nmean = 0.7\nsd = 0.1'
+        'dist = "pert"\nmin = 0.6\nmode = 0.75\nmax = 0.9', 'dist = "normal"\nmean = 0.7\nsd = 0.1'
     )
     with pytest.raises(BookError, match="use truncnormal"):
         plan_run(loads_book(text, "b.toml"), samples=16)

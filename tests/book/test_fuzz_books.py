@@ -551,7 +551,10 @@ def check_loaded(book: Book) -> None:
 def check_error(exc: McTcoError, path: str = PATH) -> None:
     msg = str(exc)
     event(f"{type(exc).__name__}: {_kind(msg)}")
-    assert msg and len(msg.splitlines()) == 1, msg
+    lines = msg.splitlines()
+    # one line; only the refusal of a book of another model version lists its changes below
+    assert msg and lines[1:] == [f"  {d}" for d in getattr(exc, "details", ())], msg
+    assert len(lines) == 1 or "version of the model" in lines[0], msg
     assert msg.startswith(path), msg
 
 

@@ -20,6 +20,9 @@ TEXT = DEFAULT_BOOK.read_text(encoding="utf-8")
 ANALYSIS = '[analysis]\ntargets = ["saving"]\n'
 assert ANALYSIS in TEXT
 ANALYSIS_LINE = TEXT[: TEXT.index(ANALYSIS)].count("\n") + 1
+#: the start of utilization's source in the default book
+UTIL_SOURCE = 'source = "assumption (MODEL.md; nothing better found): highest sustained load'
+assert TEXT.count(UTIL_SOURCE) == 1
 
 
 def _with(line: str) -> str:
@@ -55,8 +58,8 @@ def test_the_parsers_recursion_is_caught_if_the_scan_misses_it(monkeypatch):
 def test_brackets_in_strings_and_comments_are_not_nesting():
     deep = "[" * 40 + "{" * 40
     text = TEXT.replace('group = "throughput"', f'group = "throughput"  # {deep}', 1)
-    text = text.replace('source = "assumption: load of',
-                        f'source = "{deep} \\" {deep} assumption: load of', 1)
+    text = text.replace(UTIL_SOURCE,
+                        UTIL_SOURCE.replace('"', f'"{deep} \\" {deep} ', 1), 1)
     text = text.replace(ANALYSIS, ANALYSIS + f"# {deep}\n", 1)
     text = text.replace('[book]\n', f"[book]\n# '''\n# {deep}\n", 1)
     text = text.replace('name = "DeepSeek', f"# 'C:\\\\' {deep}\nname = \"DeepSeek", 1)
@@ -68,10 +71,12 @@ def test_brackets_in_strings_and_comments_are_not_nesting():
 
 
 def test_a_huge_source_is_refused_before_it_is_read_or_printed(tmp_path, monkeypatch):
-    big = TEXT.replace('source = "assumption: load of',
-                       'source = "' + "x" * 50_000_000 + 'assumption: load of', 1)
+    big = TEXT.replace(UTIL_SOURCE,
+                       UTIL_SOURCE.replace('"', '"' + "x" * 50_000_000, 1), 1)
     exc = _refused(big)
-    assert str(exc) == ("b.toml: the book is 50,010,547 bytes; a book is at most 1,000,000 "
+    size = f"{len(big.encode('utf-8')):,}"
+    assert size.startswith("50,0")
+    assert str(exc) == (f"b.toml: the book is {size} bytes; a book is at most 1,000,000 "
                         "bytes (1 MB): keep long notes and data in files of their own and "
                         "name them in source")
     path = tmp_path / "big.toml"
@@ -81,14 +86,14 @@ def test_a_huge_source_is_refused_before_it_is_read_or_printed(tmp_path, monkeyp
         raise AssertionError("a book past the size limit was read")
 
     monkeypatch.setattr(Path, "read_text", no_reading)
-    with pytest.raises(BookError, match=r"big\.toml: the book is 50,010,547 bytes"):
+    with pytest.raises(BookError, match=rf"big\.toml: the book is {size} bytes"):
         load_book(path)
 
 
 def test_a_long_field_names_the_field_and_its_line():
-    exc = _refused(TEXT.replace('source = "assumption: load of',
-                                'source = "' + "x" * 20_000 + 'assumption: load of', 1))
-    line = TEXT[: TEXT.index('source = "assumption: load of')].count("\n") + 1
+    exc = _refused(TEXT.replace(UTIL_SOURCE,
+                                UTIL_SOURCE.replace('"', '"' + "x" * 20_000, 1), 1))
+    line = TEXT[: TEXT.index(UTIL_SOURCE)].count("\n") + 1
     assert str(exc).startswith(f"b.toml:{line}: inputs.utilization.source: a text of 20,")
     assert "a field holds at most 10,000" in str(exc)
     exc = _refused(_with("report = { demand = [" + "1e11, " * 100_001 + "] }"))
@@ -106,7 +111,7 @@ def _extra_inputs(n: int) -> str:
 
 def test_thousands_of_inputs_are_refused_at_once():
     exc = _refused(_extra_inputs(3000))
-    assert str(exc).endswith("inputs: the book has 3,036 inputs; a book has at most 1,000 "
+    assert str(exc).endswith("inputs: the book has 3,060 inputs; a book has at most 1,000 "
                              "(the model runs N x (inputs + 2) times)")
 
 

@@ -18,11 +18,11 @@ def test_results_have_the_documented_dims_and_variables(article_run):
     ds = article_run
     assert ds.sizes["sample"] == 512 and ds.sizes["input"] == 8
     assert list(ds.target.values) == ["saving", "saving>0"]
-    assert list(ds.strategy.values) == ["api", "buy", "rent", "owned", "hybrid"]
+    assert list(ds.strategy.values) == ["api", "buy", "rent", "reserved", "owned", "hybrid"]
     assert list(ds["quantile"].values) == [0.05, 0.25, 0.5, 0.75, 0.95]
     # 41 grid points + 3 report points + the claims' 30B (mc_tco.models.tco.CLAIM_DEMANDS)
-    assert ds.S1.sizes == {"target": 2, "input": 8, "demand": 45, "strategy": 5}
-    assert ds.p_positive_ci.sizes == {"target": 2, "demand": 45, "strategy": 5, "ci_bound": 2}
+    assert ds.S1.sizes == {"target": 2, "input": 8, "demand": 45, "strategy": 6}
+    assert ds.p_positive_ci.sizes == {"target": 2, "demand": 45, "strategy": 6, "ci_bound": 2}
     for name in ["cost", "saving", "breakeven_demand", "nodes", "storage_tb", "npv",
                  "gpu_share", "payback_months", "p_positive", "S1", "ST", "S1_conf",
                  "ST_conf", "target_quantile", "target_mean", "breakeven_demand_quantile",
@@ -69,7 +69,7 @@ def test_summaries_equal_an_independent_recomputation_from_the_base_rows(article
     r = int(ds.attrs["replicates"])
     seen = set()
     for demand in ds.demand.values[::4]:
-        for strategy in ["buy", "rent", "owned", "hybrid"]:
+        for strategy in ["buy", "rent", "reserved", "owned", "hybrid"]:
             y = ds.saving.sel(demand=demand, strategy=strategy).transpose("sample", ...).values
             p, lo, hi, fb = rqmc_proportion((y > 0).astype(float), ds.sample.values, r)
             cell = dict(target="saving", demand=demand, strategy=strategy)
@@ -78,7 +78,7 @@ def test_summaries_equal_an_independent_recomputation_from_the_base_rows(article
             assert bool(ds.p_positive_fallback.sel(cell)) == fb
             seen.add(fb)
     assert seen == {True, False}  # both branches of the interval were compared
-    for strategy in ["buy", "rent", "owned", "hybrid"]:
+    for strategy in ["buy", "rent", "reserved", "owned", "hybrid"]:
         b = ds.breakeven_demand.sel(strategy=strategy).values
         event = np.where(np.isnan(b), np.nan, np.isinf(b).astype(float))
         p, lo, hi, fb = rqmc_proportion(event, ds.sample.values, r)

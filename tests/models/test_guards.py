@@ -30,7 +30,9 @@ def three_samples(**changes) -> xr.Dataset:
         ("output_share", 1.2, "output_share must be in [0, 1]"),
         ("api_cache_hit_rate", -0.1, "api_cache_hit_rate must be in [0, 1]"),
         ("kv_unique_fraction", 1.5, "kv_unique_fraction must be in [0, 1]"),
-        ("hybrid_utilization", 1.5, "hybrid_utilization must be in (0, 1]"),
+        ("peak_to_average", 0.5, "peak_to_average must be >= 1"),
+        ("tax_rate", 1.0, "tax_rate must be in [0, 1)"),
+        ("cancel_month", -1.0, "cancel_month must be >= 0"),
         ("throughput_final_ratio", 0.0, "throughput_final_ratio must be in (0, 1]"),
         ("learning_months", 0.0, "learning_months must be > 0"),
         ("ramp_months", 0.5, "ramp_months must be >= 1"),
@@ -86,16 +88,15 @@ def test_valid_samples_pass_and_the_rules_are_the_books_rules():
 
 
 def test_nan_output_names_the_samples_input_values():
-    # every value is allowed input by input, but with a reference throughput of 1e308
-    # tokens per GPU-hour no node is ever needed, and without KV storage nothing is
-    # bought: the GPU share of no investment at all is 0 / 0
-    ds = three_samples(reference_tokens_per_gpu_hour=1e308, kv_kb_per_token=0.0)
+    # every value is allowed input by input, but a node of 1e308 USD with ten times its
+    # price in network, after tax, is inf - inf: the cost of buy is NaN
+    ds = three_samples(node_price=1e308, network_capex_fraction=10.0, tax_rate=0.25)
     with pytest.raises(ModelError) as info:
         tco.model(ds)
     msg = str(info.value)
-    assert "output 'gpu_share' is NaN at sample 2" in msg, msg
-    assert "reference_tokens_per_gpu_hour=1e+308" in msg and "kv_kb_per_token=0" in msg
-    assert "utilization=1" in msg and "node_price=475000" in msg
+    assert "output 'cost' is NaN at sample 2, demand 1e+11, strategy buy" in msg, msg
+    assert "node_price=1e+308" in msg and "network_capex_fraction=10" in msg
+    assert "utilization=1" in msg and "tax_rate=0.25" in msg
 
 
 def test_a_report_dim_refusal_lists_dims_that_are_not_text(default_book):

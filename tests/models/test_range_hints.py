@@ -11,7 +11,7 @@ from mc_tco.models import check_book
 from mc_tco.models.tco import SPEC
 from tests.paths import DEFAULT_BOOK
 
-UTILIZATION = 'dist = "pert"\nmin = 0.5\nmode = 0.7\nmax = 0.9'
+UTILIZATION = 'dist = "pert"\nmin = 0.6\nmode = 0.75\nmax = 0.9'
 
 
 def _message(fields: str) -> str:
@@ -30,7 +30,7 @@ def _message(fields: str) -> str:
 ])
 def test_a_slip_past_a_bound_names_the_bound_not_percent(fields, bound):
     msg = _message(fields)
-    assert msg.startswith("b.toml:126: inputs.utilization: "), msg
+    assert msg.startswith("b.toml:227: inputs.utilization: "), msg
     assert f"utilization must be in (0, 1] and {bound}; " in msg, msg
     assert "percent" not in msg and "write 0.012" not in msg
 

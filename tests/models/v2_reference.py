@@ -1,7 +1,7 @@
 """Version 2 of the cost model, kept for the reduction tests of version 3: its article
 point, a month-by-month loop of its equations in plain Python (it agreed with version 2's
 kernels to 1e-11 before they were replaced), random points and draws from its default book
-(a copy of version 2's ``distributions/deepseek-v4.1-flash.toml``)."""
+(``tests/bad_books/version_2_book.toml``, version 2's shipped default book)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 STRATEGIES = ("api", "buy", "rent", "owned", "hybrid")
-V2_BOOK = Path(__file__).parent / "v2-deepseek-v4.1-flash.toml"
+V2_BOOK = Path(__file__).parents[1] / "bad_books" / "version_2_book.toml"
 
 ARTICLE_POINT = {
     "price_input_cache_hit": 0.028,

@@ -95,7 +95,7 @@ def test_rank_order_ties_in_book_order_nan_last():
 
 @pytest.fixture(scope="module")
 def tied_file(tmp_path_factory, default_run):
-    """The default book's run (30 inputs, correlated) with every input's ST, S1 and Shapley
+    """The default book's run (46 inputs, correlated) with every input's ST, S1 and Shapley
     effect at the focus point tied, but for two inputs set clearly on top, in reverse book
     order."""
     from mc_tco.results.io import write_results
@@ -142,7 +142,9 @@ def test_tied_inputs_in_the_same_order_everywhere(tied_file, tmp_path):
     said = run_table(open_results(path))
     blocks = re.findall(r"((?:^\s*\d+\. \S+\s+(?:ST|Shapley) .*\n)+)", said + "\n",
                         flags=re.M)
-    assert len(blocks) >= 2, said  # the Shapley effects of the indicator and the saving
+    # the Shapley effects of the saving (and of the indicator, where it rests on enough
+    # scenarios: under version 3, 47 of 512 win at 500B, and the table says it cannot rank)
+    assert len(blocks) >= 1, said
     for block in blocks:
         shown = re.findall(r"^\s*\d+\. (\S+)", block, flags=re.M)
         assert shown == expected[: len(shown)], said

@@ -9,9 +9,11 @@ import math
 
 import numpy as np
 
-from .cell import HYBMAX, NOUT, NPV, NW, NZ, cell
+from . import npv as fast
+from .block import PB, npv_row
+from .cell import COSTL, CPM, HYBMAX, NOUT, NPV, NW, NZ, cell
 from .jit import jit
-from .rows import SFULL, T_
+from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
 
 @jit
@@ -24,16 +26,38 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
             np.zeros((2, math.ceil(top) + 16)))
 
 
+@jit(inline="always")
+def _npv(res: np.ndarray, out: np.ndarray) -> None:
+    """npv, level cost and cost per Mtok of every strategy and the hybrid's largest fleet
+    from :func:`.npv.npv_cell`'s result ``res`` into ``out`` at :mod:`.cell`'s offsets."""
+    for s in range(6):
+        npv = res[fast.NPV + s]
+        cost = res[fast.SUM_API] + (res[fast.SUM_SOV] if 1 <= s <= 4 else 0.0) - npv
+        out[NPV + s] = npv
+        out[COSTL + s] = cost / res[fast.ANN]
+        out[CPM + s] = cost / res[fast.SUM_DD] * 1e6 if res[fast.SUM_DD] > 0.0 else math.nan
+    out[HYBMAX] = res[fast.HYB_TOP]
+
+
 @jit
-def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, paths: bool, want_irr: bool,
-         out: np.ndarray) -> None:
-    """:func:`.cell.cell` of every row of ``V, S`` at every demand of ``dems`` into ``out``
-    (rows, demands, NOUT)."""
+def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, full: bool, paths: bool,
+         want_irr: bool, out: np.ndarray) -> None:
+    """The npv (:func:`.npv.npv_cell`) of every row of ``V, S`` at every demand of ``dems``
+    into ``out`` (rows, demands, NOUT), and with ``full`` every other output of
+    :func:`.cell.cell` (``paths``: payback and peak cash, ``want_irr``: the irr)."""
     W, Z, buf = _scratch(V, S)
     none = np.zeros((1, 6))
+    res = np.empty((dems.shape[0], fast.NRES_OUT))
+    tmp = np.empty(NOUT)
     for i in range(V.shape[0]):
+        npv_row(V[i], S[i], dems, buf, res)
         for j in range(dems.shape[0]):
-            cell(V[i], S[i], dems[j], W, Z, buf, out[i, j], paths, want_irr, none, none, False)
+            o = out[i, j]
+            if full:
+                cell(V[i], S[i], dems[j], W, Z, buf, tmp, paths, want_irr, none, none, False)
+                for k in range(NOUT):
+                    o[k] = tmp[k]
+            _npv(res[j], o)
 
 
 @jit
@@ -51,7 +75,38 @@ def cash(V: np.ndarray, S: np.ndarray, dems: np.ndarray, path: np.ndarray,
 @jit(inline="always")
 def _ok(res: np.ndarray, s: int) -> bool:
     """Whether strategy ``s`` breaks even in ``res`` (the hybrid: and owns a node)."""
-    return res[NPV + s] >= 0.0 and (s != 5 or res[HYBMAX] > 0.0)
+    return res[fast.NPV + s] >= 0.0 and (s != 5 or res[fast.HYB_TOP] > 0.0)
+
+
+@jit
+def _least(v: np.ndarray, sc: np.ndarray) -> float:
+    """A demand below which no strategy of the row breaks even (a lower bound).
+
+    Purchases never raise an after-tax npv (a purchase ``cx`` in month ``u`` costs
+    ``cx d[u]``, returns at most ``tax cx d[u]`` in depreciation and book value and
+    ``(1 - tax) cx d[u]`` in resale), so buy, rent, reserved and owned break even only where
+    ``(1 - tax) (D K - staff A_exit) + SOV >= 0`` (``K``: the discounted API bill per unit of
+    planned demand, ``A_exit`` the discount factors before exit, ``SOV`` the discounted
+    sovereignty); the hybrid owns a node only in a month whose level API bill less SSDs
+    exceeds a node's level cost and the staff.
+    """
+    T, ex = int(sc[T_]), int(sc[EXIT])
+    staff, rate = sc[STAFF], sc[TAX]
+    k = a_ex = sov = 0.0
+    hyb = math.inf
+    for t in range(T):
+        d = v[DISC, t]
+        k += d * v[PC, t] * v[DU, t]
+        sov += d * sc[SOV] * v[SELF, t]
+        if t < ex:
+            a_ex += d
+            value = (v[PBAR, t] - v[STOK, t]) * v[DU, t]
+            if value > 0.0:
+                hyb = min(hyb, (v[CNODE, t] + staff) / value)
+    if rate >= 1.0 or k <= 0.0:
+        return 0.0
+    others = (staff * a_ex - sov / (1.0 - rate)) / k
+    return max(0.0, min(others, hyb) * (1.0 - 1e-6))
 
 
 @jit
@@ -60,37 +115,49 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
     """Smallest demand at which each strategy's npv is >= 0, (rows, 6), api NaN.
 
     A geometric scan from ``lo`` to ``hi`` (steps of ``ratio``) evaluates all strategies
-    at once and stops when every strategy has its bracket; each bracket (the first scan
-    point with npv >= 0 and the one before it) is then bisected to a relative width
-    ``rel``. 0 where npv >= 0 at 1 token a month, inf where never up to ``hi``. A positive
-    window narrower than a step can be missed.
+    at once, :data:`.block.PB` demands at a time (:func:`.block.npv_row`), and stops when
+    every strategy has its bracket; each
+    bracket (the first scan point with npv >= 0 and the one before it) is then bisected to
+    a relative width ``rel``. 0 where npv >= 0 at 1 token a month, inf where never up to
+    ``hi``. A positive window narrower than a step can be missed.
     """
-    W, Z, buf = _scratch(V, S)
-    none = np.zeros((1, 6))
-    res = np.empty(NOUT)
+    W, _, buf = _scratch(V, S)
+    res = np.empty(fast.NRES_OUT)
     left = np.empty(6)
+    K = math.floor(math.log(hi / lo) / math.log(ratio) + 1e-9) + 1  # scan points
+    scan = np.empty(PB)
+    block = np.empty((PB, fast.NRES_OUT))
     for i in range(V.shape[0]):
         out[i, 0] = math.nan
         for s in range(1, 6):
             out[i, s] = -1.0  # not found yet
-        if S[i, T_] < 1:
-            continue
-        cell(V[i], S[i], 1.0, W, Z, buf, res, False, False, none, none, False)
+        fast.npv_cell(V[i], S[i], 1.0, W, buf, res)
         todo = 0
         for s in range(1, 6):
             if _ok(res, s):
                 out[i, s] = 0.0
             else:
                 todo += 1
-        prev, dem = 1.0, lo
-        while todo > 0 and dem <= hi:
-            cell(V[i], S[i], dem, W, Z, buf, res, False, False, none, none, False)
-            for s in range(1, 6):
-                if out[i, s] < 0.0 and _ok(res, s):
-                    out[i, s] = dem
-                    left[s] = prev
-                    todo -= 1
-            prev, dem = dem, dem * ratio
+        k_first = 0
+        least = _least(V[i], S[i])
+        if least > lo:  # no strategy breaks even below: skip those scan points (the same
+            # lattice, one point before, so the brackets are the full scan's)
+            k_first = max(0, math.floor(math.log(least / lo) / math.log(ratio)) - 1)
+        prev = 1.0 if k_first == 0 else lo * ratio ** (k_first - 1)
+        for k0 in range(k_first, K, PB):  # the scan points lo * ratio**k, PB at a time
+            if todo == 0:
+                break
+            m = min(PB, K - k0)
+            for j in range(PB):
+                scan[j] = lo * ratio ** (k0 + min(j, m - 1))
+            npv_row(V[i], S[i], scan, buf, block)
+            for j in range(m):
+                for s in range(1, 6):
+                    if out[i, s] < 0.0 and _ok(block[j], s):
+                        out[i, s] = scan[j]
+                        left[s] = prev
+                        todo -= 1
+                prev = scan[j]
         for s in range(1, 6):
             if out[i, s] < 0.0:
                 out[i, s] = math.inf
@@ -98,7 +165,7 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
                 a, b = left[s], out[i, s]
                 while b - a > rel * b:
                     mid = 0.5 * (a + b)
-                    cell(V[i], S[i], mid, W, Z, buf, res, False, False, none, none, False)
+                    fast.npv_cell(V[i], S[i], mid, W, buf, res)
                     if _ok(res, s):
                         b = mid
                     else:
