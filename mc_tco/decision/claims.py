@@ -1,4 +1,4 @@
-"""The article's five claims (shared/MODEL.md) evaluated on a results dataset, as numbers
+"""The article's five claims (shared/MODEL.md, version 3) evaluated on a results dataset, as numbers
 and verdicts: the share of scenarios where each part is true, with its Monte Carlo
 interval (:func:`mc_tco.decision.shares.share_with_interval`), the quantiles the evidence
 quotes, and the fixed rules that turn shares into verdicts.
@@ -148,8 +148,9 @@ class AtDemand:
 class ClaimNumbers:
     """Every number the five claims' evaluation reads (:func:`claim_numbers`)."""
 
-    #: claim 1: renting never breaks even
+    #: claim 1: renting never breaks even, on demand and (version 3) reserved for 12 months
     rent_never: Share
+    reserved_never: Share
     #: claims 1 and 5: the API bill of a fully used node is below the rent of its GPUs
     api_below_rent: Share
     #: claim 2: buying does not break even below 300B / breaks even by 500B
@@ -196,6 +197,7 @@ def claim_numbers(ds: xr.Dataset) -> ClaimNumbers:
     rent_h = ds["rent_per_node_hour"]
     return ClaimNumbers(
         rent_never=share(np.isinf(be.sel(strategy="rent"))),
+        reserved_never=share(np.isinf(be.sel(strategy="reserved"))),
         api_below_rent=share(api_h < rent_h),
         buy_not_below=share(buy_be >= ARTICLE_BAND[0]),
         buy_by=share(buy_be <= ARTICLE_BAND[1]),

@@ -24,6 +24,7 @@ __all__ = [
     "node_hour",
     "saving_band",
     "sovereignty",
+    "top_components",
 ]
 
 
@@ -93,28 +94,55 @@ def node_hour(ds: xr.Dataset) -> tuple[float, float]:
     """Medians of (API value of a busy node's tokens, cost of owning and running it), USD
     an hour, at the start of the horizon.
 
-    The API value is ``node_api_revenue_per_hour * utilization``; the cost is the yearly
-    capital cost of the server (its loss of resale value, the cost of capital and upkeep,
-    as shares of its price) over 8,760 hours, plus its power.
+    The API value is ``node_api_revenue_per_hour * utilization`` (the tokens of a node at
+    its SLO load, at the month-0 API price). The cost is the yearly capital cost of the
+    server and of the network bought with it (``node_price * (1 +
+    network_capex_fraction)`` times its loss of resale value and the cost of capital),
+    its upkeep (``maintenance_fraction`` of the node's price) over 8,760 hours, plus its
+    power and its colocation (version 3; 0 in a book without them).
     """
     x = component_input
+    price = x(ds, "node_price")
+    capital = price * (1 + _or_zero(ds, "network_capex_fraction")) * (
+        x(ds, "node_annual_depreciation") + x(ds, "discount_rate"))
     value = ds["node_api_revenue_per_hour"] * x(ds, "utilization")
-    own = (x(ds, "node_price") * (x(ds, "node_annual_depreciation") + x(ds, "discount_rate")
-                                  + x(ds, "maintenance_fraction")) / 8760
-           + x(ds, "node_power_kw") * x(ds, "pue") * x(ds, "electricity_price"))
+    own = ((capital + price * x(ds, "maintenance_fraction")) / 8760
+           + x(ds, "node_power_kw") * x(ds, "pue") * x(ds, "electricity_price")
+           + x(ds, "node_power_kw") * _or_zero(ds, "colocation_per_kw_month") * 12 / 8760)
     own = own if isinstance(own, xr.DataArray) else xr.DataArray(np.full(value.shape, own))
     return median_of(value), median_of(own)
+
+
+def _or_zero(ds: xr.Dataset, name: str) -> xr.DataArray | float:
+    """:func:`component_input`, 0 for an input the results' book does not have."""
+    try:
+        return component_input(ds, name)
+    except KeyError:
+        return 0.0
+
+
+def top_components(ds: xr.Dataset, demand: float, n: int = 3) -> list[tuple[str, float]]:
+    """The ``n`` components of buy's cost with the largest median at ``demand``, largest
+    first, each with that median (USD/month); components whose median is not positive
+    (tax saved) are left out."""
+    comp = ds["cost_component"].sel(demand=demand)
+    med = {str(c): median_of(comp.sel(component=c)) for c in comp["component"].values}
+    ranked = sorted((c for c in med if med[c] > 0), key=lambda c: -med[c])
+    return [(c, med[c]) for c in ranked[:n]]
 
 
 @dataclass(frozen=True)
 class Sovereignty:
     """What keeping data in house would have to be worth a year (USD/year) for a strategy
     to cost no more than the API: ``median`` and ``q90`` over the scenarios (0 where it
-    already pays), and ``pays``, the share of scenarios where it pays without (unit 1)."""
+    already pays), ``pays``, the share of scenarios where it pays without (unit 1), and
+    ``counted``, the median value the book already gives it (``sovereignty_value``, USD a
+    year; the amounts are what it would have to be worth on top of that)."""
 
     median: float
     q90: float
     pays: float
+    counted: float = 0.0
 
 
 def sovereignty(ds: xr.Dataset, demand: float, strategy: str) -> Sovereignty:
@@ -125,4 +153,6 @@ def sovereignty(ds: xr.Dataset, demand: float, strategy: str) -> Sovereignty:
     v = np.sort(np.maximum(need.values, 0))
     med = float(np.quantile(v, 0.5, method="inverted_cdf"))
     hi = float(np.quantile(v, 0.9, method="inverted_cdf"))
-    return Sovereignty(med, hi, pays)
+    book = _or_zero(ds, "sovereignty_value")
+    counted = 12 * (median_of(book) if isinstance(book, xr.DataArray) else float(book))
+    return Sovereignty(med, hi, pays, counted)

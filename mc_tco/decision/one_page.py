@@ -18,10 +18,14 @@ from mc_tco.decision.costs import median_of
 from mc_tco.decision.shares import cheapest_shares
 from mc_tco.decision.tco_data import nearest_point
 
-__all__ = ["QUANTITIES", "SELF", "PageNumbers", "p_beats", "page_numbers"]
+__all__ = ["IN_HOUSE", "PRICED_BY", "QUANTITIES", "SELF", "PageNumbers", "p_beats", "page_numbers",
+           "priced_risks", "prices"]
 
 #: the self-hosting options a company can choose
-SELF = ("buy", "rent", "hybrid")
+SELF = ("buy", "rent", "reserved", "hybrid")
+#: the options that keep every token in house, the only ones a value of data sovereignty
+#: counts for (cost model version 3: not the hybrid, whose peaks go to the API)
+IN_HOUSE = ("buy", "rent", "reserved")
 #: the rows of the table, in order: quantity -> (strategies, unit)
 QUANTITIES = {
     "api_bill_year": (("api",), "USD/year"),
@@ -47,7 +51,7 @@ class PageNumbers:
     grid points); ``table``: ``(quantity, strategy) -> value per point``, the rows of
     :data:`QUANTITIES` in order; ``choice`` the option cheapest most often and
     ``choice_share`` that share; ``best_self`` the self-hosting strategy most likely to
-    beat the API.
+    beat the API, ``best_in_house`` the one of :data:`IN_HOUSE` most likely to.
     """
 
     demand: float
@@ -56,6 +60,7 @@ class PageNumbers:
     choice: str
     choice_share: float
     best_self: str
+    best_in_house: str
 
 
 def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float) -> float:
@@ -78,4 +83,39 @@ def page_numbers(ds: xr.Dataset, demand: float) -> PageNumbers:
     shares = cheapest_shares(ds, demand)["share"]
     choice = str(shares["strategy"].values[int(np.argmax(shares.values))])
     best = max(SELF, key=lambda s: p_beats(ds, s, demand))
-    return PageNumbers(demand, pts, table, choice, float(shares.sel(strategy=choice)), best)
+    house = max(IN_HOUSE, key=lambda s: p_beats(ds, s, demand))
+    return PageNumbers(demand, pts, table, choice, float(shares.sel(strategy=choice)), best,
+                       house)
+
+
+#: the risks version 3 of the cost model can price, each by the inputs that price it
+PRICED_BY = {
+    "stop": ("stop_month",),
+    "cancel": ("cancel_month",),
+    "demand": ("demand_realization",),
+    "hardware": ("spare_fraction",),
+}
+
+
+def prices(ds: xr.Dataset, name: str) -> bool:
+    """Whether the results' book prices what input ``name`` stands for: it samples it, or
+    fixes it at a value other than the one that leaves the mechanism off
+    (:data:`mc_tco.models.tco_inputs.NEUTRAL`; an event month counts only inside the
+    horizon). False for an input the book does not have."""
+    from mc_tco.models.tco_inputs import NEUTRAL
+
+    if "input" in ds.coords and name in map(str, ds["input"].values):
+        return True
+    constants = ds.mc_tco.constants
+    if name not in constants:
+        return False
+    value = float(constants[name])
+    if name.endswith("_month"):
+        return value < 12 * float(constants.get("horizon_years", 4.0))
+    return value != NEUTRAL.get(name, value)
+
+
+def priced_risks(ds: xr.Dataset) -> dict[str, bool]:
+    """For each risk of :data:`PRICED_BY`, whether the results' book prices it
+    (:func:`prices` of any of its inputs)."""
+    return {risk: any(prices(ds, n) for n in names) for risk, names in PRICED_BY.items()}

@@ -35,11 +35,12 @@ _NEEDED = (
     "storage_to_gpu_ratio", "node_api_revenue_per_hour", "rent_per_node_hour",
     "input_value", "ST", "ST_conf", "S1", "p_positive", "p_positive_ci", "target_quantile",
     "npv", "payback_months", "peak_cash_need", "irr", "investment", "cash_path",
+    "cash_by_year", "cost_per_mtok",
 )
 #: the self-hosting strategies set against the API
-STRATEGIES = ("buy", "rent", "owned", "hybrid")
+STRATEGIES = ("buy", "rent", "reserved", "owned", "hybrid")
 #: the strategies a company can choose between (owned GPUs are a different premise)
-CHOICES = ("api", "buy", "rent", "hybrid")
+CHOICES = ("api", "buy", "rent", "reserved", "hybrid")
 
 #: ``model`` attribute of a run of the TCO model
 TCO_MODEL = "mc_tco.models.tco:model"
@@ -48,9 +49,10 @@ TCO_MODEL = "mc_tco.models.tco:model"
 def check_results(ds: xr.Dataset, path: str = "results") -> None:
     """Raise :class:`OptionError` unless ``ds`` holds the TCO model's results.
 
-    The memo reads the outputs of :mod:`mc_tco.models.tco` version 2 (strategies
-    api/buy/rent/owned/hybrid over ``demand``, the target ``saving``, the cash-flow outputs);
-    a run of another model cannot be memo'd.
+    The memo reads the outputs of :mod:`mc_tco.models.tco` version 3 (strategies
+    api/buy/rent/reserved/owned/hybrid over ``demand``, the target ``saving``, the
+    cash-flow outputs, the cash by year and the cost per million tokens); a run of another
+    model, or of version 2, cannot be memo'd.
     """
     missing = [v for v in _NEEDED if v not in ds.variables]
     if not missing:
@@ -58,7 +60,8 @@ def check_results(ds: xr.Dataset, path: str = "results") -> None:
         strategies = set(map(str, ds["strategy"].values)) if "strategy" in ds.coords else set()
         targets = set(map(str, ds["target"].values)) if "target" in ds.coords else set()
         if not dims_ok or not {"api", *STRATEGIES} <= strategies:
-            missing = ["the dims demand and strategy (api, buy, rent, owned, hybrid)"]
+            missing = ["the dims demand and strategy (api, buy, rent, reserved, owned, "
+                       "hybrid)"]
         elif not {"saving", "saving>0"} <= targets:
             missing = ["the target 'saving'"]
     if missing:

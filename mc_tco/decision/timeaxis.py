@@ -1,4 +1,4 @@
-"""The time questions of cost model version 2, computed from a results file: when does
+"""The time questions of cost model version 3, computed from a results file: when does
 self-hosting pay back, how deep is the hole before it does, and what return it earns.
 
 Every median comes with the replicate interval of the run (the spread of its independent
@@ -79,6 +79,8 @@ class TimeNumbers:
     peak : median peak cash need (USD); ``peak_spread`` its 5% and 95% quantiles
     irr : median yearly internal rate of return over the scenarios where it exists
     irr_defined : share of scenarios with an IRR
+    irr_modelled : whether the model gives the strategy an IRR at all (at any demand: the
+        TCO model gives one to the strategies that invest, buy and hybrid)
     """
 
     strategy: str
@@ -90,6 +92,7 @@ class TimeNumbers:
     peak_spread: tuple[float, float]
     irr: Estimate
     irr_defined: float
+    irr_modelled: bool = True
 
 
 def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
@@ -103,6 +106,7 @@ def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
     with np.errstate(invalid="ignore"):
         spread = np.quantile(peak.values, [0.05, 0.95])
     defined = float(np.isfinite(irr.values).mean())
+    modelled = bool(np.isfinite(ds["irr"].sel(strategy=strategy).values).any())
     irr_est = (median_ci(ds, irr.where(np.isfinite(irr))) if defined > 0
                else Estimate(math.nan, math.nan, math.nan))
     return TimeNumbers(
@@ -110,7 +114,7 @@ def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
         median_ci(ds, pay),
         # a DataArray: numpy's stubs do not know xarray's __array_ufunc__
         share_ci(ds, cast(xr.DataArray, np.isinf(pay))), median_ci(ds, peak),
-        (float(spread[0]), float(spread[1])), irr_est, defined,
+        (float(spread[0]), float(spread[1])), irr_est, defined, modelled,
     )
 
 

@@ -32,6 +32,9 @@ __all__ = ["fmt_money", "fmt_pct", "fmt_prob_ci", "fmt_tokens", "fmt_value", "mo
            "rounded", "share_of", "tokens", "users"]
 
 _SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+#: an amount of money below this (USD) prints as 0: a millionth of a dollar is far below
+#: any amount the memo reads (the smallest, a cost per million tokens, is about 1e-2)
+MONEY_ZERO = 1e-6
 
 
 def _sig(a: float, digits: int) -> float:
@@ -148,12 +151,15 @@ def money(x: float, per: str = "", digits: int = 2, *, symbol: str = "$",
     Returns
     -------
     str
-        The text; 'n/a' for NaN or an infinite amount.
+        The text; 'n/a' for NaN or an infinite amount; '0' (with its sign and unit) below
+        :data:`MONEY_ZERO`, the rounding noise of a sum that is 0 (an EVPI of 5.6e-13).
 
     Examples
     --------
     >>> money(-36512, "/month", digits=3), money(999_700), money(950)
     ('-$36.5k/month', '$1M', '$950')
+    >>> money(5.6e-13), money(5.6e-13, symbol="", compact=False), money(0.0031)
+    ('$0', '0', '$0.0031')
     >>> money(1152.4, symbol="", compact=False), money(999.6, symbol="", compact=False)
     ('1,152', '1,000')
     >>> money(56.84, " USD/h", symbol="", compact=False, decimals=1)
@@ -162,6 +168,8 @@ def money(x: float, per: str = "", digits: int = 2, *, symbol: str = "$",
     x = float(x)
     if not math.isfinite(x):
         return "n/a"
+    if abs(x) < MONEY_ZERO:
+        x = 0.0
     sign = "-" if x < 0 else ""
     a = abs(x)
     if decimals is not None:
@@ -297,18 +305,23 @@ def prob_ci(p: float, lo: float, hi: float, level: float = 0.95, short: bool = F
 
 def share_of(x: float) -> str:
     """A quantity that is a share or a ratio (not a probability), in whole percent for the
-    body: '92%', '9%', '164%', '0.4%' (one decimal below 1%, so a small share is not 0).
+    body: '92%', '9%', '164%', '0.4%' (one decimal below 1%, so a small share is not 0),
+    '<0.1%' for a positive share that one decimal would show as 0.
 
     Examples
     --------
     >>> share_of(0.92), share_of(0.004), share_of(0.00996), share_of(0.00949)
     ('92%', '0.4%', '1%', '0.9%')
+    >>> share_of(0.0003), share_of(-0.0003)
+    ('<0.1%', '>-0.1%')
     """
     x = float(x)
     if math.isnan(x):
         return "n/a"
     if x == 0:
         return "0%"
+    if round(abs(100 * x), 1) == 0:
+        return "<0.1%" if x > 0 else ">-0.1%"
     return f"{100 * x:.1f}%" if round(abs(100 * x), 1) < 1 else f"{100 * x:.0f}%"
 
 

@@ -24,9 +24,11 @@ def test_run_writes_the_file_and_prints_the_table(runner, tmp_path):
     assert "breakeven_demand" in res.output and "Top inputs" in res.output
     for col in ("100B", "300B", "500B", "1T", "3T"):
         assert col in res.output
-    # version 2: hybrid in the table, break-even and payback medians with their intervals
+    # version 3: every strategy of the file in the table (reserved too), break-even and
+    # payback medians with their intervals
     table = res.output.split("P(strategy beats the API)", 1)[1].split("\n\n", 1)[0]
-    assert "\nhybrid " in table
+    rows = [line.split()[0] for line in table.splitlines()[2:]]
+    assert rows == ["buy", "rent", "reserved", "owned", "hybrid"]
     assert "median with its 95% Monte Carlo interval" in res.output
     assert "payback_months (month): median, with its 95% Monte Carlo interval" in res.output
     with xr.open_dataset(out, engine="h5netcdf") as ds:

@@ -13,7 +13,7 @@ from mc_tco.decision import breakeven, costs, indices, information, shares, time
 
 N = 200
 DEMANDS = [1e10, 1e11, 1e12]
-STRATS = ["api", "buy", "rent", "owned", "hybrid"]
+STRATS = ["api", "buy", "rent", "reserved", "owned", "hybrid"]
 
 
 def _file(seed: int = 0) -> xr.Dataset:
@@ -75,7 +75,7 @@ def test_cdf_demands_stretch_to_the_largest_finite_breakeven_at_most_100x():
     assert x[-1] == pytest.approx(100 * 1e12)  # finite break-evens reach 1e15 > 100 x 1e12
     low = ds.assign(breakeven_demand=ds["breakeven_demand"].where(
         ds["breakeven_demand"] < 5e13, np.inf))
-    be = low["breakeven_demand"].sel(strategy=["buy", "rent", "owned", "hybrid"]).values
+    be = low["breakeven_demand"].sel(strategy=STRATS[1:]).values
     top = be[np.isfinite(be)].max()
     assert 1e12 < top < 5e13
     assert breakeven.cdf_demands(low)[-1] == pytest.approx(top)

@@ -64,7 +64,7 @@ def test_cheapest_shares_count_the_argmin_and_give_ties_to_the_api():
     ds["cost"].loc[{"sample": 0, "demand": 5e11}] = 1.0  # every option equal: the API's
     got = shares.cheapest_shares(ds, 5e11)
     c = ds["cost"].sel(demand=5e11, strategy=list(CHOICES)).values
-    want = np.bincount(np.argmin(c, axis=1), minlength=4)
+    want = np.bincount(np.argmin(c, axis=1), minlength=len(CHOICES))
     assert list(got["strategy"].values) == list(CHOICES)
     np.testing.assert_array_equal(got["scenarios_cheapest"].values, want)
     np.testing.assert_allclose(got["share"].values, want / N)
@@ -165,6 +165,34 @@ def test_node_hour_by_hand():
     assert value == 0.5 * 30
     assert own == pytest.approx(3e5 * 0.35 / 8760 + 10 * 1.2 * 0.1)
     assert np.isnan(costs.median_of(xr.DataArray([np.nan, np.nan])))
+    # version 3: the network bought with the node is capital too, colocation is per kW
+    v3 = ds.copy()
+    v3.attrs["constants"] = ds.attrs["constants"][:-1] + (
+        ', "network_capex_fraction": 0.1, "colocation_per_kw_month": 200}')
+    _, own3 = costs.node_hour(v3)
+    assert own3 == pytest.approx(3e5 * 1.1 * 0.3 / 8760 + 3e5 * 0.05 / 8760
+                                 + 10 * 1.2 * 0.1 + 10 * 200 * 12 / 8760)
+
+
+def test_top_components_are_the_largest_positive_medians():
+    ds = _results()
+    comp = ds["cost_component"].values
+    comp[:, :, 0] -= 2.0  # power: a negative median (as a tax saved) is not a cost
+    ds["cost_component"] = (("sample", "demand", "component"), comp)
+    med = {c: statistics.median_low(ds["cost_component"].sel(demand=5e11, component=c).values)
+           for c in ("staff", "storage")}
+    assert costs.top_components(ds, 5e11) == [("staff", med["staff"]),
+                                               ("storage", med["storage"])]
+    assert costs.top_components(ds, 5e11, n=1) == [("staff", med["staff"])]
+
+
+def test_sovereignty_says_what_the_book_already_counts():
+    ds = _results().assign_coords(input=["a", "sovereignty_value"])
+    ds["input_value"].loc[{"input": "sovereignty_value"}] = np.linspace(500, 1500, N)
+    # the median of N = 400 evenly spaced values, one scenario's own (inverted_cdf): x_(200)
+    want = np.linspace(500, 1500, N)[N // 2 - 1]
+    assert costs.sovereignty(ds, 5e11, "buy").counted == pytest.approx(12 * want)
+    assert costs.sovereignty(_results(), 5e11, "buy").counted == 0
 
 
 def test_input_trigger_finds_the_least_extreme_value_that_wins_half():
@@ -214,6 +242,22 @@ def test_page_numbers_are_medians_over_the_scenarios():
     assert got.choice == str(sh["strategy"].values[int(np.argmax(sh.values))])
     p = ds["p_positive"].sel(target="saving>0", demand=1e11)
     assert got.best_self == max(one_page.SELF, key=lambda s: float(p.sel(strategy=s)))
+    assert "reserved" in one_page.SELF
+    # sovereignty is priced on an option that keeps every token in house (not the hybrid)
+    assert got.best_in_house == max(("buy", "rent", "reserved"),
+                                    key=lambda s: float(p.sel(strategy=s)))
+
+
+def test_priced_risks_read_which_events_the_book_prices():
+    ds = _results()
+    ds = ds.assign_coords(input=["stop_month", "b"])
+    ds.attrs["constants"] = ('{"cancel_month": 1000, "demand_realization": 1.0, '
+                             '"spare_fraction": 0.1, "horizon_years": 4}')
+    assert one_page.priced_risks(ds) == {"stop": True, "cancel": False, "demand": False,
+                                         "hardware": True}
+    ds.attrs["constants"] = '{"cancel_month": 30, "horizon_years": 4}'
+    assert one_page.prices(ds, "cancel_month")  # inside the horizon: it happens
+    assert not one_page.prices(ds, "spare_fraction")  # not in the book
 
 
 def test_indicator_rankable_needs_enough_wins_and_losses():

@@ -74,6 +74,7 @@ def test_shared_cases(kind, x, expected):
     (lambda: fmt.share_of(0.00949), "0.9%"), (lambda: fmt.share_of(0.00951), "1%"),
     (lambda: fmt.share_of(0.01), "1%"), (lambda: fmt.share_of(0.994), "99%"),
     (lambda: fmt.share_of(1.64), "164%"), (lambda: fmt.share_of(0), "0%"),
+    (lambda: fmt.share_of(0.0004), "<0.1%"), (lambda: fmt.share_of(0.0005), "0.1%"),
     (lambda: fmt.share_of(NAN), "n/a"),
     (lambda: fmt.prob(0.0099), "below 1%"), (lambda: fmt.prob(0.01), "1%"),
     (lambda: fmt.prob(0.99), "99%"), (lambda: fmt.prob(0.9901), "above 99%"),

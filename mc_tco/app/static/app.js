@@ -5,7 +5,8 @@
 
 const TOKEN = document.querySelector('meta[name="mc-tco-token"]').content;
 const SESSION = Math.random().toString(36).slice(2) + Date.now().toString(36);
-const COLORS = { buy: "#1f77b4", rent: "#ff7f0e", owned: "#2ca02c", hybrid: "#9467bd" };
+// the memo's colours (mc_tco/report/memo/figures.py COLORS): reserved orange beside rent's red
+const COLORS = { buy: "#1f77b4", rent: "#d62728", reserved: "#ff7f0e", owned: "#2ca02c", hybrid: "#9467bd" };
 const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
 const SVGNS = "http://www.w3.org/2000/svg";
 

@@ -9,6 +9,7 @@ import xarray as xr
 
 from mc_tco.decision import breakeven, costs, shares
 from mc_tco.decision.choice import leader
+from mc_tco.decision.one_page import SELF
 from mc_tco.decision.tco_data import CHOICES, STRATEGIES
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import figures_drivers as FD
@@ -18,21 +19,24 @@ from mc_tco.report.memo.context import (
     VERB,
     MemoContext,
 )
-from mc_tco.report.memo.fmt import money, prob_ci, share_of, tokens, users
+from mc_tco.report.memo.fmt import and_list, money, prob_ci, share_of, tokens, users
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
 
 
-ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes", "rent": "Rent the GPUs",
-          "hybrid": "Buy a base-load fleet and send the peaks to the API (hybrid)"}
+ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes",
+          "rent": "Rent the GPUs on demand",
+          "reserved": "Reserve the GPUs on 12-month commitments",
+          "hybrid": "Hold the nodes that pay for themselves and send the peaks to the API "
+                    "(hybrid)"}
 SUBJECT = VERB  # the strategy as the subject of a sentence
 
 
 def cheapest_shares(ds: xr.Dataset, demand: float
                     ) -> dict[str, tuple[float, float, float]]:
     """Share of scenarios in which each of :data:`~mc_tco.decision.tco_data.CHOICES` (api,
-    buy, rent, hybrid) is the cheapest at ``demand``, with its interval.
+    buy, rent, reserved, hybrid) is the cheapest at ``demand``, with its interval.
 
     Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay);
     computed by :func:`mc_tco.decision.shares.cheapest_shares`.
@@ -46,9 +50,10 @@ def cheapest_shares(ds: xr.Dataset, demand: float
 
 
 def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
-    """The self-hosting strategy (buy, rent, hybrid) most likely to beat the API."""
+    """The self-hosting strategy a company can choose (:data:`SELF`: buy, rent, reserved,
+    hybrid) most likely to beat the API."""
     d = ctx.demand if demand is None else demand
-    return leader({s: ctx.p(s, d)[0] for s in ("buy", "rent", "hybrid")})
+    return leader({s: ctx.p(s, d)[0] for s in SELF})
 
 
 def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
@@ -69,9 +74,9 @@ def answer_paragraph(ctx: MemoContext) -> str:
     top = leader({s: v[0] for s, v in shares.items()})
     where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
     if shares[top][0] >= 0.5:
-        head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of the API, "
-                f"buying, renting and the hybrid in {prob_ci(*shares[top], ctx.conf)} of "
-                "scenarios.")
+        head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of "
+                f"{and_list([SUBJECT[s] for s in shares])} in "
+                f"{prob_ci(*shares[top], ctx.conf)} of scenarios.")
     else:
         listed = ", ".join(f"{SUBJECT[s]} in {prob_ci(*shares[s], ctx.conf)}" for s in shares)
         head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
@@ -92,6 +97,15 @@ def answer_paragraph(ctx: MemoContext) -> str:
             f"({count} of {ctx.n:,})."
         )
     return " ".join(parts)
+
+
+
+def _never(ds: xr.Dataset, strategy: str, conf: float) -> str:
+    """The stored share of scenarios where ``strategy`` never breaks even, with its
+    interval."""
+    p = float(ds["breakeven_demand_p_never"].sel(strategy=strategy))
+    lo, hi = ds["breakeven_demand_p_never_ci"].sel(strategy=strategy).values
+    return prob_ci(p, float(lo), float(hi), conf)
 
 
 def nonmonotone_note(ds: xr.Dataset, demand: float, strategy: str = "buy") -> str:
@@ -136,10 +150,9 @@ def answer_blocks(ctx: MemoContext) -> list:
                f"scenarios lie between {tokens(q05)} and {tokens(q95)}. It never breaks even, "
                f"at any demand, in {prob_ci(float(never), never_lo, never_hi, ctx.conf)} of "
                "scenarios.")
-    rent_never = float(ds["breakeven_demand_p_never"].sel(strategy="rent"))
-    rent_lo, rent_hi = ds["breakeven_demand_p_never_ci"].sel(strategy="rent").values
-    rent_text = (f"Renting never breaks even in "
-                 f"{prob_ci(rent_never, rent_lo, rent_hi, ctx.conf)} of scenarios.")
+    rent_text = " ".join(
+        f"{VERB[r].capitalize()}{' on demand' * (r == 'rent')} never breaks even in "
+        f"{_never(ds, r, ctx.conf)} of scenarios." for r in ("rent", "reserved"))
     note = nonmonotone_note(ds, d, s)
     blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
@@ -215,7 +228,9 @@ def section_outlook(ctx: MemoContext) -> Section:
     blocks.append(Figure(
         "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",
-        f"Buying's monthly cost by component (medians) against the API bill. At "
+        f"Buying's monthly cost by component (medians) against the API bill; tax is the "
+        "extra tax buying pays against the API, and where its median is negative (tax "
+        "saved) it is left out of the shares on the right. At "
         f"{tokens(d)} the largest component is {biggest} ({share_of(share)} of the sum of the "
         f"component medians)."
     ))

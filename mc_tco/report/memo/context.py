@@ -22,12 +22,14 @@ __all__ = ["MemoContext", "ranking_sentences"]
 
 STRATEGY_TEXT = {
     "buy": "buying 8×B300 nodes",
-    "rent": "renting the same GPUs by the hour",
+    "rent": "renting the same GPUs on demand by the hour",
+    "reserved": "reserving them on 12-month commitments at a discount",
     "owned": "running GPUs the company already owns",
-    "hybrid": "the hybrid (buying only the nodes demand keeps busy, the rest to the API)",
+    "hybrid": "the hybrid (holding the nodes that pay for themselves at the margin, the "
+              "peaks to the API)",
 }
-VERB = {"api": "the API", "buy": "buying", "rent": "renting", "owned": "already-owned GPUs",
-        "hybrid": "the hybrid"}
+VERB = {"api": "the API", "buy": "buying", "rent": "renting", "reserved": "reserving",
+        "owned": "already-owned GPUs", "hybrid": "the hybrid"}
 TOP_FIVE = 5
 
 
@@ -92,6 +94,22 @@ class MemoContext(MemoBase):
 
         horizon = self.ds.sizes.get("month", 48) / 12
         return one_page_markdown(one_page_data(self.ds, self.demand), horizon)
+
+    @cached_property
+    def cash_by_year(self) -> xr.Dataset:
+        """The nominal cash by year of every option at the report demand nearest the
+        decision demand (:func:`mc_tco.decision.budget.cash_by_year`)."""
+        from mc_tco.decision.budget import cash_by_year
+
+        return cash_by_year(self.ds, self.demand)
+
+    @cached_property
+    def cost_per_mtok(self) -> xr.Dataset:
+        """The cost per million tokens of every option at the decision demand
+        (:func:`mc_tco.decision.budget.cost_per_mtok`)."""
+        from mc_tco.decision.budget import cost_per_mtok
+
+        return cost_per_mtok(self.ds, self.demand)
 
     @cached_property
     def claims(self) -> list[Claim]:

@@ -23,7 +23,7 @@ from mc_tco.report.memo.context import (
     _st,
     _target_words,
 )
-from mc_tco.report.memo.fmt import prob, prob_ci, tokens, users
+from mc_tco.report.memo.fmt import and_list, prob, prob_ci, tokens, users
 from mc_tco.report.memo.labels import plain
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 from mc_tco.results.points import point_index
@@ -57,6 +57,8 @@ def section_claims(ctx: MemoContext) -> Section:
 
 #: the article's own mapping of its break-even band to heavy users
 ARTICLE_USERS = (2000, 4000)
+#: the strategies the comparison figure draws for both books
+COMPARED = ("buy", "reserved", "owned", "hybrid")
 
 
 def heavy_user_note() -> str:
@@ -129,6 +131,7 @@ def _compare_word(a: tuple, b: tuple) -> str:
     if ha < lb:
         return "lower here"
     return "no difference that this sample can tell (the intervals overlap)"
+
 
 
 def _listed(names: list[str]) -> str:
@@ -250,9 +253,10 @@ def section_compare(ctx: MemoContext) -> Section | None:
                       dd["p_positive_ci"].sel(target="saving>0"),
                       breakeven_cdf(dd, cdf_demands(dd), conf_level=ctx.conf)))
     blocks.append(Figure(
-        "compare", F.to_png(FD.compare_figure(books, band=ARTICLE_BAND)),
+        "compare", F.to_png(FD.compare_figure(books, COMPARED, band=ARTICLE_BAND)),
         "The two books side by side",
-        f"Left: P(beats the API) of buying and of already-owned GPUs under both books (solid: "
-        f"{name}; dashed: {oname}). Right: the distribution of buying's break-even demand."
+        f"Left: P(beats the API) of {and_list([VERB[s] for s in COMPARED])} under both books "
+        f"(solid: {name}; dashed: {oname}). Right: the distribution of buying's break-even "
+        "demand."
     ))
     return Section("Compared with another book", blocks, "compare")

@@ -27,16 +27,22 @@ __all__ = [
     "to_png",
 ]
 
-COLORS = {"api": "#222222", "buy": "#1f77b4", "rent": "#d62728", "owned": "#2ca02c",
-          "hybrid": "#9467bd"}
-LABELS = {"buy": "buy nodes", "rent": "rent GPUs", "owned": "GPUs already owned",
-          "hybrid": "hybrid (base load bought, peaks to the API)", "api": "API"}
-SHORT = {"buy": "buy", "rent": "rent", "owned": "already owned", "hybrid": "hybrid",
-         "api": "API"}
-COMPONENT_COLORS = {"hardware": "#1f77b4", "power": "#ff7f0e", "upkeep": "#9467bd",
-                    "storage": "#8c564b", "staff": "#e377c2", "setup_api": "#7f7f7f"}
-COMPONENT_LABELS = {"setup_api": "API until set up"}
-STRATEGIES = ("buy", "rent", "owned", "hybrid")
+#: one colour per strategy; reserved (12-month commitments) is orange, a warm sibling of
+#: on-demand rent's red that stays apart from it
+COLORS = {"api": "#222222", "buy": "#1f77b4", "rent": "#d62728", "reserved": "#ff7f0e",
+          "owned": "#2ca02c", "hybrid": "#9467bd"}
+LABELS = {"buy": "buy nodes", "rent": "rent GPUs on demand",
+          "reserved": "reserve GPUs (12-month terms)", "owned": "GPUs already owned",
+          "hybrid": "hybrid (nodes that pay for themselves, peaks to the API)", "api": "API"}
+SHORT = {"buy": "buy", "rent": "rent", "reserved": "reserved", "owned": "already owned",
+         "hybrid": "hybrid", "api": "API"}
+#: one colour per cost component of version 3 (mc_tco.models.tco.COMPONENTS)
+COMPONENT_COLORS = {"hardware": "#1f77b4", "network": "#17becf", "power": "#ff7f0e",
+                    "colocation": "#bcbd22", "upkeep": "#9467bd", "storage": "#8c564b",
+                    "staff": "#e377c2", "setup_api": "#7f7f7f", "tax": "#2ca02c"}
+COMPONENT_LABELS = {"setup_api": "API until set up or after a stop",
+                    "tax": "extra tax (negative: tax saved)"}
+STRATEGIES = ("buy", "rent", "reserved", "owned", "hybrid")
 BAND_COLOR = "#f2c14e"
 DPI = 110
 

@@ -184,7 +184,7 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
     """
     d = breakdown["demand"].values
     comp = breakdown["component_median"]
-    fig = _figure(12, 4.8)
+    fig = _figure(13.5, 4.8)
     ax, ax_share = fig.subplots(1, 2, width_ratios=[1.3, 1])
     api = breakdown["api_quantile"]
     buy = breakdown["buy_quantile"]
@@ -198,7 +198,7 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
             label="buy: total (median, band 5-95%)")
     for c in comp["component"].values:
         c = str(c)
-        ax.plot(d, comp.sel(component=c), color=COMPONENT_COLORS.get(c), lw=1.2, ls="--",
+        ax.plot(d, comp.sel(component=c), color=COMPONENT_COLORS[c], lw=1.2, ls="--",
                 label=f"buy: {COMPONENT_LABELS.get(c, c)} (median)")
     ax.set_yscale("log")
     top = float(max(api.max(), buy.max()))
@@ -210,19 +210,24 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
     ax.legend(fontsize=7.5, loc="upper left")
     ax.set_title("Buying vs the API bill: monthly cost", fontsize=10)
 
-    total = comp.sum("component")
-    share = (comp / total.where(total > 0)).fillna(0) * 100
+    # a share is of the costs only: a component whose median is negative (tax saved) is
+    # not a slice of what buying costs, it is drawn on the left only
+    gross = comp.clip(min=0)
+    total = gross.sum("component")
+    share = (gross / total.where(total > 0)).fillna(0) * 100
+    stacked = [str(c) for c in comp["component"].values
+               if bool((gross.sel(component=c) > 0).any())]
     ax_share.stackplot(
-        d, *[share.sel(component=str(c)).values for c in comp["component"].values],
-        colors=[COMPONENT_COLORS.get(str(c)) for c in comp["component"].values],
-        labels=[COMPONENT_LABELS.get(str(c), str(c)) for c in comp["component"].values],
+        d, *[share.sel(component=c).values for c in stacked],
+        colors=[COMPONENT_COLORS[c] for c in stacked],
+        labels=[COMPONENT_LABELS.get(c, c) for c in stacked],
         alpha=0.85,
     )
     ax_share.set_ylim(0, 100)
     ax_share.set_ylabel("share of buy's monthly cost (%)")
     _demand_axis(ax_share, (d[0], d[-1]))
     _mark_demand(ax_share, demand, label=False)
-    ax_share.legend(fontsize=8, loc="center left")
+    ax_share.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax_share.set_title("What buying's cost is made of (medians of each component)",
                        fontsize=10)
     return fig
@@ -272,7 +277,7 @@ def compare_figure(
     handles += [Line2D([], [], color=COLORS[s], lw=2, label=LABELS[s]) for s in strategies]
     handles += [Line2D([], [], color="#444444", ls=ls, lw=2, label=label)
                 for (label, *_), ls in zip(books, styles, strict=False)]
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8,
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4), fontsize=8,
                frameon=False)
     ax_cdf.set_ylabel("scenarios where buying has broken even\nby this demand (%)")
     ax_cdf.set_title("Break-even demand of buying, per book", fontsize=10)

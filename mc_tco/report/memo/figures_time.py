@@ -1,4 +1,4 @@
-"""The memo's time-axis figures (cost model version 2): the cash position month by month
+"""The memo's time-axis figures (cost model version 3): the cash position month by month
 and the distribution of the payback month.
 
 Like :mod:`mc_tco.report.memo.figures`, each function takes numbers already computed from the

@@ -13,28 +13,32 @@ the page.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import xarray as xr
 
-from mc_tco.decision.costs import median_of, node_hour, sovereignty
-from mc_tco.decision.one_page import page_numbers
+from mc_tco.decision.costs import median_of, node_hour, sovereignty, top_components
+from mc_tco.decision.one_page import SELF, page_numbers, priced_risks
 from mc_tco.decision.triggers import demand_trigger, input_trigger
 from mc_tco.report.fmt import rounded
-from mc_tco.report.memo.fmt import money, months, prob, tokens, users
+from mc_tco.report.memo.fmt import and_list, money, months, prob, share_of, tokens, users
 from mc_tco.report.memo.labels import plain
 
 __all__ = ["RISKS", "Summary", "one_page_data", "one_page_markdown"]
 
-NAMES = {"api": "the API", "buy": "buying the servers", "rent": "renting the GPUs",
-         "hybrid": "the hybrid"}
+NAMES = {"api": "the API", "buy": "buying the servers", "rent": "renting the GPUs on demand",
+         "reserved": "reserving the GPUs for 12 months at a time", "hybrid": "the hybrid"}
 #: the first mention of a strategy on the page says what it is
-FIRST = {**NAMES, "hybrid": "the hybrid (buy the servers demand keeps busy, send the peaks "
-                            "to the API)"}
-SHORT = {"api": "API", "buy": "buy", "rent": "rent", "hybrid": "hybrid"}
+FIRST = {**NAMES, "hybrid": "the hybrid (hold the servers that pay for themselves at the "
+                            "margin, send the peaks to the API)"}
+SHORT = {"api": "API", "buy": "buy", "rent": "rent", "reserved": "reserved",
+         "hybrid": "hybrid"}
 RECOMMEND = {"api": "Keep paying the API", "buy": "Buy the servers",
-             "rent": "Rent the GPUs",
-             "hybrid": "Buy a base-load fleet and send the peaks to the API (hybrid)"}
+             "rent": "Rent the GPUs on demand",
+             "reserved": "Reserve the GPUs on 12-month commitments",
+             "hybrid": "Hold the servers that pay for themselves and send the peaks to the "
+                       "API (hybrid)"}
 
 #: what the model leaves out, said plainly (each a real way the answer could be wrong)
 RISKS = [
@@ -51,6 +55,35 @@ RISKS = [
     "is cancelled leaves the servers idle.",
     "Security and compliance: incidents, audits and certifications of an in-house stack.",
 ]
+#: the risks of :data:`RISKS` a book of cost model version 3 can price
+#: (:data:`mc_tco.decision.one_page.PRICED_BY`), each said as what the book prices then
+PRICED_RISK = {
+    "hardware": (2, "Hardware: delivery delays beyond the setup months assumed (the book "
+                    "prices spare nodes for failures, not a late delivery)."),
+    "stop": (3, "Regulation: a rule that restricts use without stopping it, or a stop "
+                "sooner than the book's odds of one (it prices a forced stop as an event: "
+                "servers sold that month, reservations paid to the end of their term)."),
+    "demand": (5, "Demand: a volume outside the range the book assumes around the plan."),
+}
+#: the demand risk when the book also prices a cancelled project
+CANCEL_TOO = ("Demand: a volume outside the range the book assumes around the plan, or a "
+              "cancellation sooner than its odds of one (it prices a cancelled project: "
+              "servers sold that month, reservations paid to the end of their term).")
+
+
+def risks(priced: dict[str, bool]) -> list[str]:
+    """:data:`RISKS`, each one the book prices (``priced``, from
+    :func:`mc_tco.decision.one_page.priced_risks`) said as what is left of it."""
+    out = list(RISKS)
+    for risk, (i, text) in PRICED_RISK.items():
+        if priced.get(risk):
+            out[i] = text
+    if priced.get("cancel"):
+        out[5] = CANCEL_TOO if priced.get("demand") else (
+            "Demand: the model assumes the planned volume arrives (after a ramp); it prices "
+            "a cancelled project (servers sold that month, reservations paid to the end of "
+            "their term), not a smaller one.")
+    return out
 
 
 @dataclass
@@ -67,11 +100,18 @@ class Summary:
     reason: str
     triggers: list[str] = field(default_factory=list)
     sovereignty: str = ""
+    risks: list[str] = field(default_factory=lambda: list(RISKS))
 
 
+#: the cost components (mc_tco.models.tco.COMPONENTS) as a sentence names them
+COMPONENT_WORDS = {"hardware": "the servers (less their resale)", "network": "network gear",
+                   "power": "power", "colocation": "colocation", "upkeep": "support and spares",
+                   "storage": "KV-cache storage", "staff": "engineers",
+                   "setup_api": "the API bill until set up or after a stop",
+                   "tax": "extra tax"}
 #: the table's rows (:data:`mc_tco.decision.one_page.QUANTITIES`) as the page names them
 ROWS = {"api_bill_year": "API bill a year", "cost_year": "cost a year",
-        "investment": "servers and SSDs bought over the horizon",
+        "investment": "servers, network and SSDs bought over the horizon",
         "peak_cash_need": "peak funding need", "npv": "NPV against the API",
         "payback": "payback", "p_beats_api": "chance of beating the API"}
 #: the table's columns: a multiple of your demand
@@ -83,33 +123,41 @@ def reason_sentence(ds: xr.Dataset, demand: float, choice: str, best: str) -> st
     api_year = 12 * median_of(ds["cost"].sel(demand=demand, strategy="api"))
     alt_year = 12 * median_of(ds["cost"].sel(demand=demand, strategy=best))
     value, own = node_hour(ds)
-    comp = ds["cost_component"].sel(demand=demand)
-    staff = 12 * median_of(comp.sel(component="staff"))
-    storage = 12 * median_of(comp.sel(component="storage"))
     if choice == "api":
         if value < own:
-            return (f"Every extra server costs more to own and run (about {money(own)} an "
-                    f"hour) than the API bill for the tokens it can serve (about "
-                    f"{money(value)} an hour), so self-hosting only adds cost: at your "
+            return (f"In the median scenario a server costs more to own and run (about "
+                    f"{money(own)} an hour) than the API bill for the tokens it can serve "
+                    f"(about {money(value)} an hour), so self-hosting adds cost: at your "
                     f"demand the API costs about {money(api_year)} a year against "
                     f"{money(alt_year)} for {NAMES[best]}.")
-        return (f"A busy server roughly pays for itself (its tokens are worth about "
+        parts = [f"{COMPONENT_WORDS.get(c, c)} {money(12 * v)}"
+                 for c, v in top_components(ds, demand)]
+        buy_year = 12 * median_of(ds["cost"].sel(demand=demand, strategy="buy"))
+        tail = ("" if best == "buy" else
+                f" {NAMES[best][:1].upper() + NAMES[best][1:]}, the best alternative, costs "
+                f"about {money(alt_year)} a year.")
+        pays = "roughly pays" if value < 2 * own else "would more than pay"
+        busy = median_of(ds["fleet_utilization"].sel(demand=demand)) if (
+            "fleet_utilization" in ds) else float("nan")
+        idle = ("" if not math.isfinite(busy) else
+                f": at your demand its fleet is busy {share_of(busy)} of the time in the "
+                "median scenario (served tokens over its full-load capacity; a fleet is "
+                "sized for the busiest hour, in whole servers)")
+        return (f"A busy server {pays} for itself (its tokens are worth about "
                 f"{money(value)} an hour at API prices, against about {money(own)} an hour "
-                f"to own and run), but the fixed costs of self-hosting, about "
-                f"{money(staff)} a year of engineers and {money(storage)} a year of "
-                f"KV-cache storage, are too large for an API bill of about "
-                f"{money(api_year)} a year: {NAMES[best]} costs about {money(alt_year)} a "
-                "year.")
+                f"to own and run), but buying costs about {money(buy_year)} a year in all, "
+                f"against an API bill of about {money(api_year)} a year{idle}. Buying's "
+                f"largest costs, in the median scenario, are {and_list(parts)} a year." + tail)
     return (f"At your demand the API bill, about {money(api_year)} a year, is larger than "
             f"what {NAMES[choice]} costs, about "
             f"{money(12 * median_of(ds['cost'].sel(demand=demand, strategy=choice)))} a year "
-            "including engineers, power and storage.")
+            "everything included: engineers, power, colocation, storage and tax.")
 
 
 def demand_sentence(ds: xr.Dataset, demand: float) -> str:
     """The demand from which buying or the hybrid beats the API in most scenarios
     (:func:`mc_tco.decision.triggers.demand_trigger`)."""
-    t = demand_trigger(ds, demand, ("buy", "hybrid"))
+    t = demand_trigger(ds, demand, SELF)
     if t is None:
         return ""
     if t.found:
@@ -140,6 +188,8 @@ def _bound(ds: xr.Dataset, name: str, v: float) -> str:
     unit = str(ds["input_unit"].sel(input=name).values) if "input_unit" in ds.coords else ""
     if unit == "1/year":
         return f"{v:+.0%} a year"
+    if unit == "month":
+        return f"month {v:.0f}"
     text = rounded(v, 2)
     return text + (f" {unit}" if unit not in ("1", "") else "")
 
@@ -177,16 +227,28 @@ def prim_trigger(ds: xr.Dataset, demand: float, strategy: str) -> str:
             f"{prob(box.wins / box.n)} overall.")
 
 
-def sovereignty_sentence(ds: xr.Dataset, demand: float, best: str) -> str:
-    """What keeping data in house would have to be worth for ``best`` to match the API
-    (:func:`mc_tco.decision.costs.sovereignty`)."""
-    v = sovereignty(ds, demand, best)
-    return (f"For {NAMES[best]} to cost no more than the API at your demand, keeping the "
-            f"data in house would have to be worth at least {money(v.median)} a year in the "
-            f"median scenario, and up to {money(v.q90)} a year to be sure in 9 scenarios out "
-            f"of 10; in {prob(v.pays)} of scenarios it pays without any such value. The model "
-            "counts it as zero: if a regulator or a customer requires in-house data, "
-            "compare these amounts with what that requirement is worth.")
+def sovereignty_sentence(ds: xr.Dataset, demand: float, house: str, best: str = "") -> str:
+    """What keeping data in house would have to be worth for ``house``, an option that
+    keeps every token in house (:data:`mc_tco.decision.one_page.IN_HOUSE`), to match the
+    API (:func:`mc_tco.decision.costs.sovereignty`). When the best alternative ``best`` is
+    the hybrid, the sentence says first why it is not priced on it."""
+    v = sovereignty(ds, demand, house)
+    head = ("The hybrid sends its peaks to the API, so it cannot keep the data in house; of "
+            f"the options that can, {NAMES[house]} is the most likely to beat the API. "
+            if best == "hybrid" else "")
+    worth = ("worth at least" if v.counted == 0 else
+             "worth, beyond the book's own value of it, at least")
+    counted = ("The model counts it as zero" if v.counted == 0 else
+               f"The book counts it at {money(v.counted)} a year (median)")
+    median = (f"would have to be {worth} {money(v.median)} a year in the median scenario"
+              if money(v.median) != money(0) else
+              "need be worth nothing in the median scenario, where it already pays")
+    return (head + f"For {NAMES[house]} to cost no more than the API at your demand, keeping "
+            f"the data in house {median}, and up to {money(v.q90)} a year to be sure in 9 "
+            f"scenarios out of 10; in {prob(v.pays)} of scenarios it pays without any such "
+            "value. "
+            f"{counted}: if a regulator or a customer requires in-house data, compare these "
+            "amounts with what that requirement is worth.")
 
 
 def one_page_data(ds: xr.Dataset, demand: float) -> Summary:
@@ -208,7 +270,8 @@ def one_page_data(ds: xr.Dataset, demand: float) -> Summary:
                     "the question is no longer cost alone; see what sovereignty would have "
                     "to be worth, below.")
     out.triggers = [t for t in triggers if t]
-    out.sovereignty = sovereignty_sentence(ds, demand, best)
+    out.sovereignty = sovereignty_sentence(ds, demand, nums.best_in_house, best)
+    out.risks = risks(priced_risks(ds))
     return out
 
 
@@ -241,8 +304,8 @@ def one_page_markdown(s: Summary, horizon_years: float = 4, heading: str = "##")
     lines.append("|" + "---|" + "---:|" * len(s.points))
     labels = {"API bill a year": "API bill a year",
               "cost a year": "cost a year: {s}",
-              "servers and SSDs bought over the horizon":
-                  f"servers and SSDs bought over {horizon_years:g} years (buy)",
+              "servers, network and SSDs bought over the horizon":
+                  f"servers, network and SSDs bought over {horizon_years:g} years (buy)",
               "peak funding need": "peak funding need: {s}",
               "NPV against the API": f"{horizon_years:g}-year NPV against the API: {{s}}",
               "payback": "payback: {s}",
@@ -251,13 +314,14 @@ def one_page_markdown(s: Summary, horizon_years: float = 4, heading: str = "##")
         label = labels[quantity].format(s=SHORT.get(strat, strat))
         lines.append(f"| {label} | " + " | ".join(_cell(quantity, v) for v in values) + " |")
     lines += ["", "Costs a year are the level yearly equivalent of each option's discounted "
-              f"cash flows over {horizon_years:g} years (hardware bought when needed and sold "
-              "at the end); the NPV is what self-hosting saves against the API, today's "
-              "money (negative: it costs more); payback is the month the running total "
-              "turns positive, \"never\" when it does not within the horizon.", ""]
+              f"after-tax cash flows over {horizon_years:g} years (hardware bought when needed "
+              "and sold at the end, or when the project ends); the NPV is what self-hosting "
+              "saves against the API, today's money (negative: it costs more); payback is the "
+              "month the running total turns positive, \"never\" when it does not within the "
+              "horizon.", ""]
     lines += ["**What would change this**", ""]
     lines += [f"- {t}" for t in s.triggers]
     lines += ["", "**What data sovereignty would have to be worth**", "", s.sovereignty, "",
               "**Risks the model does not price**", ""]
-    lines += [f"- {r}" for r in RISKS]
+    lines += [f"- {r}" for r in s.risks]
     return "\n".join(lines) + "\n"

@@ -3,7 +3,7 @@
 :data:`SECTIONS` is the memo, in order: the sections every memo has
 (:mod:`mc_tco.report.memo.shared`: the answer, the scenarios, the family check, the
 provenance; here with the TCO memo's words for them) and the TCO memo's own (the one-page
-summary, the outlook by demand, the time axis, the drivers, the article's claims, the
+summary, the budget, the outlook by demand, the time axis, the drivers, the article's claims, the
 assumptions, the comparison, the Sobol' indices, the value of information, the glossary).
 :data:`APPENDIX` gives the appendix sections their letters. Adding a section is one line
 in that list: a function that takes the :class:`MemoContext` and returns a
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import xarray as xr
 
-from mc_tco.decision.tco_data import STRATEGIES
+from mc_tco.decision.tco_data import CHOICES, STRATEGIES
 from mc_tco.decision.voi import curve_extremes
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import shared
@@ -30,6 +30,7 @@ from mc_tco.report.memo.answer import (
 )
 from mc_tco.report.memo.base import SectionFn, run_sections
 from mc_tco.report.memo.context import (
+    VERB,
     MemoContext,
 )
 from mc_tco.report.memo.drivers import (
@@ -60,13 +61,14 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
     from mc_tco.report.words.voi import voi_section
 
     curves = [evpi_by_demand(ctx.ds, among=among) for among in (None, ["api", *STRATEGIES])]
+    among = [VERB[s] for s in CHOICES]
     figure = Figure(
         "evpi", F.to_png(evpi_figure(ctx.ds, evpi=curves)),
         "What perfect information is worth, by demand",
         f"Expected value of perfect information (EVPI) in USD/month, with its {ctx.level} "
-        "Monte Carlo "
-        "band, for the choice among the API, buying, renting and the hybrid, and with "
-        "already-owned GPUs as a fifth option. " + evpi_peak_words(curves[0]),
+        f"Monte Carlo band, for the choice among {', '.join(among[:-1])} and {among[-1]}, "
+        f"and with already-owned GPUs as option {len(among) + 1}. "
+        + evpi_peak_words(curves[0]),
     )
     return markdown_section(voi_section(ctx.ds, demand=ctx.demand), "value-of-information",
                             [figure])
@@ -94,8 +96,15 @@ def section_summary(ctx: MemoContext) -> Section:
     return markdown_section(ctx.one_page_markdown, "summary")
 
 
+def section_budget(ctx: MemoContext) -> Section:
+    """The cash each option spends a year and its cost per million tokens (version 3)."""
+    from mc_tco.report.memo.sections_budget import budget_section
+
+    return budget_section(ctx)
+
+
 def section_time(ctx: MemoContext) -> Section:
-    """When does self-hosting pay back, how deep is the hole, what return (version 2)."""
+    """When does self-hosting pay back, how deep is the hole, what return (version 3)."""
     from mc_tco.report.memo.sections_time import time_section
 
     return time_section(ctx)
@@ -135,6 +144,15 @@ GLOSSARY = [
     ("NPV", "net present value: the discounted sum of what an option saves against the API"),
     ("IRR", "internal rate of return: the yearly discount rate at which the NPV is zero"),
     ("payback", "the month the discounted running total of savings turns positive"),
+    ("nominal cash", "dollars as they are paid, neither discounted nor after tax: what a "
+                     "budget holds"),
+    ("cost per million tokens", "an option's level cost over the horizon divided by the "
+                                "tokens demanded, both discounted: the unit price it must "
+                                "beat"),
+    ("P10 / P50 / P90", "the values that 10%, 50% (the median) and 90% of the scenarios "
+                        "stay below"),
+    ("reserved", "GPUs rented on 12-month commitments at a discount, paid whether used or "
+                 "not"),
 ]
 
 
@@ -176,6 +194,7 @@ def section_provenance(ctx: MemoContext) -> Section:
 SECTIONS: list[SectionFn] = [
     section_summary,
     section_answer,
+    section_budget,
     section_outlook,
     section_time,
     section_drivers,

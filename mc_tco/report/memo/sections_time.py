@@ -1,4 +1,4 @@
-"""The memo's section on time (cost model version 2): the cash position month by month,
+"""The memo's section on time (cost model version 3): the cash position month by month,
 when self-hosting pays back, how deep the hole is, and what return it earns.
 
 Called from :data:`mc_tco.report.memo.sections.SECTIONS`; every number comes from
@@ -12,13 +12,15 @@ import math
 from mc_tco.decision.timeaxis import TimeNumbers, cash_bands, payback_shares, time_numbers
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.figures_time import cash_fan_figure, payback_figure
-from mc_tco.report.memo.fmt import money, prob, tokens
+from mc_tco.report.memo.fmt import and_list, money, prob, tokens
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 from mc_tco.results.points import nearest_point, point_index, scale_of
 
 __all__ = ["months_text", "time_section"]
 
-TIME_STRATEGIES = ("buy", "hybrid")
+#: the options whose cash position the section follows: the two that buy servers, and
+#: reserving, which commits to a year of rent at a time instead
+TIME_STRATEGIES = ("buy", "reserved", "hybrid")
 
 
 def months_text(x: float) -> str:
@@ -32,6 +34,7 @@ def months_text(x: float) -> str:
 
 def _months_short(x: float) -> str:
     return "never" if math.isinf(x) else ("n/a" if math.isnan(x) else f"{x:.0f}")
+
 
 
 def time_sentences(t: TimeNumbers, verb: str, conf: float) -> str:
@@ -55,6 +58,9 @@ def time_sentences(t: TimeNumbers, verb: str, conf: float) -> str:
     if t.irr_defined > 0 and math.isfinite(t.irr.value):
         out.append(f"Where its flows change sign ({prob(t.irr_defined)} of scenarios) the "
                    f"median internal rate of return is {t.irr.value:.0%} a year.")
+    elif not t.irr_modelled:
+        out.append("It buys no servers, so the model gives it no internal rate of return "
+                   "(there is no investment to earn one on).")
     else:
         out.append("Its flows never change sign, so it has no internal rate of return.")
     return " ".join(out)
@@ -70,11 +76,13 @@ def time_section(ctx) -> Section:
     cash_d = nearest_point(cd, d, scale_of("cash_demand"))
     nums = {s: time_numbers(ds, d, s) for s in TIME_STRATEGIES}
     blocks: list[Block] = [Paragraph(
-        "Version 2 of the cost model follows the cash month by month: demand ramps up and "
-        "grows, prices move, nodes are bought when needed and sold at the end of the "
-        "horizon, and the API serves the traffic until the self-hosted stack is set up. "
-        "The cash position is the running total, discounted, of what self-hosting saves "
-        "against paying the API; it starts below zero (hardware bought up front) and "
+        "The cost model follows the cash month by month: demand ramps up and grows, prices "
+        "move, nodes are bought when needed and sold at the end of the horizon (or in the "
+        "month the project is cancelled or self-hosting must stop), reservations are paid "
+        "a 12-month term at a time, taxes are paid on the difference, and the API serves "
+        "the traffic until the self-hosted stack is set up. The cash position is the "
+        "running total, discounted and after tax, of what each option saves against paying "
+        "the API; it starts below zero (hardware bought, or a term reserved, up front) and "
         "pays back when it turns positive.")]
     for s in TIME_STRATEGIES:
         blocks.append(Paragraph(f"**{VERB[s].capitalize()}** at {tokens(d)}: "
@@ -87,10 +95,10 @@ def time_section(ctx) -> Section:
         "cash_position", F.to_png(cash_fan_figure(cash_bands(cash, TIME_STRATEGIES), cash_d,
                                            TIME_STRATEGIES)),
         f"Cash position against the API, month by month, at {tokens(cash_d)}",
-        "Cumulative discounted cash of buying and of the hybrid against paying the API: "
-        "the median, 25-75% and 5-95% of scenarios. Below zero the company is still "
-        "earning back what it spent; the jump in the last month is the resale of the "
-        "hardware." + note))
+        f"Cumulative discounted cash of {and_list([VERB[s] for s in TIME_STRATEGIES])} "
+        "against paying the API: the median, 25-75% and 5-95% of scenarios. Below zero the "
+        "company is still earning back what it spent; the jump in the last month is the "
+        "resale of the hardware (reserving has none to sell)." + note))
     horizon = nums["buy"].horizon_months
     pay = ds["payback_months"].sel(demand=d, strategy=list(TIME_STRATEGIES))
     blocks.append(Figure(

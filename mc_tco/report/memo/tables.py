@@ -14,11 +14,13 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from mc_tco.decision import budget
 from mc_tco.decision import tco_data as A
 from mc_tco.decision.costs import cost_breakdown as breakdown
 from mc_tco.decision.indices import indicator_rankable
 from mc_tco.decision.timeaxis import time_numbers
 from mc_tco.report.memo.context import MemoContext, _stem
+from mc_tco.results.points import point_index
 
 __all__ = ["TABLES", "csv_tables"]
 
@@ -188,6 +190,56 @@ def time_table(ctx: MemoContext) -> pd.DataFrame:
     return _demand_columns(pd.DataFrame(rows))
 
 
+def _quantile_columns(row: dict, est: xr.DataArray, ci: xr.DataArray, unit: str) -> dict:
+    """``q10_<unit>``, ``q10_<unit>_lower``, ``q10_<unit>_upper``, ... of one cell."""
+    for q in est["quantile"].values:
+        key = f"q{round(100 * float(q)):02d}_{unit}"
+        lo, hi = (float(v) for v in ci.sel(quantile=q).values)
+        row.update({key: float(est.sel(quantile=q)), f"{key}_lower": lo, f"{key}_upper": hi})
+    return row
+
+
+def cash_by_year(ctx: MemoContext) -> pd.DataFrame:
+    """Nominal cash each option spends a year (USD, undiscounted, before tax), per book,
+    report demand and option: P10, P50 and P90 over the scenarios with their Monte Carlo
+    intervals (:func:`mc_tco.decision.budget.cash_by_year`); ``year`` "1-4" is the
+    horizon's total."""
+    rows = []
+    for ds in _books(ctx):
+        for d in ds["cash_demand"].values:
+            t = budget.cash_by_year(ds, float(d))
+            years = [str(int(y)) for y in t["year"].values]
+            span = f"{years[0]}-{years[-1]}"
+            for s in t["strategy"].values:
+                cells = [(y, t["estimate"].sel(strategy=s, year=int(y)),
+                          t["ci"].sel(strategy=s, year=int(y))) for y in years]
+                cells.append((span, t["total_estimate"].sel(strategy=s),
+                              t["total_ci"].sel(strategy=s)))
+                for year, est, ci in cells:
+                    row = {"book": _stem(ds), "demand": float(d), "strategy": str(s),
+                           "year": year}
+                    rows.append(_quantile_columns(row, est, ci, "usd"))
+    return _demand_columns(pd.DataFrame(rows))
+
+
+def cost_per_mtok(ctx: MemoContext) -> pd.DataFrame:
+    """Level cost per million tokens (USD/Mtok) per book, report demand and option: P10,
+    P50 and P90 over the scenarios with their Monte Carlo intervals
+    (:func:`mc_tco.decision.budget.cost_per_mtok`)."""
+    rows = []
+    for ds in _books(ctx):
+        grid = ds["demand"].values
+        demands = [d for d in ctx.report_demands if point_index(grid, d) is not None]
+        for d in demands:
+            t = budget.cost_per_mtok(ds, d)
+            for s in t["strategy"].values:
+                row = {"book": _stem(ds), "demand": float(d), "strategy": str(s),
+                       "scenarios": int(t["scenarios"].sel(strategy=s))}
+                rows.append(_quantile_columns(row, t["estimate"].sel(strategy=s),
+                                              t["ci"].sel(strategy=s), "usd_per_mtok"))
+    return _demand_columns(pd.DataFrame(rows))
+
+
 def _demand_columns(df: pd.DataFrame) -> pd.DataFrame:
     df = df.rename(columns={"demand": "demand_tokens_per_month"})
     i = list(df.columns).index("demand_tokens_per_month")
@@ -206,6 +258,8 @@ TABLES: dict[str, Callable[[MemoContext], pd.DataFrame | None]] = {
     "tornado": tornado,
     "cost_breakdown": cost_breakdown,
     "time": time_table,
+    "cash_by_year": cash_by_year,
+    "cost_per_mtok": cost_per_mtok,
 }
 
 

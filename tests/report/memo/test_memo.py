@@ -20,6 +20,7 @@ from mc_tco.decision.shares import MIN_EVENTS, indicator_counts
 from mc_tco.decision.tco_data import grid_point
 from mc_tco.decision.tornado import tornado
 from mc_tco.errors import OptionError
+from mc_tco.models.tco import COMPONENTS
 from mc_tco.report.memo.claims import (
     DOES_NOT_HOLD,
     HOLDS,
@@ -67,24 +68,19 @@ CSV_COLUMNS = {
                     "swing_upper", "median_saving_all_usd_per_month", "demand_tokens_per_month",
                     "strategy", "scenarios_per_end"],
     "cost_breakdown.csv": ["demand_tokens_per_month", "heavy_users",
-                           "buy_hardware_median_usd_per_month", "buy_power_median_usd_per_month",
-                           "buy_upkeep_median_usd_per_month", "buy_storage_median_usd_per_month",
-                           "buy_staff_median_usd_per_month",
-                           "buy_setup_api_median_usd_per_month", "buy_total_q05_usd_per_month",
+                           *(f"buy_{c}_median_usd_per_month" for c in COMPONENTS),
+                           "buy_total_q05_usd_per_month",
                            "buy_total_q50_usd_per_month", "buy_total_q95_usd_per_month",
                            "api_total_q05_usd_per_month", "api_total_q50_usd_per_month",
                            "api_total_q95_usd_per_month"],
+    "cash_by_year.csv": ["book", "demand_tokens_per_month", "heavy_users", "strategy", "year",
+                         *(f"q{q}_usd{end}" for q in ("10", "50", "90")
+                           for end in ("", "_lower", "_upper"))],
+    "cost_per_mtok.csv": ["book", "demand_tokens_per_month", "heavy_users", "strategy",
+                          "scenarios",
+                          *(f"q{q}_usd_per_mtok{end}" for q in ("10", "50", "90")
+                            for end in ("", "_lower", "_upper"))],
 }
-
-
-@pytest.fixture(scope="module")
-def compared_memo(result_files, tmp_path_factory):
-    """``mc-tco memo A --compare B`` on small runs (512 samples): the folder and the output."""
-    a, b = result_files["default"], result_files["article"]
-    out = tmp_path_factory.mktemp("memo") / "memo_compared"
-    res = CliRunner().invoke(main, ["memo", str(a), "--compare", str(b), "--out-dir", str(out)])
-    assert res.exit_code == 0, res.output
-    return out, res, open_results(a), open_results(b)
 
 
 def test_memo_writes_every_figure_table_and_both_formats(compared_memo):
@@ -98,7 +94,8 @@ def test_memo_writes_every_figure_table_and_both_formats(compared_memo):
     for name in CSV_COLUMNS:
         assert (out / name).exists(), name
     assert not list(out.rglob("*.tmp"))
-    for title in ("The answer", "Saving and odds by demand", "Which assumptions matter",
+    for title in ("The answer", "The budget: cash by year and cost per million tokens",
+                  "Saving and odds by demand", "Which assumptions matter",
                   "The article's claims", "The assumptions", "Compared with another book",
                   "Provenance"):
         assert f"## {title}" in md
@@ -131,8 +128,8 @@ def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
     share = r"((?:below |above )?\d+%)"
     found = re.findall(share + r"(?: \(95% MC interval ([<>\d]+)-([<>\d]+)%\))? of scenarios "
                        r"\((none|all|[\d,]+) of ([\d,]+)\)", first)
-    assert len(found) == 4  # buy, rent, owned, hybrid, in that order
-    for (p, lo, hi, k, total), s in zip(found, ("buy", "rent", "owned", "hybrid"),
+    assert len(found) == 5  # buy, rent, reserved, owned, hybrid, in that order
+    for (p, lo, hi, k, total), s in zip(found, ("buy", "rent", "reserved", "owned", "hybrid"),
                                         strict=True):
         sel = {"target": "saving>0", "strategy": s, "demand": 5e11}
         want = float(ds.p_positive.sel(sel))
@@ -146,8 +143,8 @@ def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
         assert total == f"{n:,}"
     # the headline: the share of scenarios in which each option is the cheapest
     m = re.search(r"in " + share, first)
-    cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "hybrid"]).values
-    shares = np.bincount(np.argmin(cost, axis=1), minlength=4) / n
+    cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "reserved", "hybrid"]).values
+    shares = np.bincount(np.argmin(cost, axis=1), minlength=5) / n
     if shares[0] >= 0.5:
         assert first.startswith("**Keep paying the API.**")
     assert _rounded(m.group(1), shares.max())
@@ -300,7 +297,7 @@ def test_report_runs_both_books_and_writes_the_compared_memo(tmp_path, monkeypat
 
 
 def _claims_dataset(n=100, rent_be=np.inf, buy_be=np.inf, ratio_users=0.05, ratio_scale=0.05,
-                    api_hour=30.0, rent_hour=56.8):
+                    api_hour=30.0, rent_hour=56.8, reserved_be=np.inf):
     """A results-like Dataset holding only what the claims read, with set values."""
     demand = np.array([1e9, 3e10, 5e11, 1e13])
 
@@ -310,10 +307,11 @@ def _claims_dataset(n=100, rent_be=np.inf, buy_be=np.inf, ratio_users=0.05, rati
         v[:, 2:] = np.asarray(at_scale).reshape(-1, 1) if np.ndim(at_scale) else at_scale
         return (("sample", "demand"), v)
 
-    be = np.full((n, 4), np.nan)
+    be = np.full((n, 5), np.nan)
     be[:, 1] = buy_be
     be[:, 2] = rent_be
-    be[:, 3] = 1e12
+    be[:, 3] = reserved_be
+    be[:, 4] = 1e12
     ratio = per_demand(ratio_users, ratio_scale)
     return xr.Dataset(
         {
@@ -324,7 +322,7 @@ def _claims_dataset(n=100, rent_be=np.inf, buy_be=np.inf, ratio_users=0.05, rati
             "node_api_revenue_per_hour": ("sample", np.full(n, api_hour)),
             "rent_per_node_hour": ("sample", np.full(n, rent_hour)),
         },
-        coords={"demand": demand, "strategy": ["api", "buy", "rent", "owned"]},
+        coords={"demand": demand, "strategy": ["api", "buy", "rent", "reserved", "owned"]},
         attrs={"conf_level": 0.95},
     )
 
@@ -338,6 +336,14 @@ def test_claim_1_renting_never_breaks_even():
     half = np.where(np.arange(100) < 50, 2e12, np.inf)
     assert _verdicts(_claims_dataset(rent_be=half))[1] == HOLDS_IN_PART
     assert _verdicts(_claims_dataset(rent_be=2e12))[1] == DOES_NOT_HOLD
+    # version 3: P(reserved breaks even) is a part too, but the claim's substance is the
+    # article's on-demand rent: reserving that pays turns "holds" into "holds only in part"
+    # and cannot rescue a claim whose on-demand part fails
+    assert _verdicts(_claims_dataset(reserved_be=2e12))[1] == HOLDS_IN_PART
+    assert _verdicts(_claims_dataset(rent_be=2e12, reserved_be=np.inf))[1] == DOES_NOT_HOLD
+    claim = evaluate_claims(_claims_dataset(reserved_be=half))[0]
+    assert [p.p for p in claim.parts] == [1.0, 0.5]
+    assert [p.substantive for p in claim.parts] == [True, False]
 
 
 @pytest.mark.parametrize(("buy_be", "verdict"), [
@@ -485,9 +491,9 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
     cost = lambda s, d: 12 * _med(ds.cost.sel(demand=d, strategy=s))  # noqa: E731
     p = lambda s, d: float(ds.p_positive.sel(target="saving>0", strategy=s, demand=d))  # noqa
     want = {"API bill a year": [money(cost("api", d)) for d in pts],
-            "servers and SSDs bought over 4 years (buy)":
+            "servers, network and SSDs bought over 4 years (buy)":
                 [money(_med(ds.investment.sel(demand=d))) for d in pts]}
-    for s in ("buy", "rent", "hybrid"):
+    for s in ("buy", "rent", "reserved", "hybrid"):
         want[f"cost a year: {s}"] = [money(cost(s, d)) for d in pts]
         want[f"chance of beating the API: {s}"] = [prob(p(s, d)) for d in pts]
     for s in ("buy", "hybrid"):
@@ -505,19 +511,23 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
             rows[cells[0]] = cells[1:]
     assert rows == want
     # the head: the option cheapest most often, and the best alternative's chance
-    c = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "hybrid"]).values
-    shares = np.bincount(np.argmin(c, axis=1), minlength=4) / c.shape[0]
+    c = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "reserved", "hybrid"]).values
+    shares = np.bincount(np.argmin(c, axis=1), minlength=5) / c.shape[0]
     head = page.split("**Recommendation: ", 1)[1].split("\n")[0]
     assert f"cheapest option in {prob(shares.max())} of the scenarios" in head
     if shares.argmax() == 0:
         assert head.startswith("Keep paying the API**")
-        best = max(("buy", "rent", "hybrid"), key=lambda s: p(s, 5e11))
+        best = max(("buy", "rent", "reserved", "hybrid"), key=lambda s: p(s, 5e11))
         assert head.endswith(f"beats the API in {prob(p(best, 5e11))} of them.")
-        # what sovereignty would have to be worth: -saving of that strategy, a year
-        need = np.maximum(-12 * ds.saving.sel(demand=5e11, strategy=best).values, 0)
+        # what sovereignty would have to be worth: -saving a year of the option most likely
+        # to beat the API among those that keep every token in house (version 3: not the
+        # hybrid, whose peaks go to the API)
+        house = max(("buy", "rent", "reserved"), key=lambda s: p(s, 5e11))
+        need = np.maximum(-12 * ds.saving.sel(demand=5e11, strategy=house).values, 0)
         sov = page.split("**What data sovereignty would have to be worth**", 1)[1]
         assert f"at least {money(np.quantile(need, 0.5, method='inverted_cdf'))} a year" in sov
-        pays = float((ds.saving.sel(demand=5e11, strategy=best) > 0).mean())
+        assert ("cannot keep the data in house" in sov) == (best == "hybrid")
+        pays = float((ds.saving.sel(demand=5e11, strategy=house) > 0).mean())
         assert f"in {prob(pays)} of scenarios it pays" in sov
     # every dollar amount on the page is one the test computed, or of the reason sentence
     amounts = set(re.findall(r"-?\$[\d.]+[kMB]?", page))
