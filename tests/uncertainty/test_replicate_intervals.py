@@ -20,7 +20,7 @@ def _breakeven_file(counts, per=40, ci="rqmc"):
     scramble r (1e11 there, 1e13 elsewhere)."""
     n = R * per
     rep = replicate_of(np.arange(n), R)
-    be = np.full((n, 4), 1e13)
+    be = np.full((n, len(STRATEGIES)), 1e13)
     for r, c in enumerate(counts):
         be[np.flatnonzero(rep == r)[:c], :] = 1e11
     ds = xr.Dataset({"breakeven_demand": (("sample", "strategy"), be)},
