@@ -23,6 +23,7 @@ On a results file (stored samples only, no model run):
   (the inputs ranked, with the ranks their intervals allow), :mod:`~mc_tco.decision.tornado`,
   :mod:`~mc_tco.decision.breakeven` (the break-even distribution),
   :mod:`~mc_tco.decision.costs`, :mod:`~mc_tco.decision.timeaxis` (payback, peak cash, IRR),
+  :mod:`~mc_tco.decision.budget` (nominal cash by year, cost per million tokens),
   :mod:`~mc_tco.decision.claims` (the article's claims as shares and verdicts),
   :mod:`~mc_tco.decision.one_page` and :mod:`~mc_tco.decision.triggers` (the one-page
   summary: medians a year, what would change the answer); :mod:`~mc_tco.decision.choice`
