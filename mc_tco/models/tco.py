@@ -43,7 +43,9 @@ Choices where MODEL.md is ambiguous or silent, and why:
 7. ``simple_payback_months`` and ``peak_cash_need_nominal`` read the undiscounted after-tax
    cumulative flow (sovereignty in, ``owned_out`` at month 0, lump sums in the lump month).
    api's payback and peak are 0, and the hybrid's where it never owns a node. Payback is
-   the first month the cumulative flow is >= 0, even if a later purchase takes it below.
+   the first month the cumulative flow is >= 0, even if a later purchase takes it below;
+   the hybrid's counts from the first month it owns a node (before it, its flows are 0:
+   version 2's rule read "paid back in month 1" for a hybrid that buys in month 10).
 8. ``irr`` (buy, hybrid) is that of the after-tax flows to exit and the lump at exit; NaN
    when they never change sign or the present value keeps its sign from -99% to +999,900%
    a year; with several sign changes it may be one root of several.

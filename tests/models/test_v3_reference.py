@@ -528,3 +528,15 @@ def test_hybrid_is_monotone_in_expectation():
                         for p in points])
         assert new.mean() >= base_npv.mean(), key
         assert (new > 0).mean() >= (base_npv > 0).mean() - 0.01, key
+
+
+def test_the_hybrids_payback_runs_from_its_first_node():
+    """test_hybrid_by_hand's two nodes with a 3-month ramp: bought in month 2, 4,800 then
+    less the month's 550, 550 a month after: back to >= 0 in month 11 (version 2's rule read
+    'paid back in month 1', the cumulative flow being 0 before the purchase)."""
+    p = base(peak_to_average=2.0, peak_hours_share=0.25, maintenance_fraction=0.0,
+             node_price=2400.0, ramp_months=3.0)
+    o = ref.scenario(p, 2.5e9)
+    assert o["hyb"]["n_hyb"] == [0.0, 0.0] + [2.0] * 10
+    assert o["hybrid"]["cash_path"][:4] == pytest.approx([0, 0, -4250, -3700])
+    assert o["hybrid"]["payback_months"] == o["hybrid"]["simple_payback_months"] == 11

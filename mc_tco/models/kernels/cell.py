@@ -267,9 +267,10 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
                 Z[CUMN, s] += flow + lump
                 Z[LOW, s] = min(Z[LOW, s], Z[CUM, s])
                 Z[LOWN, s] = min(Z[LOWN, s], Z[CUMN, s])
-                if Z[PAYS, s] == math.inf and Z[CUM, s] >= 0.0:
+                counts = s != 5 or owns  # the hybrid's payback runs from its first node
+                if counts and Z[PAYS, s] == math.inf and Z[CUM, s] >= 0.0:
                     Z[PAYS, s] = t + 1.0
-                if Z[PAYN, s] == math.inf and Z[CUMN, s] >= 0.0:
+                if counts and Z[PAYN, s] == math.inf and Z[CUMN, s] >= 0.0:
                     Z[PAYN, s] = t + 1.0
                 if want_cash:
                     cash[t, s] = Z[CUM, s]

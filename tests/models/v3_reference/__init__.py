@@ -79,7 +79,9 @@ Ambiguities (the choices this reference makes; the kernels are to follow them):
     rounding puts ``y_n`` a hair below ``a`` (a node that serves nothing: harmless).
 17. Payback is the first month ``t + 1`` with a cumulative flow >= 0, so a strategy whose
     flows are all 0 (an event at month 0) pays back in month 1; only api and a hybrid
-    without nodes get 0.
+    without nodes get 0. The hybrid's runs from the first month it owns a node (before
+    it, its flows are 0 and it has invested nothing: version 2's rule read "paid back in
+    month 1" for a hybrid that buys its first node in month 10).
 18. Tax losses are used in full the month they arise (L253: "or saves, when negative"): the
     company has other profits to offset them.
 19. ``cash_by_year`` is listed as (sample, year, strategy) in L306, but it depends on the

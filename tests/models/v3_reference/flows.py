@@ -86,7 +86,8 @@ def scenario(p: dict, demand: float) -> dict:
             for t in range(T):
                 cum += disc[t] * o["flow"][t] + (disc[ex] * o["lump"] if t == lump_month else 0)
                 path.append(cum)
-            pay = next((t + 1.0 for t in range(T) if path[t] >= 0), math.inf)
+            start = owns.index(1.0) if s == "hybrid" and 1.0 in owns else 0
+            pay = next((t + 1.0 for t in range(start, T) if path[t] >= 0), math.inf)
             o["simple_payback_months" if key else "payback_months"] = 0.0 if never else pay
             o["peak_cash_need" + key] = 0.0 if never else max(0.0, -min(path))
             o["cash_path" + key] = [0.0] * T if s == "api" else path
