@@ -21,7 +21,7 @@ from mc_tco.sensitivity.sobol import poisson_weights
 from mc_tco.uncertainty.statistics import stack_targets
 
 __all__ = ["design_values", "estimate_base_bytes", "evaluate_base", "evaluate_chunk", "fit_chunk",
-           "row_bytes"]
+           "row_bytes", "sample_bytes"]
 
 
 def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
@@ -215,11 +215,22 @@ CHUNK_MEMORY = 1.5e9
 CHUNK_OVERHEAD = 4
 
 
-def row_bytes(plan: Plan) -> int:
-    """Bytes of the model's outputs for one design row (measured on one base row)."""
+def row_bytes(plan: Plan, outputs: Iterable[str] | None = None) -> int:
+    """Bytes of the model's outputs ``outputs`` (all: None) for one design row (measured on
+    one base row)."""
     values = design_values(plan, 0, plan.n_replicates)[:1, 0]  # one row, (1, D)
-    out = _call_model(plan, _input_dataset(plan, values), check=False)
+    out = _call_model(plan, _input_dataset(plan, values, outputs), check=False)
     return int(sum(v.nbytes for v in out.data_vars.values())) or 8
+
+
+def sample_bytes(plan: Plan) -> int:
+    """Bytes of the model's outputs for one base sample with its design rows, as
+    :func:`evaluate_chunk` asks for them: the base row's kept outputs and the targets of
+    the other rows (a model skips what a row does not ask for)."""
+    keep = set(plan.targets) | set(plan.distributions)
+    base = row_bytes(plan, None if plan.keep_samples == "all" else keep)
+    mixed = row_bytes(plan, plan.targets) if plan.design.rows_per_sample > 1 else 0
+    return base + mixed * (plan.design.rows_per_sample - 1)
 
 
 def fit_chunk(plan: Plan, budget: float = CHUNK_MEMORY) -> Plan:
@@ -231,7 +242,7 @@ def fit_chunk(plan: Plan, budget: float = CHUNK_MEMORY) -> Plan:
     """
     import dataclasses
 
-    per_sample = row_bytes(plan) * plan.design.rows_per_sample * CHUNK_OVERHEAD
+    per_sample = sample_bytes(plan) * CHUNK_OVERHEAD
     chunk = plan.chunk_size
     smallest = plan.n_replicates
     while chunk * per_sample > budget and chunk > smallest:

@@ -276,12 +276,15 @@ def plan_run(
     largest = max_samples or samples
     if chunk_size is None:
         chunk_size = BLOCK
+    aligned = replicates if ci == "rqmc" else 1  # a chunk holds whole sets of scrambles
     if isinstance(chunk_size, bool) or chunk_size < 1 or (
         chunk_size % BLOCK and chunk_size < largest
+        and (BLOCK % chunk_size or chunk_size % aligned)  # (the halving of a huge grid's)
     ):
         raise OptionError(
-            f"--chunk-size must be a multiple of {BLOCK} base samples (or at least the "
-            f"largest --samples of the run, {largest}), got {chunk_size}"
+            f"--chunk-size must be a multiple of {BLOCK} base samples, a power-of-two part of "
+            f"it holding whole scrambles ({aligned}), or at least the largest --samples of "
+            f"the run, {largest}; got {chunk_size}"
         )
     if ci not in CI_METHODS:
         raise OptionError(f"--ci must be one of {', '.join(CI_METHODS)}, got {ci!r}")

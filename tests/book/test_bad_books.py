@@ -185,12 +185,16 @@ def test_book_path_problems(make, fragment, tmp_path):
         (["--bootstrap", "-5"], "--bootstrap must be 0 (none) or 2..100000"),
         (["--conf-level", "1.5"], "--conf-level must lie strictly between 0 and 1, got 1.5"),
         (["--conf-level", "95"], "--conf-level must lie strictly between 0 and 1, got 95"),
-        (["--chunk-size", "100"], "--chunk-size must be a multiple of 256 base samples (or at "
-         "least the largest --samples of the run, 8192), got 100"),
+        (["--chunk-size", "100"], "--chunk-size must be a multiple of 256 base samples, a "
+         "power-of-two part of it holding whole scrambles (8), or at least the largest "
+         "--samples of the run, 8192; got 100"),
+        # a part of 256 that splits the scrambles
+        (["--chunk-size", "4"], "holding whole scrambles (8), or at least the largest"),
         # issue 10: a chunk that fits --samples but not the doublings was a bare ValueError
         (["-n", "64", "--chunk-size", "100", "--target-halfwidth", "0.1"],
-         "--chunk-size must be a multiple of 256 base samples (or at least the largest "
-         "--samples of the run, 4096), got 100"),
+         "--chunk-size must be a multiple of 256 base samples, a power-of-two part of it "
+         "holding whole scrambles (8), or at least the largest --samples of the run, 4096; "
+         "got 100"),
         (["--max-samples", "1000", "--target-halfwidth", "0.1"],
          "--max-samples must be a power of two"),
         (["--max-samples", "1024"], "--max-samples 1024 only limits a --target-halfwidth run"),

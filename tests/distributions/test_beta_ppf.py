@@ -89,11 +89,11 @@ def test_ppf_uses_it_without_boost_warnings():
 
 @pytest.mark.slow
 def test_default_book_perts_at_sobol_points():
-    """The default book's 22 pert inputs at 2^16 Sobol' points: the quantile's CDF gives back
+    """The default book's 34 pert inputs at 2^16 Sobol' points: the quantile's CDF gives back
     u (to the rounding of x), and ``Input.ppf`` is scipy's ppf on 2^12 of the points."""
     book = load_book(BOOK)
     perts = [inp for inp in book.uncertain if inp.family == "pert"]
-    assert len(perts) == 22
+    assert len(perts) == 34
     u = np.clip(qmc.Sobol(len(perts), seed=7).random(2**16), U_MIN, 1 - U_MIN)
     eps = np.finfo(float).eps
     seen = set()

@@ -268,15 +268,21 @@ def test_rqmc_intervals_cover_analytic_indices(tmp_path):
 
 def test_a_huge_grid_gets_small_chunks_or_a_one_line_refusal(tmp_path):
     """Issue 11 item 7: memory per chunk is estimated before any work."""
-    from mc_tco.engine.evaluate import fit_chunk, row_bytes
+    from mc_tco.engine.evaluate import fit_chunk, row_bytes, sample_bytes
 
 
     text = ARTICLE_BOOK.read_text()
     book = loads_book(text.replace("num = 41", "num = 4000"), str(tmp_path / "b.toml"))
     plan = plan_run(book, samples=256)
-    per_sample = row_bytes(plan) * plan.design.rows_per_sample * 4
+    per_sample = sample_bytes(plan) * 4
+    # the base row's outputs and the design rows' targets (a model skips the rest)
+    assert sample_bytes(plan) == row_bytes(plan) + row_bytes(plan, ["saving"]) * (
+        plan.design.rows_per_sample - 1)  # (the run keeps every output of its base rows)
+    assert sample_bytes(plan) < row_bytes(plan) * plan.design.rows_per_sample
     fitted = fit_chunk(plan, budget=64 * per_sample)
     assert fitted.chunk_size == 64 and fitted.chunk_size % plan.n_replicates == 0
+    # a rerun replays the recorded chunk size: the options accept what fit_chunk chose
+    assert plan_run(book, samples=256, chunk_size=fitted.chunk_size).chunk_size == 64
     assert fit_chunk(plan, budget=1e12).chunk_size == plan.chunk_size
     with pytest.raises(OptionError, match=r"the grid \(demand 4,00\d points\) is too large"):
         fit_chunk(plan, budget=per_sample)
