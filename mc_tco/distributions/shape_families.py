@@ -58,6 +58,8 @@ def location_scale(gen, p: dict[str, Any]) -> tuple[float, float]:
     """``(loc, scale)`` of the location-scale family ``gen`` through ``low`` and ``high``."""
     p1, p2 = interval_probs(p)
     z1, z2 = float(gen.ppf(p1)), float(gen.ppf(p2))
+    _need(z2 > z1, "ci", f"ci ({p['ci']:g}) is too small: low and high would be the same "
+          "quantile; 0.9 is the usual (low and high the 5% and 95% quantiles)")
     scale = (p["high"] - p["low"]) / (z2 - z1)
     return p["low"] - scale * z1, scale
 

@@ -120,6 +120,9 @@ def test_a_unit_conversion_scales_the_fields_in_the_unit(dist, body, fields):
     ("loglogistic", "low = 3\nhigh = 2", "low", "swap them"),
     ("gumbel", "low = 1\nhigh = 2\nci = 1", "ci", "ci (1) must lie strictly between"),
     ("gumbel", "loc = 1\nscale = 0", "scale", "scale (0) must be positive"),
+    # a ci so small that low and high are the same quantile (it divided by zero)
+    ("normal", "low = 1\nhigh = 2\nci = 1e-300", "ci", "ci (1e-300) is too small"),
+    ("gumbel", "low = 1\nhigh = 2\nci = 1e-20", "ci", "ci (1e-20) is too small"),
     ("student_t", "df = 0", "df", "df (0) must be positive"),
     ("student_t", "df = 3\nscale = -1", "scale", "scale (-1) must be positive"),
     ("lognormal", "mean = -1\nsd = 1", "mean", "must be positive"),
