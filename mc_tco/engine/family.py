@@ -40,8 +40,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -262,34 +264,43 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
     dists: dict[str, list[xr.Dataset]] = {name: [] for name in plan.distributions}
     falls, change_falls = [], []
     units: dict[str, str] = {}
-    for i, (_, _, _, book) in enumerate(variants):
-        # the run's own base rows: same seed, scrambles (--ci, --replicates) and design
-        vplan = plan_run(book, samples=plan.samples, seed=plan.seed, resamples=0,
-                         conf_level=conf, chunk_size=chunk, second_order=plan.second_order,
-                         ci=plan.ci, replicates=plan.replicates, by_group=plan.by_group)
-        base = evaluate_base(vplan)
-        wins = stack_targets(base, plan.targets) > 0  # (target, sample, ...)
-        wins = wins.transpose("target", "sample", ...)
-        n = wins.sizes["sample"]
-        k = wins.sum("sample")
-        pr = probability_with_interval(wins.astype(float), replicates=reps, conf_level=conf)
-        probs.append(k / n)
-        ci = pr["ci"].transpose(*k.dims, "ci_bound").values
-        cis.append(_with_bounds(k, ci[..., 0], ci[..., 1]))
-        falls.append(_with_bounds(k, pr["fallback"].transpose(*k.dims).values)
-                     .astype(np.int8))
-        if book_wins is None:
-            book_wins = wins
-        ch = paired_change(wins.values, book_wins.values, _replicate(wins, reps), reps, conf,
-                           axis=1)
-        changes.append(_with_bounds(k, ch.lower, ch.upper))
-        change_falls.append(_with_bounds(k, ch.fallback).astype(np.int8))
-        for name in plan.distributions:
-            units.setdefault(name, str(base[name].attrs.get("units", "")))
-            dists[name].append(quantiles_with_never(base[name], quantiles=QUANTILES,
-                                                    conf_level=conf, replicates=reps))
-        if progress is not None:
-            progress(i + 1, len(variants))
+    # the run's own base rows: same seed, scrambles (--ci, --replicates) and design
+    vplans = [plan_run(book, samples=plan.samples, seed=plan.seed, resamples=0,
+                       conf_level=conf, chunk_size=chunk, second_order=plan.second_order,
+                       ci=plan.ci, replicates=plan.replicates, by_group=plan.by_group)
+              for (_, _, _, book) in variants]
+    # the variants on every core (the kernels release the GIL), read back in their order;
+    # an interrupt or an error cancels the ones not started
+    pool = ThreadPoolExecutor(max(1, min(len(vplans), os.cpu_count() or 1)))
+    futures = [pool.submit(evaluate_base, vplan) for vplan in vplans]
+    try:
+        for i, future in enumerate(futures):
+            base = future.result()
+            wins = stack_targets(base, plan.targets) > 0  # (target, sample, ...)
+            wins = wins.transpose("target", "sample", ...)
+            n = wins.sizes["sample"]
+            k = wins.sum("sample")
+            pr = probability_with_interval(wins.astype(float), replicates=reps,
+                                           conf_level=conf)
+            probs.append(k / n)
+            ci = pr["ci"].transpose(*k.dims, "ci_bound").values
+            cis.append(_with_bounds(k, ci[..., 0], ci[..., 1]))
+            falls.append(_with_bounds(k, pr["fallback"].transpose(*k.dims).values)
+                         .astype(np.int8))
+            if book_wins is None:
+                book_wins = wins
+            ch = paired_change(wins.values, book_wins.values, _replicate(wins, reps), reps,
+                               conf, axis=1)
+            changes.append(_with_bounds(k, ch.lower, ch.upper))
+            change_falls.append(_with_bounds(k, ch.fallback).astype(np.int8))
+            for name in plan.distributions:
+                units.setdefault(name, str(base[name].attrs.get("units", "")))
+                dists[name].append(quantiles_with_never(base[name], quantiles=QUANTILES,
+                                                        conf_level=conf, replicates=reps))
+            if progress is not None:
+                progress(i + 1, len(variants))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     labels = [v[0] for v in variants]
     coords = {
         "family_variant": labels,
