@@ -42,6 +42,7 @@ import json
 import math
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -269,13 +270,17 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
                        conf_level=conf, chunk_size=chunk, second_order=plan.second_order,
                        ci=plan.ci, replicates=plan.replicates, by_group=plan.by_group)
               for (_, _, _, book) in variants]
-    # the variants on every core (the kernels release the GIL), read back in their order;
-    # an interrupt or an error cancels the ones not started
-    pool = ThreadPoolExecutor(max(1, min(len(vplans), os.cpu_count() or 1)))
-    futures = [pool.submit(evaluate_base, vplan) for vplan in vplans]
+    # the variants on every core (the kernels release the GIL), read back in their order,
+    # as many in flight as there are workers (each holds its base rows); an interrupt or an
+    # error cancels the ones not started
+    workers = max(1, min(len(vplans), os.cpu_count() or 1))
+    pool = ThreadPoolExecutor(workers)
+    pending = deque(pool.submit(evaluate_base, vplan) for vplan in vplans[:workers])
     try:
-        for i, future in enumerate(futures):
-            base = future.result()
+        for i in range(len(vplans)):
+            base = pending.popleft().result()
+            if i + workers < len(vplans):
+                pending.append(pool.submit(evaluate_base, vplans[i + workers]))
             wins = stack_targets(base, plan.targets) > 0  # (target, sample, ...)
             wins = wins.transpose("target", "sample", ...)
             n = wins.sizes["sample"]
