@@ -361,3 +361,30 @@ def test_an_edit_of_any_kernel_module_recompiles_the_kernels_that_use_it(tmp_pat
     with open(tmp_path / "kcopy" / "rows.py", "a") as f:
         f.write("# an edit\n")
     assert hits_misses() == (0, 1)  # stale: compiled again
+
+
+def test_the_shipped_books_draws_against_the_reference(default_book, article_book):
+    """Draws of both shipped books (each input by its ppf; bonus depreciation, US taxes,
+    exponential event months, the beta storage share...) at three demands: the model's
+    npv, cost, payback, peak cash and cash by year equal the reference's."""
+    rng = np.random.default_rng(31)
+    demands = [2e11, 1e12, 5e12]
+    for book in (default_book, article_book):
+        draws = {name: (np.full(8, float(inp.value)) if inp.is_constant
+                        else inp.ppf(rng.uniform(0.01, 0.99, 8)))
+                 for name, inp in book.inputs.items()}
+        points = [{k: float(v[i]) for k, v in draws.items()} for i in range(8)]
+        out = tco.model(inputs_of(points, demands, report={"demand": demands}))
+        for i, p in enumerate(points):
+            for j, dem in enumerate(demands):
+                r = ref.scenario(p, dem)
+                scale = max(1.0, *(abs(r[s]["npv"]) for s in ref.STRATEGIES))
+                for s in ref.STRATEGIES:
+                    o = out.isel(sample=i, demand=j).sel(strategy=s)
+                    for k in ("npv", "payback_months", "peak_cash_need",
+                              "simple_payback_months", "peak_cash_need_nominal"):
+                        close(o[k].item(), r[s][k], scale, (book.name, k, s, i, dem))
+                    close(o.cost.item(), r[s]["cost_level"], scale, ("cost", s))
+                    c = out.isel(sample=i, cash_demand=j).sel(strategy=s)
+                    np.testing.assert_allclose(c.cash_by_year.values, r[s]["cash_by_year"],
+                                               rtol=1e-9, atol=1e-9 * scale)
