@@ -64,6 +64,7 @@ def fused_reference(V, S, demands, out):
     """Version 3's month recursion alone, one demand at a time: buy's fleet for the busiest
     hour (ceil, scale efficiency, spares, running maximum) and the hybrid's rule (its
     running maximum), the demand-independent factors hoisted (the model's own)."""
+    buf = np.zeros((2, 64))
     for i in range(V.shape[0]):
         v, sc = V[i], S[i]
         a, ut, e1 = sc[krows.A_], sc[krows.UTIL], sc[krows.E1]
@@ -81,7 +82,7 @@ def fused_reference(V, S, demands, out):
                 nb = max(nb, k + np.ceil(sp * k))
                 nh = max(nh, hybrid.n_star(D, cu, (v[krows.PBAR, t] - v[krows.STOK, t]) * D,
                                            v[krows.CNODE, t], sc[krows.STAFF], a, sc[krows.HP],
-                                           sc[krows.B_], e1, sf))
+                                           sc[krows.B_], e1, sf, buf))
                 acc += v[krows.DISC, t] * (nb + nh)
             out[i, j] = acc
 
@@ -90,10 +91,11 @@ def fused_reference(V, S, demands, out):
 def scalar_npv(V, S, demands, out):
     """:func:`mc_tco.models.kernels.npv.npv_cell` at every row and demand."""
     W = np.empty((npv.NW_NPV, V.shape[2]))
+    buf = np.zeros((2, 64))
     res = np.empty(npv.NRES_OUT)
     for i in range(V.shape[0]):
         for j in range(demands.shape[0]):
-            npv.npv_cell(V[i], S[i], demands[j], W, res)
+            npv.npv_cell(V[i], S[i], demands[j], W, buf, res)
             out[i, j] = res[npv.NPV + 1]
 
 

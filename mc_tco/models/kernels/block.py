@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 
-from .hybrid import eta_inv, first_size, load_share, n_star_closed, rule_constants
 from .jit import jit
 from .npv import ANN, HYB_TOP, NPV, NRES_OUT, NW_NPV, SUM_API, SUM_DD, SUM_SOV, npv_cell
 from .rows import (
@@ -74,11 +73,85 @@ NST = 36
 
 
 @jit(inline="always")
+def _eta(n: float, e1: float, inv: float) -> float:
+    """``eta(n)`` with ``inv = 1 / (scale_full_nodes - 1)`` (no division in the loop)."""
+    return e1 + (1.0 - e1) * min(1.0, max(0.0, n - 1.0) * inv)
+
+
+@jit(inline="always")
+def _first(q: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
+           inv_eta_s: float) -> float:
+    """Smallest whole ``n >= 1`` with ``n eta(n) >= q`` (``q > 0``)."""
+    g = e1 - beta
+    quad = beta > 0.0 and capq >= q
+    bq = beta if beta > 0.0 else 1.0
+    n_q = np.ceil((math.sqrt(g * g + 4.0 * bq * q) - g) * (0.5 / bq))
+    n_l = np.ceil(q * inv_eta_s)
+    if beta > 0.0:
+        n_l = max(n_l, floor_s + 1.0)
+    n = max(1.0, n_q if quad else n_l)
+    m = n - 1.0
+    if n > 1.0 and m * _eta(m, e1, inv) >= q:
+        n = m
+    if n * _eta(n, e1, inv) < q:
+        n += 1.0
+    return n
+
+
+@jit(inline="always")
+def _share(y: float, a: float, hp: float, b: float) -> float:
+    return hp * min(a, y) + (1.0 - hp) * min(b, y)
+
+
+@jit(inline="always")
+def _margin(n: float, u: float, value: float, c: float, staff: float, a: float, hp: float,
+            b: float, e1: float, inv: float) -> float:
+    return value * _share(n * _eta(n, e1, inv) * u, a, hp, b) - n * c - staff
+
+
+@jit(inline="always")
+def _pick(n: float, m: float, thr: float, pick: float) -> float:
+    return max(pick, n) if m >= thr else pick
+
+
+@jit(inline="always")
+def n_star_closed(u: float, q: float, value: float, c: float, staff: float, a: float,
+                  hp: float, b: float, e1: float, inv: float, beta: float, capq: float,
+                  floor_s: float, ceil_s: float, inv_eta_s: float) -> float:
+    """:func:`.hybrid.n_star` without its buffer, for a positive ``demand``: the eight fleet
+    sizes 1, the first sizes whose capacity reaches ``b`` and ``a`` and the ones before
+    them, and the sizes around ``scale_full_nodes`` (between them the margin is convex or
+    linear in ``n``: its maximum over a stretch is at an end), and 0. ``u``: a node's
+    capacity in mean loads (``cu / demand``), ``q = 1 / u``."""
+    na = _first(a * q, e1, inv, beta, capq, floor_s, inv_eta_s)
+    nb = na if b >= a else _first(b * q, e1, inv, beta, capq, floor_s, inv_eta_s)
+    n2, n4 = max(1.0, nb - 1.0), max(1.0, na - 1.0)
+    n6, n7 = min(na, floor_s), min(na, ceil_s)
+    m1 = _margin(1.0, u, value, c, staff, a, hp, b, e1, inv)
+    m2 = _margin(n2, u, value, c, staff, a, hp, b, e1, inv)
+    m3 = _margin(nb, u, value, c, staff, a, hp, b, e1, inv)
+    m4 = _margin(n4, u, value, c, staff, a, hp, b, e1, inv)
+    m5 = _margin(na, u, value, c, staff, a, hp, b, e1, inv)
+    m6 = _margin(n6, u, value, c, staff, a, hp, b, e1, inv)
+    m7 = _margin(n7, u, value, c, staff, a, hp, b, e1, inv)
+    best = max(0.0, max(max(max(m1, m2), max(m3, m4)), max(max(m5, m6), m7)))
+    thr = best - TOL * max(1.0, abs(best))
+    pick = 0.0
+    pick = _pick(1.0, m1, thr, pick)
+    pick = _pick(n2, m2, thr, pick)
+    pick = _pick(nb, m3, thr, pick)
+    pick = _pick(n4, m4, thr, pick)
+    pick = _pick(na, m5, thr, pick)
+    pick = _pick(n6, m6, thr, pick)
+    return _pick(n7, m7, thr, pick)
+
+
+@jit(inline="always")
 def _need(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
           inv_eta_s: float, spare: float) -> float:
     """The fleet for load ``x`` (nodes at full efficiency) with its spares."""
     thr = x - TOL * max(1.0, x)
-    k = 0.0 if thr <= 0.0 else first_size(thr, e1, inv, beta, capq, floor_s, inv_eta_s)
+    k = 0.0 if thr <= 0.0 else _first(thr, e1, inv, beta, capq, floor_s, inv_eta_s)
     v = spare * k
     return k + np.ceil(v - TOL * max(1.0, abs(v)))
 
@@ -94,7 +167,11 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
     mf12, keep, net, G, sov = S[MF12], S[KEEP], S[NET], S[G_], S[SOV]
     rate, life, bonus, spare = S[TAX], S[LIFE], S[BONUS], S[SPARE]
     res_price = G * (1.0 - S[RESD]) * HOURS_PER_MONTH
-    inv, beta, floor_s, ceil_s, capq, inv_eta_s = rule_constants(e1, sf)
+    inv = 1.0 / (sf - 1.0)
+    beta = (1.0 - e1) * inv
+    floor_s, ceil_s = np.floor(sf), np.ceil(sf)
+    capq = floor_s * _eta(floor_s, e1, inv)
+    inv_eta_s = 1.0 / _eta(max(sf, 1.0), e1, inv)
     owned_run = power + colo + mf12 * S[NODE0]
     s0, term = S[START], int(S[TERM])
     st[:] = 0.0
@@ -153,8 +230,8 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
             nht = nh_top if before else 0.0
             part_h = max(0.0, nht - st[NHP * PB + j]) * pn
             owns = 1.0 if nht > 0.0 else st[OWNS * PB + j]
-            y = 0.0 if nht == 0.0 else (math.inf if D == 0.0 else nht * eta_inv(nht, e1, inv) * u)
-            served_h = phi * D * load_share(y, a, hp, b)
+            y = 0.0 if nht == 0.0 else (math.inf if D == 0.0 else nht * _eta(nht, e1, inv) * u)
+            served_h = phi * D * _share(y, a, hp, b)
             tb = st[TBB * PB + j]
             v = max(tb, tbpt * phi * D)
             ssd_b = (v - tb) * ssd
@@ -244,7 +321,7 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
 
 
 @jit
-def npv_row(V: np.ndarray, S: np.ndarray, dems: np.ndarray,
+def npv_row(V: np.ndarray, S: np.ndarray, dems: np.ndarray, buf: np.ndarray,
             out: np.ndarray) -> None:
     """npv of one row at every demand of ``dems`` into ``out`` (demands, NRES_OUT): blocks of
     :data:`PB` (the last padded with its final demand), or the scalar kernel where the tax
@@ -253,7 +330,7 @@ def npv_row(V: np.ndarray, S: np.ndarray, dems: np.ndarray,
     if n < PB // 2 or (S[TAX] != 0.0 and S[LIFE] < S[EXIT]):  # (few demands: no padding)
         W = np.empty((NW_NPV, V.shape[1]))
         for j in range(n):
-            npv_cell(V, S, dems[j], W, out[j])
+            npv_cell(V, S, dems[j], W, buf, out[j])
         return
     st = np.empty(NST * PB)
     blk = np.empty(PB)

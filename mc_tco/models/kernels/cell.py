@@ -86,7 +86,7 @@ def ceil_tol(v: float) -> float:
 
 @jit
 def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
-         out: np.ndarray, paths: bool, want_irr: bool,
+         buf: np.ndarray, out: np.ndarray, paths: bool, want_irr: bool,
          cash: np.ndarray, year: np.ndarray, want_cash: bool) -> None:
     """Every output of one row at the demand ``dem`` into ``out`` (see the module).
 
@@ -162,7 +162,7 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
         # the hybrid: the month's largest best fleet, never sold before exit
         cu = V[CAP, t] * ut
         ns = n_star(D, cu, (V[PBAR, t] - V[STOK, t]) * D, V[CNODE, t], staff, a, hp, b, e1,
-                    sf)
+                    sf, buf)
         nh_top = max(nh_top, ns)
         nht = nh_top if before else 0.0
         part_h = max(0.0, nht - nh_prev) * V[PN, t]

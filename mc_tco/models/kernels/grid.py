@@ -13,13 +13,17 @@ from . import npv as fast
 from .block import PB, npv_row
 from .cell import NOUT, NW, NZ, cell
 from .jit import jit
-from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SOV, STAFF, STOK, T_, TAX
+from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
 
 @jit
-def _scratch(V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The month scratch ``W`` and the strategy state ``Z`` of :func:`.cell.cell`."""
-    return np.zeros((NW, V.shape[2])), np.zeros((NZ, 6))
+def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    months = V.shape[2]
+    top = 2.0
+    for i in range(S.shape[0]):
+        top = max(top, S[i, SFULL])
+    return (np.zeros((NW, months)), np.zeros((NZ, 6)),
+            np.zeros((2, math.ceil(top) + 16)))
 
 
 @jit
@@ -27,8 +31,9 @@ def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray) ->
     """The npv of every strategy and the sums the level cost needs (:mod:`.npv`'s result
     vector) of every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows,
     demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`)."""
+    _, _, buf = _scratch(V, S)
     for i in range(V.shape[0]):
-        npv_row(V[i], S[i], dems, out[i])
+        npv_row(V[i], S[i], dems, buf, out[i])
 
 
 @jit
@@ -37,11 +42,11 @@ def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, paths: bool, want_irr: 
     """Every output of :func:`.cell.cell` (but the npv, which :func:`npv_grid` gives) of
     every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows, demands, NOUT);
     ``paths``: payback and peak cash, ``want_irr``: the irr."""
-    W, Z = _scratch(V)
+    W, Z, buf = _scratch(V, S)
     none = np.zeros((1, 6))
     for i in range(V.shape[0]):
         for j in range(dems.shape[0]):
-            cell(V[i], S[i], dems[j], W, Z, out[i, j], paths, want_irr, none, none, False)
+            cell(V[i], S[i], dems[j], W, Z, buf, out[i, j], paths, want_irr, none, none, False)
 
 
 @jit
@@ -49,11 +54,11 @@ def cash(V: np.ndarray, S: np.ndarray, dems: np.ndarray, path: np.ndarray,
          year: np.ndarray) -> None:
     """The cumulative discounted flow of every month (rows, demands, month, 6) into
     ``path`` and the nominal cash by year (rows, demands, year, 6) into ``year``."""
-    W, Z = _scratch(V)
+    W, Z, buf = _scratch(V, S)
     res = np.empty(NOUT)
     for i in range(V.shape[0]):
         for j in range(dems.shape[0]):
-            cell(V[i], S[i], dems[j], W, Z, res, True, False, path[i, j], year[i, j], True)
+            cell(V[i], S[i], dems[j], W, Z, buf, res, True, False, path[i, j], year[i, j], True)
 
 
 @jit(inline="always")
@@ -105,7 +110,7 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
     a relative width ``rel``. 0 where npv >= 0 at 1 token a month, inf where never up to
     ``hi``. A positive window narrower than a step can be missed.
     """
-    W, _ = _scratch(V)
+    W, _, buf = _scratch(V, S)
     res = np.empty(fast.NRES_OUT)
     left = np.empty(6)
     K = math.floor(math.log(hi / lo) / math.log(ratio) + 1e-9) + 1  # scan points
@@ -115,7 +120,7 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
         out[i, 0] = math.nan
         for s in range(1, 6):
             out[i, s] = -1.0  # not found yet
-        fast.npv_cell(V[i], S[i], 1.0, W, res)
+        fast.npv_cell(V[i], S[i], 1.0, W, buf, res)
         todo = 0
         for s in range(1, 6):
             if _ok(res, s):
@@ -134,7 +139,7 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
             m = min(PB, K - k0)
             for j in range(PB):
                 scan[j] = lo * ratio ** (k0 + min(j, m - 1))
-            npv_row(V[i], S[i], scan, block)
+            npv_row(V[i], S[i], scan, buf, block)
             for j in range(m):
                 for s in range(1, 6):
                     if out[i, s] < 0.0 and _ok(block[j], s):
@@ -149,7 +154,7 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
                 a, b = left[s], out[i, s]
                 while b - a > rel * b:
                     mid = 0.5 * (a + b)
-                    fast.npv_cell(V[i], S[i], mid, W, res)
+                    fast.npv_cell(V[i], S[i], mid, W, buf, res)
                     if _ok(res, s):
                         b = mid
                     else:

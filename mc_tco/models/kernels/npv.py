@@ -128,10 +128,11 @@ def fleet(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray) -> float:
 
 
 @jit
-def npv_cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray,
+def npv_cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.ndarray,
              out: np.ndarray) -> None:
     """The npv of every strategy of one row at ``dem`` and the sums ``cost`` needs, into
-    ``out`` (:data:`NRES_OUT`). ``W``: (:data:`NW_NPV`, months) scratch."""
+    ``out`` (:data:`NRES_OUT`). ``W``: (:data:`NW_NPV`, months) scratch; ``buf``: the
+    hybrid rule's."""
     T, ex = int(S[T_]), int(S[EXIT])
     a, hp, b, ut, e1, sf = S[A_], S[HP], S[B_], S[UTIL], S[E1], S[SFULL]
     power, colo, staff0, tbpt, ssd = S[POWER], S[COLO], S[STAFF], S[TBPT], S[SSD]
@@ -169,7 +170,7 @@ def npv_cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray,
         # the hybrid's rule
         cu = V[CAP, t] * ut
         ns = n_star(D, cu, (V[PBAR, t] - V[STOK, t]) * D, V[CNODE, t], staff, a, hp, b, e1,
-                    sf)
+                    sf, buf)
         nh_top = max(nh_top, ns)
         nht = nh_top if before else 0.0
         part_h = max(0.0, nht - nh_prev) * V[PN, t]
