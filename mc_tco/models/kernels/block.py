@@ -68,7 +68,10 @@ from .rows import (
 PB = 16  # demands per block
 # ---- state vectors (offsets in units of PB)
 (NBT, NBP, NHT, NHP, OWNS, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, OWNT, HYBT,
- TNEED, X1, G1, U1, E1M, XS, GS, US, ES, X3, G3, U3, E3, X5, G5, U5, E5) = range(36)
+ TNEED) = range(20)
+# the purchase streams, four moments each (:func:`_purchase`): buy, buy's SSDs (also rent's
+# and owned's), reserved, hybrid
+X1, XS, X3, X5 = range(20, 36, 4)
 NST = 36
 
 
@@ -154,6 +157,28 @@ def _need(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: fl
     k = 0.0 if thr <= 0.0 else _first(thr, e1, inv, beta, capq, floor_s, inv_eta_s)
     v = spare * k
     return k + np.ceil(v - TOL * max(1.0, abs(v)))
+
+
+@jit(inline="always")
+def _purchase(st: np.ndarray, k: int, j: int, d: float, cdt: float, t: int, cx: float,
+              ) -> None:
+    """Add a purchase ``cx`` in month ``t`` to the moments of its stream at state offset
+    ``k`` (``sum d cx``, ``sum CDISC[t] cx``, ``sum t cx``, ``sum cx``)."""
+    st[k * PB + j] += d * cx
+    st[(k + 1) * PB + j] += cdt * cx
+    st[(k + 2) * PB + j] += t * cx
+    st[(k + 3) * PB + j] += cx
+
+
+@jit(inline="always")
+def _depreciation(st: np.ndarray, k: int, j: int, bonus: float, f: float, cde: float,
+                  ex: int) -> tuple[float, float, float]:
+    """The discounted purchases, their discounted depreciation and the book value left at
+    exit of the stream at state offset ``k``, from its moments (``f = (1 - bonus) / L``,
+    ``cde = CDISC[exit]``; every purchase before exit, still depreciating at exit)."""
+    x, g, u, e = (st[k * PB + j], st[(k + 1) * PB + j], st[(k + 2) * PB + j],
+                  st[(k + 3) * PB + j])
+    return x, bonus * x + f * (cde * e - g), (1.0 - bonus) * e - f * (ex * e - u)
 
 
 @jit
@@ -259,23 +284,10 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
                                     - net_h - ssd_h)
             st[R1 * PB + j] += part_b * back
             st[R5 * PB + j] += part_h * back
-            cx_b, cx_h = net_b + ssd_b, net_h + ssd_h
-            st[X1 * PB + j] += d * cx_b
-            st[G1 * PB + j] += cdt * cx_b
-            st[U1 * PB + j] += t * cx_b
-            st[E1M * PB + j] += cx_b
-            st[XS * PB + j] += d * ssd_b
-            st[GS * PB + j] += cdt * ssd_b
-            st[US * PB + j] += t * ssd_b
-            st[ES * PB + j] += ssd_b
-            st[X3 * PB + j] += d * ssd_r
-            st[G3 * PB + j] += cdt * ssd_r
-            st[U3 * PB + j] += t * ssd_r
-            st[E3 * PB + j] += ssd_r
-            st[X5 * PB + j] += d * cx_h
-            st[G5 * PB + j] += cdt * cx_h
-            st[U5 * PB + j] += t * cx_h
-            st[E5 * PB + j] += cx_h
+            _purchase(st, X1, j, d, cdt, t, net_b + ssd_b)  # buy
+            _purchase(st, XS, j, d, cdt, t, ssd_b)  # buy's SSDs: also rent's and owned's
+            _purchase(st, X3, j, d, cdt, t, ssd_r)  # reserved
+            _purchase(st, X5, j, d, cdt, t, net_h + ssd_h)  # hybrid
             st[NBT * PB + j] = nb_top
             st[NBP * PB + j] = nbt
             st[NHT * PB + j] = nh_top
@@ -291,18 +303,10 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
     f, cde = (1.0 - bonus) / life, V[CDISC, ex]
     owned_back = d_ex * keep ** (ex / 12.0) - 1.0
     for j in range(PB):
-        xs, es = st[XS * PB + j], st[ES * PB + j]
-        ps = bonus * xs + f * (cde * es - st[GS * PB + j])
-        bs = (1.0 - bonus) * es - f * (ex * es - st[US * PB + j])
-        x1, e1m = st[X1 * PB + j], st[E1M * PB + j]
-        p1 = bonus * x1 + f * (cde * e1m - st[G1 * PB + j])
-        b1 = (1.0 - bonus) * e1m - f * (ex * e1m - st[U1 * PB + j])
-        x3, e3 = st[X3 * PB + j], st[E3 * PB + j]
-        p3 = bonus * x3 + f * (cde * e3 - st[G3 * PB + j])
-        b3 = (1.0 - bonus) * e3 - f * (ex * e3 - st[U3 * PB + j])
-        x5, e5 = st[X5 * PB + j], st[E5 * PB + j]
-        p5 = bonus * x5 + f * (cde * e5 - st[G5 * PB + j])
-        b5 = (1.0 - bonus) * e5 - f * (ex * e5 - st[U5 * PB + j])
+        xs, ps, bs = _depreciation(st, XS, j, bonus, f, cde, ex)
+        x1, p1, b1 = _depreciation(st, X1, j, bonus, f, cde, ex)
+        x3, p3, b3 = _depreciation(st, X3, j, bonus, f, cde, ex)
+        x5, p5, b5 = _depreciation(st, X5, j, bonus, f, cde, ex)
         r1, r5 = st[R1 * PB + j], st[R5 * PB + j]
         o = out[j]
         o[NPV] = 0.0
