@@ -16,7 +16,7 @@ import xarray as xr
 from scipy.optimize import brentq
 
 from mc_tco.models import tco
-from mc_tco.models.kernels import hybrid
+from mc_tco.models.kernels import block, hybrid, npv, rows
 from mc_tco.models.tco_inputs import NEUTRAL
 from tests.models import v2_reference as v2
 from tests.models import v3_reference as ref
@@ -288,8 +288,17 @@ def test_the_hybrid_rule_is_the_largest_maximiser_by_brute_force():
         best = max(margins)
         want = max(i for i, m in enumerate(margins) if m >= best - 1e-9 * max(1, abs(best)))
         got = hybrid.n_star(demand, cu, value, c, staff, a, hp_k, b, e1, sf, buf)
-        if got != want:  # only an exact tie along a stretch (documented)
-            assert margins[int(got)] >= best - 1e-9 * max(1, abs(best)), (got, want)
+        # the closed form the vectorized kernel runs (block.n_star_closed), same rule
+        inv = 1 / (sf - 1)
+        def eta_of(n, e1=e1, inv=inv):
+            return (e1 + (1 - e1) * min(1.0, max(0.0, n - 1) * inv))
+        fl, ce = math.floor(sf), math.ceil(sf)
+        closed = block.n_star_closed(cu / demand, demand / cu, value, c, staff, a, hp_k, b, e1,
+                                     inv, (1 - e1) * inv, fl * eta_of(fl), float(fl),
+                                     float(ce), 1 / eta_of(max(sf, 1.0)))
+        for n in (got, closed):
+            if n != want:  # only an exact tie along a stretch (documented)
+                assert margins[int(n)] >= best - 1e-9 * max(1, abs(best)), (n, want)
 
 
 def test_hybrid_is_monotone_in_expectation():
@@ -388,3 +397,29 @@ def test_the_shipped_books_draws_against_the_reference(default_book, article_boo
                     c = out.isel(sample=i, cash_demand=j).sel(strategy=s)
                     np.testing.assert_allclose(c.cash_by_year.values, r[s]["cash_by_year"],
                                                rtol=1e-9, atol=1e-9 * scale)
+
+
+def test_the_vectorized_kernel_equals_the_scalar_month_loop():
+    """block.npv_row (16 demands at a time, the engine's hot path and the break-even scan)
+    against npv.npv_cell (one demand at a time, itself checked against the reference
+    above), on random points with every mechanism on and analyst points, at 37 demands
+    (two full blocks and a padded one); rows with a tax life shorter than the horizon go
+    to the scalar loop by design, so the long ones are checked here."""
+    rng = np.random.default_rng(41)
+    points = [finite(spread(rng)) for _ in range(30)] + [
+        finite(p) for p in analyst_points(30, seed=4)]
+    for p in points:
+        p["tax_depreciation_years"] = 5.0  # every purchase still depreciating at exit
+    x = {k: np.array([p[k] for p in points]) for k in tco.INPUTS}
+    V, S = rows.row_factors(x)
+    dems = np.geomspace(1e9, 3e13, 37)
+    W = np.empty((npv.NW_NPV, V.shape[2]))
+    buf = np.zeros((2, 64))
+    got, want = np.empty((dems.size, npv.NRES_OUT)), np.empty(npv.NRES_OUT)
+    for i in range(len(points)):
+        block.npv_row(V[i], S[i], dems, buf, got)
+        for j, dem in enumerate(dems):
+            npv.npv_cell(V[i], S[i], dem, W, buf, want)
+            scale = max(1.0, np.abs(want[:npv.SUM_API]).max())
+            np.testing.assert_allclose(got[j], want, rtol=1e-10, atol=1e-10 * scale,
+                                       err_msg=f"point {i}, demand {dem:g}")
