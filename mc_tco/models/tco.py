@@ -135,9 +135,8 @@ SPEC = ModelSpec(
 )
 
 FAST = {"npv", "saving", "cost", "cost_per_mtok"}
-#: outputs read from the cell's results (out offset, per strategy?)
-_PER_STRATEGY = {"npv": cell.NPV, "cost": cell.COSTL, "cost_per_mtok": cell.CPM,
-                 "payback_months": cell.PAY, "peak_cash_need": cell.PEAK,
+#: per-strategy outputs read from the full cell's results (their offsets)
+_PER_STRATEGY = {"payback_months": cell.PAY, "peak_cash_need": cell.PEAK,
                  "simple_payback_months": cell.SPAY, "peak_cash_need_nominal": cell.SPEAK,
                  "irr": cell.IRR}
 _PER_DEMAND = {"nodes": cell.NODES, "storage_tb": cell.TBMAX, "initial_investment": cell.INIT,

@@ -61,21 +61,21 @@ from .rows import (
 )
 
 # ---- out: per strategy (6 each), then buy's and the hybrid's scalars, buy's components
-NPV, COSTL, CPM, PAY, PEAK, SPAY, SPEAK, IRR = (6 * i for i in range(8))
-(NODES, TBMAX, INIT, INV_NODE, INV_NET, INV_SSD, FLEETU, HYBS) = range(48, 56)
-COMP = 56
+# (the npv, level cost and cost per Mtok are :func:`.npv.npv_cell`'s and :mod:`.block`'s)
+PAY, PEAK, SPAY, SPEAK, IRR = (6 * i for i in range(5))
+(NODES, TBMAX, INIT, INV_NODE, INV_NET, INV_SSD, FLEETU, HYBS) = range(30, 38)
+COMP = 38
 COMPONENTS = ("hardware", "network", "power", "colocation", "upkeep", "storage", "staff",
               "setup_api", "tax")
-HYBMAX = COMP + len(COMPONENTS)  # the hybrid's largest fleet
-NOUT = HYBMAX + 1
+NOUT = COMP + len(COMPONENTS)
 # ---- W: months of the cell
 NEED, NRES, T0, INRES, FLOWB, FLOWH = range(6)
 DIFF = 6  # 6 .. 11: straight-line depreciation ending, per strategy
 NW = 12
 # ---- Z: (NZ, 6) per-strategy state
-(COST, CAPX, TBS, SLOPE, DEPS, CAPS, NPVS, CUM, CUMN, LOW, LOWN, PAYS, PAYN, BACK, LUMP,
- RESALE) = range(16)
-NZ = 16
+(COST, CAPX, TBS, SLOPE, DEPS, CAPS, CUM, CUMN, LOW, LOWN, PAYS, PAYN, BACK, LUMP,
+ RESALE) = range(15)
+NZ = 15
 
 
 @jit(inline="always")
@@ -137,7 +137,6 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
     Z[CUM, 4] = -owned_out
     Z[CUMN, 4] = -owned_out
     d_ex = V[DISC, ex]
-    sum_api = sum_dd = sum_sov = 0.0
     sum_served = sum_full = sum_hyb = sum_dem = 0.0
     nb_top = nb_prev = nh_top = nh_prev = 0.0
     part_b_sum = part_h_sum = res_b = res_h = hw_d = 0.0
@@ -207,9 +206,6 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
         Z[CAPX, 3] = ssd_r
         Z[CAPX, 4] = ssd_b
         Z[CAPX, 5] = part_h * (1 + net) + ssd_h
-        sum_api += d * api
-        sum_dd += d * D
-        sum_sov += d * S[SOV] * alive_self
         sum_served += served
         sum_full += nbt * V[CAP, t]
         sum_hyb += served_h
@@ -220,7 +216,6 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
         out[INV_SSD] += ssd_b
         out[TBMAX] = max(out[TBMAX], Z[TBS, 1])
         out[NODES] = max(out[NODES], nbt)
-        out[HYBMAX] = max(out[HYBMAX], nht)
         for s in range(1, 6):
             cx = Z[CAPX, s]
             tax = 0.0
@@ -237,7 +232,6 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
                 Z[CAPS, s] += cx
                 tax = rate * (api - (Z[COST, s] - cx) - dep)
             flow = api - Z[COST, s] - tax + (S[SOV] * alive_self if s != 5 else 0.0)
-            Z[NPVS, s] += d * flow
             if s == 1:
                 W[FLOWB, t] = flow
                 out[COMP + 2] += d * nbt * power
@@ -288,13 +282,6 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
     for t in range(T):
         ann += V[DISC, t]
     for s in range(6):
-        npv = 0.0
-        if s > 0:
-            npv = Z[NPVS, s] + d_ex * Z[LUMP, s] - (owned_out if s == 4 else 0.0)
-        out[NPV + s] = npv
-        sov = sum_sov if 1 <= s <= 4 else 0.0
-        out[COSTL + s] = (sum_api + sov - npv) / ann
-        out[CPM + s] = (sum_api + sov - npv) / sum_dd * 1e6 if sum_dd > 0.0 else math.nan
         out[IRR + s] = math.nan
         never = s == 0 or (s == 5 and not owns)
         if paths:
