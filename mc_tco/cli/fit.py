@@ -71,13 +71,13 @@ def _fit_data(data: str, column: str | None, name: str | None, families: str | N
         column, values = read_named_column(data, column)
     except FieldProblem as exc:
         raise _problem(exc, "") from None
+    key = _input_name(name, column)
     label = f"{data}, column {column}"
     try:
         result = fit_data(values, _families(families))
     except FieldProblem as exc:
         raise _problem(exc, "--families: " if exc.field == "families" else f"{label}: "
                        ) from None
-    key = _input_name(name, column)
     best = result.best
     rows = f"{result.n:,} row{'s' * (result.n != 1)}"
     click.echo(data_fit_text(result, label))

@@ -141,7 +141,7 @@ def read_named_column(path: str | Path, column: str | None,
     p = Path(path)
     name = shown if shown is not None else str(path)
     _need(p.is_file(), "file", f"{name}: no such file" + (
-        "" if p.is_absolute() else f" (looked for {p.resolve()})"))
+        "" if str(p.resolve()) == name else f" (looked for {p.resolve()})"))
     size = p.stat().st_size
     _need(size <= MAX_DATA_BYTES, "file", f"{name} is {size:,} bytes; a data file is at most "
           f"{MAX_DATA_BYTES:,} bytes (64 MB): keep the column you need, or a sample of it")

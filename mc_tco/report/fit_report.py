@@ -84,7 +84,7 @@ def _figure(ncols: int):
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(5.0 * ncols, 3.8), layout="constrained")
+    fig = Figure(figsize=(5.0 * ncols, 3.8), layout="tight")
     return fig, [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
 
 
