@@ -255,8 +255,13 @@ class EmpiricalGen(stats.rv_continuous):
 def _check_empirical(p: dict) -> None:
     _need("_data" in p, "file", "the empirical input's file was not read; load it through a "
           "book (mc_tco.book.load_book), which reads the file next to the book")
-    _need(len(p["_data"]) >= MIN_VALUES, "column",
+    data = p["_data"]
+    _need(len(data) >= MIN_VALUES, "column",
           f"an empirical input needs at least {MIN_VALUES} values")
+    values = data.values if isinstance(data, Sample) else np.asarray(data, dtype=float)
+    _need(bool(values[0] < values[-1]), "column",
+          f"{p['file']}: every value of column '{p['column']}' is {values[0]:g}: a constant; write "
+          f"dist = \"constant\", value = {values[0]:g}")
 
 
 def _empirical(p: dict):

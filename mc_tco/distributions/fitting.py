@@ -240,6 +240,9 @@ def fit_data(values, families: Sequence[str] | None = None) -> DataFit:
     if x.size < MIN_FIT_VALUES:
         raise FieldProblem("column", f"{x.size} values are too few to fit a family to; "
                            f"give at least {MIN_FIT_VALUES}")
+    if x[0] == x[-1]:
+        raise FieldProblem("column", f"every value is {x[0]:g}: a constant, no family to fit; "
+                           f"write dist = \"constant\", value = {x[0]:g}")
     names = list(CANDIDATES) if families is None else list(families)
     unknown = [f for f in names if f not in CANDIDATES]
     if unknown:

@@ -118,6 +118,8 @@ def test_the_file_is_relative_to_the_books_folder(tmp_path, monkeypatch):
     ("id,price\na,1\n", 'file = "data.csv"\ncolumn = "price"', "inputs.x.column",
      ["column 'price' has 1 value; an empirical distribution needs at least 2"]),
     ("", 'file = "data.csv"\ncolumn = "price"', "inputs.x.file", ["data.csv is empty"]),
+    ("id,price\na,2\nb,2\n", 'file = "data.csv"\ncolumn = "price"', "inputs.x.column",
+     ["data.csv: every value of column 'price' is 2: a constant; write dist = \"constant\""]),
     ("id,price\n1,2\n", 'file = 3\ncolumn = "price"', "inputs.x.file",
      ["file must be a non-empty string in quotes, got 3"]),
     ("id,price\n1,2\n", 'file = "data.csv"', "inputs.x",

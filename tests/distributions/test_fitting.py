@@ -74,6 +74,8 @@ def test_the_uniforms_are_the_range_in_closed_form():
 
 @pytest.mark.parametrize(("values", "families", "fragment"), [
     (np.arange(5.0), None, "5 values are too few to fit a family to; give at least 10"),
+    (np.full(12, 3.0), None, 'every value is 3: a constant, no family to fit; write dist = '
+                             '"constant", value = 3'),
     (np.arange(1.0, 30), ["pert"], "cannot fit 'pert' to data"),
     (-np.arange(1.0, 30), ["gamma"], "no family could be fitted: gamma needs every value"),
 ])
