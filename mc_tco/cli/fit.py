@@ -168,6 +168,9 @@ def fit(data: str | None, column: str | None, quantiles: str | None, name: str |
       mc-tco fit prices.csv -c price --families lognormal,gamma --name node_price
       mc-tco fit --quantiles 0.05=300000,0.5=400000,0.95=600000 --name node_price
     """
+    if plot not in (None, AUTO) and not plot.lower().endswith(".png"):
+        raise OptionError(f"--plot {plot}: the figure is a PNG; give a path ending in .png "
+                          "(or --plot alone, after DATA)")
     if (data is None) == (quantiles is None):
         raise OptionError("mc-tco fit: give a CSV file (mc-tco fit data.csv --column price) "
                           "or --quantiles (mc-tco fit --quantiles 0.05=10,0.5=20,0.95=50), "

@@ -30,9 +30,8 @@ family           fields                                                scipy.sta
 ===============  ====================================================  =====================
 
 A one-sided truncnormal leaves ``low`` or ``high`` out (or writes ``low = -inf`` /
-``high = inf``); the shape families are in :mod:`mc_tco.distributions.shape_families`, the
-empirical one in :mod:`mc_tco.distributions.empirical` (its values, read by the book, are
-the hidden field ``_data``).
+``high = inf``); the shape families are in :mod:`.shape_families`, the empirical in
+:mod:`.empirical` (its values, read by the book, are the hidden field ``_data``).
 The lognormal by ``mean`` m and ``sd`` s has
 ``sigma**2 = log(1 + s**2 / m**2)`` and ``median = m / sqrt(1 + s**2 / m**2)``.
 

@@ -99,6 +99,8 @@ def test_fit_quantiles_prints_each_match_with_its_error_and_block(tmp_path, monk
     (["--quantiles", "0.05=-3,0.5=2", "--families", "gamma"],
      "no family matches: gamma needs every value above 0"),
     (["--quantiles", "0.05=1,0.5=2", "--column", "x"], "--column goes with a data file"),
+    (["--plot", "quotes.csv", "-c", "x"], "--plot quotes.csv: the figure is a PNG; give a "
+                                          "path ending in .png"),
 ])
 def test_refusals_are_one_line_without_a_traceback(data, args, fragment):
     res = CliRunner().invoke(main, ["fit", *args])
