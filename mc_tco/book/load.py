@@ -190,7 +190,7 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
                   f"{MAX_INPUTS:,} (the model runs N x (inputs + 2) times)")
     inputs = {}
     for name, spec in raw_inputs.items():
-        inputs[name] = _input(name, spec, text, err)
+        inputs[name] = _input(name, spec, text, err, Path(path).parent)
         if name in grids:
             raise err(
                 f"inputs.{name}",
