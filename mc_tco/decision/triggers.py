@@ -251,7 +251,8 @@ def _crossings(rows: Rows, demand: float, key: str, parts: list[np.ndarray],
     def dist(v: float, to: float) -> float:
         return float(abs(np.log(v) - np.log(to)) if scale == "log" else abs(v - to))
 
-    brackets: list[list | None] = []
+    Bracket = tuple[float, float, str, str]
+    brackets: list[Bracket | None] = []
     target = near
     for k, idx in enumerate(parts):
         recs = [recommendation(o["npv"][idx])[0] for o in outs]
@@ -259,23 +260,23 @@ def _crossings(rows: Rows, demand: float, key: str, parts: list[np.ndarray],
         if not cuts:
             brackets.append(None)
             continue
-        i = min(cuts, key=lambda i: dist(mid(grid[i], grid[i + 1]), target))
-        brackets.append([grid[i], grid[i + 1], recs[i], recs[i + 1]])
+        g = [float(v) for v in grid]
+        i = min(cuts, key=lambda i: dist(mid(g[i], g[i + 1]), target))
+        brackets.append((g[i], g[i + 1], recs[i], recs[i + 1]))
         if k == 0:
-            target = mid(grid[i], grid[i + 1])
+            target = mid(g[i], g[i + 1])
     for _ in range(REFINEMENTS):
-        live = [k for k, b in enumerate(brackets) if b is not None]
+        live = {k: b for k, b in enumerate(brackets) if b is not None}
         if not live:
             break
-        inner = {k: _grid(brackets[k][0], brackets[k][1], scale, REFINE_POINTS + 2)[1:-1]
-                 for k in live}
+        inner = {k: [float(v) for v in _grid(b[0], b[1], scale, REFINE_POINTS + 2)[1:-1]]
+                 for k, b in live.items()}
         got = _recs(rows, demand, key, [(parts[k], v) for k in live for v in inner[k]])
-        for n_k, k in enumerate(live):
-            lo, hi, below, above = brackets[k]
+        for n_k, (k, (lo, hi, below, above)) in enumerate(live.items()):
             pts = [lo, *inner[k], hi]
             seq = [below, *got[n_k * REFINE_POINTS:(n_k + 1) * REFINE_POINTS], above]
             j = next(j for j in range(len(seq) - 1) if seq[j] != seq[j + 1])
-            brackets[k] = [pts[j], pts[j + 1], seq[j], seq[j + 1]]
+            brackets[k] = (pts[j], pts[j + 1], seq[j], seq[j + 1])
     return [None if b is None else (mid(b[0], b[1]), b[2], b[3]) for b in brackets]
 
 
