@@ -117,7 +117,8 @@ class PilotValue:
     """The pilot's worth and cost at ``demand``, USD (present value of the horizon).
 
     ``worth`` is EVSI with its interval; ``ceiling`` the EVPPI of the same two quantities
-    known exactly (the most any pilot measuring them can be worth); ``cost`` the mean cost
+    known exactly (the most any pilot measuring them can be worth; its value only, no
+    interval: a bound, not a finding); ``cost`` the mean cost
     of the pilot (``rent`` + ``team``); ``best`` the option best on average today.
     """
 
@@ -161,7 +162,7 @@ def pilot_value(ds: xr.Dataset, demand: float, pilot: Pilot | None = None, *,
     summary = truth + noise
     level = ds.mc_tco.run.conf_level
     worth = evsi(summary, nb, rows.replicate, rows.replicates, level)
-    ceiling = evsi(truth, nb, rows.replicate, rows.replicates, level)
+    ceiling = evsi(truth, nb, conf_level=level)  # a bound: its value, no interval
     hours = HOURS_PER_WEEK * pilot.weeks
     rent = float(np.mean(pilot.nodes * x["gpus_per_node"] * x["gpu_rent_per_hour"] * hours))
     team = float(np.mean(x["staff_fte"] * x["staff_cost_per_fte"] * pilot.weeks / 52.0))

@@ -129,9 +129,9 @@ MAPPING = {
     "server_quote": "node_price (one 8-GPU node at month 0)",
 }
 #: the points of the first scan of a quantity's range, and the bisection steps after it
-SCAN_POINTS = 13
+SCAN_POINTS = 9
 REFINE_POINTS = 3
-REFINEMENTS = 5
+REFINEMENTS = 4
 
 
 def watched_now(rows: Rows, demand: float, key: str) -> np.ndarray:
@@ -191,7 +191,9 @@ class WatchTrigger:
     median over the scenarios of the quantity as the book assumes it; ``beyond`` the
     recommendation on the far side of the threshold from ``now`` and ``here`` the one on
     the side of ``now`` (``here_side``: "below" when ``now`` < ``threshold``);
-    ``found`` False when no value in the scanned range ``scanned`` flips it.
+    ``found`` False when no value in the scanned range ``scanned`` flips it;
+    ``bracket`` the last values either side of the flip (``threshold`` is their mean, the
+    geometric one on a log scale).
     """
 
     key: str
@@ -204,11 +206,16 @@ class WatchTrigger:
     here: str
     beyond: str
     scanned: tuple[float, float]
+    bracket: tuple[float, float]
 
     @property
     def rising(self) -> bool:
         """The flip comes with a rise of the quantity."""
         return self.threshold > self.now
+
+
+def _mid(a: float, b: float, scale: str) -> float:
+    return float(np.sqrt(a * b) if scale == "log" else (a + b) / 2)
 
 
 def _grid(lo: float, hi: float, scale: str, k: int) -> np.ndarray:
@@ -234,10 +241,11 @@ def _recs(rows: Rows, demand: float, key: str, jobs: list[tuple[np.ndarray, floa
 
 def _crossings(rows: Rows, demand: float, key: str, parts: list[np.ndarray],
                grid: np.ndarray, scale: str, near: float
-               ) -> list[tuple[float, str, str] | None]:
+               ) -> list[tuple[float, float, str, str] | None]:
     """For each set of rows in ``parts`` (the first: all of them), the flip along ``grid``
-    nearest ``near`` (the others': nearest the first's), refined: ``(value, rec. below,
-    rec. above)``, or None where the recommendation never changes along ``grid``.
+    nearest ``near`` (the others': nearest the first's), refined: the bracket ``(low,
+    high, rec. at low, rec. at high)``, or None where the recommendation never changes
+    along ``grid``.
 
     The scan evaluates every row once per grid point (each part reads its own rows); each
     refinement scans :data:`REFINE_POINTS` points inside every part's bracket in one model
@@ -277,7 +285,7 @@ def _crossings(rows: Rows, demand: float, key: str, parts: list[np.ndarray],
             seq = [below, *got[n_k * REFINE_POINTS:(n_k + 1) * REFINE_POINTS], above]
             j = next(j for j in range(len(seq) - 1) if seq[j] != seq[j + 1])
             brackets[k] = (pts[j], pts[j + 1], seq[j], seq[j + 1])
-    return [None if b is None else (mid(b[0], b[1]), b[2], b[3]) for b in brackets]
+    return brackets
 
 
 def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True,
@@ -289,7 +297,7 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
     (:func:`recommendation`: does an alternative beat the API in at least half of the
     scenarios?) read. The range scanned runs from a quarter of the quantity's 0.5%
     quantile to four times its 99.5% quantile (log scale; a share over [0, 1]) in
-    :data:`SCAN_POINTS` points; the flip nearest the median is refined to ``4^-5`` of its
+    :data:`SCAN_POINTS` points; the flip nearest the median is refined to ``4^-4`` of its
     bracket (:func:`_crossings`). Each scramble's rows give their own threshold (the same
     scan, the flip nearest the pooled one): the interval is ``t_{R-1}`` over the ``R``
     estimates (of the log for a log-scaled quantity), centred on the pooled one
@@ -311,9 +319,10 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
     here = recommendation(rows.evaluate(demand, None, ("npv",))["npv"])[0]
     if hits[0] is None:
         return WatchTrigger(key, unit, False, np.nan, np.nan, np.nan, now, here, here,
-                            (lo, hi))
-    t, below, above = hits[0]
-    reps = [h[0] if h is not None else np.nan for h in hits[1:]]
+                            (lo, hi), (np.nan, np.nan))
+    b_lo, b_hi, below, above = hits[0]
+    t = _mid(b_lo, b_hi, scale)
+    reps = [_mid(h[0], h[1], scale) if h is not None else np.nan for h in hits[1:]]
     lower = upper = np.nan
     if len(reps) >= 2:
         est = np.log(reps) if scale == "log" else np.asarray(reps)
@@ -323,7 +332,8 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
             lower, upper = ((float(np.exp(c - half)), float(np.exp(c + half)))
                             if scale == "log" else (float(c - half), float(c + half)))
     here_rec, beyond = (below, above) if now < t else (above, below)
-    return WatchTrigger(key, unit, True, t, lower, upper, now, here_rec, beyond, (lo, hi))
+    return WatchTrigger(key, unit, True, t, lower, upper, now, here_rec, beyond, (lo, hi),
+                        (b_lo, b_hi))
 
 
 def watch_triggers(ds: xr.Dataset, demand: float, keys=tuple(WATCHED), *,

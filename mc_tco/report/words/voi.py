@@ -182,9 +182,9 @@ def voi_section(ds: xr.Dataset, *, demand: float | None = None, among=None,
     """The memo's section: :func:`~mc_tco.decision.information.voi_summary` at ``demand``
     (default: the focus point), worded by :func:`voi_markdown`, then what a pilot that
     measures our throughput and cache-hit share is worth there
-    (:func:`mc_tco.decision.evsi.pilot_value`, worded by
-    :func:`mc_tco.report.words.why.pilot_sentence`)."""
-    from mc_tco.decision.evsi import pilot_value
+    (:func:`mc_tco.decision.why.pilot_at`, worded by
+    :func:`mc_tco.report.words.why.pilot_sentence`; among the strategies but owned GPUs)."""
+    from mc_tco.decision.why import pilot_at
     from mc_tco.report.words.why import pilot_sentence
 
     summary = voi_summary(ds, demand=demand, among=among)
@@ -193,4 +193,4 @@ def voi_section(ds: xr.Dataset, *, demand: float | None = None, among=None,
     if d is None:
         return text
     return (text + "\nWhat measuring is worth, short of knowing an input exactly: "
-            + pilot_sentence(pilot_value(ds, float(d), among=among)) + "\n")
+            + pilot_sentence(pilot_at(ds, float(d))) + "\n")
