@@ -127,11 +127,12 @@ def trigger_line(t: WatchTrigger) -> str:
     if not t.found:
         lo, hi = t.scanned
         return (f"{_cap(what)}: no value from {_value(lo, t.unit)} to {_value(hi, t.unit)} "
-                f"changes the answer by itself (today about {_value(t.now, t.unit)}).")
+                f"changes the answer by itself (the book assumes about "
+                f"{_value(t.now, t.unit)}, median).")
     move = "rises above" if t.rising else "falls below"
     ci = ("" if not (math.isfinite(t.lower) and math.isfinite(t.upper)) else
           f", Monte Carlo interval {_value(t.lower, t.unit)} to {_value(t.upper, t.unit)}")
-    now = f"today about {_value(t.now, t.unit)} in the median scenario"
+    now = f"the book assumes about {_value(t.now, t.unit)}, median"
     then = ("the API beats every alternative in at least half of the scenarios"
             if t.beyond == "api" else
             f"{NAMES[t.beyond]} beats the API in at least half of the scenarios")
