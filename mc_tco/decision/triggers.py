@@ -207,6 +207,8 @@ class WatchTrigger:
     beyond: str
     scanned: tuple[float, float]
     bracket: tuple[float, float]
+    #: the recommendation with the quantity as uncertain as the book has it
+    current: str = "api"
 
     @property
     def rising(self) -> bool:
@@ -319,7 +321,7 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
     here = recommendation(rows.evaluate(demand, None, ("npv",))["npv"])[0]
     if hits[0] is None:
         return WatchTrigger(key, unit, False, np.nan, np.nan, np.nan, now, here, here,
-                            (lo, hi), (np.nan, np.nan))
+                            (lo, hi), (np.nan, np.nan), here)
     b_lo, b_hi, below, above = hits[0]
     t = _mid(b_lo, b_hi, scale)
     reps = [_mid(h[0], h[1], scale) if h is not None else np.nan for h in hits[1:]]
@@ -333,7 +335,7 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
                             if scale == "log" else (float(c - half), float(c + half)))
     here_rec, beyond = (below, above) if now < t else (above, below)
     return WatchTrigger(key, unit, True, t, lower, upper, now, here_rec, beyond, (lo, hi),
-                        (b_lo, b_hi))
+                        (b_lo, b_hi), here)
 
 
 def watch_triggers(ds: xr.Dataset, demand: float, keys=tuple(WATCHED), *,

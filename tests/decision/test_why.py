@@ -15,7 +15,9 @@ def test_why_is_computed_once_and_worded_from_its_numbers(default_run):
     assert w.choice == "api" and w.reasons[0].strategy == w.best
     md = why_markdown(w)
     found = [t for t in w.triggers if t.found]
-    assert md.count("**Revisit when") == len(found)
+    revisit = [t for t in found if t.beyond != t.current]
+    assert md.count("**Revisit when") == len(revisit)
+    assert md.count("holds only while") == len(found) - len(revisit)
     for t in found:
         assert (t.threshold > t.now) == t.rising
         assert not math.isfinite(t.lower) or t.lower < t.threshold < t.upper

@@ -95,6 +95,8 @@ def _components(r: Reason) -> str:
 
 
 def _decides(r: Reason) -> str:
+    if not r.decisive and r.wins:
+        return ""  # a winner's costs are all counted; removing one only widens its lead
     if not r.decisive:
         return "No cost component, alone or together with others, decides it."
     if r.alone:
@@ -130,13 +132,19 @@ def trigger_line(t: WatchTrigger) -> str:
                 f"changes the answer by itself (the book assumes about "
                 f"{_value(t.now, t.unit)}, median).")
     move = "rises above" if t.rising else "falls below"
+    if t.beyond == t.current:  # at its median the quantity gives another answer
+        head = (f"**{_cap(what)}: the answer, {NAMES[t.current]}, holds only while it "
+                f"{'stays below' if t.rising else 'stays above'} "
+                f"{_value(t.threshold, t.unit)}**")
+    else:
+        head = f"**Revisit when {what} {move} {_value(t.threshold, t.unit)}**"
     ci = ("" if not (math.isfinite(t.lower) and math.isfinite(t.upper)) else
           f", Monte Carlo interval {_value(t.lower, t.unit)} to {_value(t.upper, t.unit)}")
     now = f"the book assumes about {_value(t.now, t.unit)}, median"
     then = ("the API beats every alternative in at least half of the scenarios"
             if t.beyond == "api" else
             f"{NAMES[t.beyond]} beats the API in at least half of the scenarios")
-    return (f"**Revisit when {what} {move} {_value(t.threshold, t.unit)}** ({now}{ci}): "
+    return (f"{head} ({now}{ci}): "
             f"there {then}, the other assumptions as uncertain as now. Read as "
             f"{MAPPING[t.key]}.")
 
