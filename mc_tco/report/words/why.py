@@ -115,11 +115,14 @@ def _decides(r: Reason) -> str:
 
 def reason_text(why: Why) -> str:
     """The derived reason: each reason's verdict, its components, what decides and the
-    "even without" sentences the counterfactuals bear out (at most two per option)."""
+    "even without" sentences the counterfactuals bear out (at most three per option: the
+    members of a set that decides only together, then the largest other removals)."""
     out = []
     for r in why.reasons:
         out += [_verdict(r), _components(r), _decides(r)]
-        out += [s for s in (even_without(r, k) for k in r.others(2)) if s]
+        # the members of a set that decides only together each fail alone: say so first
+        keys = [*(r.decisive if not r.alone else ()), *r.others(2)][:3]
+        out += [s for s in (even_without(r, k) for k in keys) if s]
     return " ".join(s for s in out if s)
 
 
