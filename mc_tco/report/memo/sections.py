@@ -44,6 +44,7 @@ from mc_tco.report.memo.evidence import (
 )
 from mc_tco.report.memo.fmt import tokens
 from mc_tco.report.memo.render import Bullets, Figure, Paragraph, Section, markdown_section
+from mc_tco.report.memo.sections_why import section_why
 from mc_tco.report.memo.shared import section_scenarios
 
 __all__ = ["APPENDIX", "SECTIONS", "MemoContext", "evpi_peak_words", "tco_sections"]
@@ -194,6 +195,7 @@ def section_provenance(ctx: MemoContext) -> Section:
 SECTIONS: list[SectionFn] = [
     section_summary,
     section_answer,
+    section_why,
     section_budget,
     section_outlook,
     section_time,
