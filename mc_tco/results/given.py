@@ -201,8 +201,8 @@ def given(ds: xr.Dataset, conditions, target: str, *, strategy=None,
     if n_given < min_rows:
         raise OptionError(
             f"--given {text}: holds in only {n_given:,} of {n:,} scenarios, fewer than "
-            f"{min_rows}, too few for a share or a band; widen the range or rerun with "
-            "more --samples")
+            f"{min_rows}, too few for a share or a band; widen the range, rerun with "
+            "more --samples or lower --min-rows")
     run = ds.mc_tco.run
     conf, reps = run.conf_level, int(run.replicates or 1)
     keep = xr.DataArray(mask, dims="sample", coords={"sample": y["sample"]})
