@@ -223,11 +223,8 @@ class ResultsAccessor:
 
     def cdf(self, target: str, x=None, strategy=None, demand: float | str | None = None,
             points: int = 201, band: str = "scrambles", **at) -> xr.Dataset:
-        """P(target <= x) and P(target > x) along thresholds ``x``, per strategy, at one
-        point (dims not given: the file's focus), with a pointwise band from the
-        scrambles (``band="dkw"``: the simultaneous DKW band)
-        (:func:`mc_tco.results.curves.cdf`): ``cdf``, ``ccdf``, ``cdf_ci``, ``ccdf_ci``,
-        ``fallback`` over (strategy, x) and ``rows``."""
+        """P(target <= x) and P(target > x) per strategy at one point, with the scrambles'
+        pointwise band or the DKW band (:func:`mc_tco.results.curves.cdf`)."""
         from mc_tco.results.curves import cdf
 
         if demand is not None:
@@ -237,9 +234,8 @@ class ResultsAccessor:
     def scatter(self, target: str, strategy: str | None = None,
                 demand: float | str | None = None, inputs=None, top: int = 4,
                 threshold: float | str = 0.0, **at) -> xr.Dataset:
-        """The top inputs' sampled values beside the target's at one point, each scenario
-        a winner (target > threshold) or a loser, with the ranking's scores and the share
-        of winners with its interval (:func:`mc_tco.results.curves.scatter`)."""
+        """The top inputs' values beside the target's, winners (target > threshold) and
+        losers marked, with scores and P(win) (:func:`mc_tco.results.curves.scatter`)."""
         from mc_tco.results.curves import scatter
 
         if demand is not None:
@@ -250,11 +246,9 @@ class ResultsAccessor:
     def given(self, conditions, target: str | None = None, strategy=None,
               demand: float | str | None = None, threshold: float | str = 0.0,
               min_rows: int | None = None, **at) -> xr.Dataset:
-        """P(target > threshold) (for ``saving``: P(beats the API)) and the target's bands
-        on the stored rows where ``conditions`` hold (``"api_price_annual_change>-0.05"``,
-        ``"node_price in p10..p50"``, a list or comma-separated: all hold), beside the
-        same on all rows, with their intervals and the rows they rest on; refused in one
-        line below ``min_rows`` rows (:func:`mc_tco.results.given.given`)."""
+        """P(target > threshold) and the bands on the rows where ``conditions`` hold
+        (``"api_price_annual_change>-0.05"``, ``"x in p10..p50"``; all hold), beside all
+        rows; refused below ``min_rows`` rows (:func:`mc_tco.results.given.given`)."""
         from mc_tco.results.given import MIN_ROWS, given
 
         target = target or (self.targets[0] if self.targets else None)
