@@ -29,10 +29,11 @@ def _list(a) -> list[float | None]:
 
 def _curves(ds: xr.Dataset, target: str, d: dict) -> dict:
     res = ds.mc_tco.cdf(target, points=CURVE_POINTS, **d)
-    labels = [str(s) for s in res["strategy"].values] if "strategy" in res.dims else [""]
+    alt = str(res.attrs["alternatives"])
+    labels = [str(s) for s in res[alt].values] if alt else [""]
     out = {}
     for s in labels:
-        cell = res.sel(strategy=s) if s else res
+        cell = res.sel({alt: s}) if alt else res
         out[s or target] = {"cdf": _list(cell["cdf"]), "cdf_lo": _list(cell["cdf_ci"][:, 0]),
                             "cdf_hi": _list(cell["cdf_ci"][:, 1]),
                             "ccdf": _list(cell["ccdf"]),
@@ -69,10 +70,11 @@ def _given(ds: xr.Dataset, target: str, given: str, d: dict) -> dict:
     except bridge.McTcoError as exc:
         return {"error": str(exc)}
     conf = float(res.attrs["ci_prob"])
-    labels = [str(s) for s in res["strategy"].values] if "strategy" in res.dims else [""]
+    alt = str(res.attrs["alternatives"])
+    labels = [str(s) for s in res[alt].values] if alt else [""]
     rows = {}
     for s in labels:
-        cell = res.sel(strategy=s) if s else res
+        cell = res.sel({alt: s}) if alt else res
         lo, hi = (float(v) for v in cell["p_ci"].values)
         alo, ahi = (float(v) for v in cell["p_all_ci"].values)
         rows[s or target] = {"p": float(cell["p"]), "p_all": float(cell["p_all"]),
@@ -98,7 +100,8 @@ def curves_panel(ds: xr.Dataset, demand: float, strategy: str | None = None,
     """
     targets = [str(t) for t in ds["target"].values]
     target = next(t for t in targets if not t.endswith(">0"))
-    dim = str(next(dd for dd in ds["p_positive"].dims if dd not in ("target", "strategy")))
+    alt = ds.mc_tco.alternatives
+    dim = str(next(dd for dd in ds["p_positive"].dims if dd not in ("target", alt)))
     point = {dim: nearest_point(ds[dim].values, demand, scale_of(dim))}
     out = {"demand": point[dim], "target": target,
            "unit": str(ds[target].attrs.get("units", "")),

@@ -153,7 +153,8 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
         ``ccdf = 1 - cdf``), ``cdf_ci`` and ``ccdf_ci`` (ci_bound), ``fallback`` (bool:
         Wilson's interval at that point of the curve); ``rows`` (strategy: non-NaN rows
         it rests on). ``x`` carries the target's unit; attrs ``target``, ``units``,
-        ``band``, ``ci_prob``, ``method`` and ``point``.
+        ``band``, ``ci_prob``, ``method``, ``point`` and ``alternatives`` (the name of
+        the strategy dim, ``""`` for a model without one).
     """
     if band not in ("scrambles", "dkw"):
         raise OptionError(f"band {band}: choose 'scrambles' (pointwise) or 'dkw' "
@@ -215,6 +216,7 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
     }, coords=coords)
     out.attrs.update(target=target, units=str(ds[target].attrs.get("units", "")),
                      band=band, ci_prob=conf, method=method,
+                     alternatives=str(extra[0]) if extra else "",
                      point={k: (float(v) if isinstance(v, float) else v)
                             for k, v in point.items()})
     return out

@@ -51,11 +51,12 @@ def cdf_figure(res: xr.Dataset, where: str = "") -> Figure:
     fig = _figure(12, 4.6)
     axes = fig.subplots(1, 2, sharex=True)
     x = res["x"].values
-    labels = [str(s) for s in res["strategy"].values] if "strategy" in res.dims else [""]
+    alt = str(res.attrs.get("alternatives") or "")
+    labels = [str(s) for s in res[alt].values] if alt else [""]
     for ax, name, title in ((axes[0], "cdf", f"P({target} <= x): ascending"),
                             (axes[1], "ccdf", f"P({target} > x): descending")):
         for i, s in enumerate(labels):
-            cell = res.sel(strategy=s) if s else res
+            cell = res.sel({alt: s}) if alt else res
             c = _color(s, i)
             lo, hi = cell[f"{name}_ci"].values.T
             ax.fill_between(x, lo, hi, color=c, alpha=0.22, lw=0)

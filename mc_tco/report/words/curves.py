@@ -22,7 +22,13 @@ def point_words(point: dict[str, Any]) -> str:
 
 
 def _labels(res: xr.Dataset) -> list[str]:
-    return [str(s) for s in res["strategy"].values] if "strategy" in res.dims else [""]
+    alt = str(res.attrs.get("alternatives") or "")
+    return [str(s) for s in res[alt].values] if alt else [""]
+
+
+def _cell(res: xr.Dataset, label: str, **at: Any) -> xr.Dataset:
+    alt = str(res.attrs.get("alternatives") or "")
+    return res.sel({alt: label, **at} if alt else at)
 
 
 def cdf_lines(res: xr.Dataset, ascending: bool = False) -> list[str]:
@@ -37,14 +43,14 @@ def cdf_lines(res: xr.Dataset, ascending: bool = False) -> list[str]:
     rows = sorted({int(v) for v in res["rows"].values.ravel()})
     counts = (f"{rows[0]:,} scenarios" + (" each" if len(labels) > 1 else "")
               if len(rows) == 1 else ", ".join(
-                  f"{int(res['rows'].sel(strategy=s)):,} {s}" for s in labels) + " scenarios")
+                  f"{int(_cell(res, s)['rows']):,} {s}" for s in labels) + " scenarios")
     head = (f"P({target} {'<=' if ascending else '>'} x){' at ' + where if where else ''}"
             f" ({level:.0%} {band}); x in {unit or 'the target unit'}, {counts}")
     cells = []
     for x in res["x"].values:
         row = [fmt_value(float(x))]
         for s in labels:
-            c = res.sel(x=x, strategy=s) if s else res.sel(x=x)
+            c = _cell(res, s, x=x)
             lo, hi = (float(v) for v in c[f"{name}_ci"].values)
             row.append(pct_range(float(c[name]), lo, hi))
         cells.append(row)
@@ -62,7 +68,7 @@ def cdf_csv(res: xr.Dataset) -> str:
     w.writerow(["strategy", "x", "p_below_or_equal", "lower", "upper", "p_above",
                 "lower_above", "upper_above", "fallback"])
     for s in _labels(res):
-        cell = res.sel(strategy=s) if s else res
+        cell = _cell(res, s)
         for j, x in enumerate(cell["x"].values):
             c = cell.isel(x=j)
             w.writerow([s, repr(float(x)), repr(float(c["cdf"])),

@@ -54,10 +54,11 @@ def given_lines(res: xr.Dataset) -> list[str]:
            f"{res.attrs['rows_total']:,} scenarios{' at ' + where if where else ''}",
            f"P({target} > {fmt_value(thr)}{' ' + unit if unit else ''}) given that and in "
            f"all scenarios ({level:.0%} MC interval), and {target} P5 / median / P95:"]
-    strategies = [str(s) for s in res["strategy"].values] if "strategy" in res.dims else [""]
+    alt = str(res.attrs.get("alternatives") or "")
+    strategies = [str(s) for s in res[alt].values] if alt else [""]
     width = max(len(s) for s in strategies) if strategies else 0
     for s in strategies:
-        cell = res.sel(strategy=s) if s else res
+        cell = res.sel({alt: s}) if alt else res
 
         def band(name: str, c=cell) -> str:
             q = c[name]
@@ -75,9 +76,10 @@ def given_lines(res: xr.Dataset) -> list[str]:
 def given_dict(res: xr.Dataset) -> dict[str, Any]:
     """The conditional answer as JSON-ready data."""
     rows = []
-    strategies = [str(s) for s in res["strategy"].values] if "strategy" in res.dims else [""]
+    alt = str(res.attrs.get("alternatives") or "")
+    strategies = [str(s) for s in res[alt].values] if alt else [""]
     for s in strategies:
-        cell = res.sel(strategy=s) if s else res
+        cell = res.sel({alt: s}) if alt else res
         rows.append({
             "strategy": s or None,
             "p": _num(cell["p"]), "lower": _num(cell["p_ci"][0]),
