@@ -112,7 +112,9 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
     rules with coverage (share of all winning scenarios inside) and density (share of the
     box's scenarios that win), and the peeling trajectory; (2) the value of information:
     EVPI and, per input and per group, EVPPI in USD/month with its Monte Carlo error.
-    Nothing is rerun: both use the stored samples.
+    With --given, it prints instead P(beats the API) and the band of the target given
+    inputs confined to a range or a percentile band (a stress test). Nothing is rerun:
+    all use the stored samples.
 
     \b
     Examples:
