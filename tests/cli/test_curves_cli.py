@@ -18,9 +18,8 @@ def invoke(*args):
 
 def test_cdf_prints_writes_and_refuses(result_files, tmp_path):
     path = result_files["default"]
-    png, table = tmp_path / "cdf.png", tmp_path / "cdf.csv"
-    r = invoke("cdf", path, "--demand", "500B", "--x", "-10k,0,10k", "--png", png,
-               "--csv", table)
+    table = tmp_path / "cdf.csv"  # the figure (--png) is the memo's: tests/report/memo
+    r = invoke("cdf", path, "--demand", "500B", "--x", "-10k,0,10k", "--csv", table)
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     assert lines[0].startswith("P(saving > x) at demand = 500B (95% MC interval); x in "
@@ -30,16 +29,13 @@ def test_cdf_prints_writes_and_refuses(result_files, tmp_path):
     ref = ds.mc_tco.cdf("saving", [-1e4, 0, 1e4], demand=5e11)
     p0 = float(ref["ccdf"].sel(strategy="buy", x=0))
     assert f"{100 * p0:.1f}%" in lines[3]  # the row x = 0
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     rows = list(csv.DictReader(table.read_text().splitlines()))
     assert {row["strategy"] for row in rows} == set(map(str, ref["strategy"].values))
     buy = [row for row in rows if row["strategy"] == "buy" and float(row["x"]) == 0.0]
     assert float(buy[0]["p_above"]) == p0
-    for args, message in [(("--strategy", "lease"), "not one of"),
-                          (("--x", "lots"), "not a number")]:
-        r = invoke("cdf", path, *args)
-        assert r.exit_code == 2 and message in r.output and len(
-            r.output.strip().splitlines()) == 1, r.output
+    r = invoke("cdf", path, "--strategy", "lease")
+    assert r.exit_code == 2 and "not one of" in r.output and len(
+        r.output.strip().splitlines()) == 1, r.output
 
 
 def test_scatter_names_the_top_inputs_and_writes_the_points(result_files, tmp_path):
