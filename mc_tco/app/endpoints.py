@@ -129,6 +129,13 @@ class App:
         ds, _ = self._run(q)
         return target_chance(ds, float(q["demand"]), q.get("threshold", 0))
 
+    def curves(self, q) -> dict:
+        """The curves panel at ``q["demand"]`` of the same run (:mod:`mc_tco.app.curves`)."""
+        from mc_tco.app.curves import curves_panel
+
+        ds, _ = self._run(q)
+        return curves_panel(ds, float(q["demand"]), q.get("strategy"), str(q.get("given") or ""))
+
     def save(self, q) -> dict:
         """Save the edited book to ``q["dest"]`` (refused if it exists unless ``overwrite``)."""
         out = api.save_book(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
@@ -194,4 +201,5 @@ class App:
         ("POST", "/api/answer"): "answer", ("POST", "/api/save"): "save",
         ("POST", "/api/full"): "full", ("GET", "/api/job"): "job",
         ("POST", "/api/cancel"): "cancel", ("POST", "/api/target"): "target",
+        ("POST", "/api/curves"): "curves",
     }

@@ -38,6 +38,7 @@ __all__ = [
 
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+          "/static/curves.js": ("curves.js", "text/javascript; charset=utf-8"),
           "/static/app.css": ("app.css", "text/css; charset=utf-8")}
 MAX_BODY = 4_000_000
 #: the page's policy: its script, style and API from this server only, never in a frame

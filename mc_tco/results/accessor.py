@@ -8,6 +8,9 @@ Registered as an xarray Dataset accessor when :mod:`mc_tco` is imported::
     ds.mc_tco.ranking("saving", demand="500B", strategy="buy")
     ds.mc_tco.bands("saving", strategy="buy")
     ds.mc_tco.p_exceeds("npv", 1e6, strategy="buy", demand="500B")  # P(npv > 1M USD)
+    ds.mc_tco.cdf("saving", demand="500B")                # P(saving <= x), P(saving > x)
+    ds.mc_tco.scatter("saving", strategy="buy")           # top inputs against the saving
+    ds.mc_tco.given("api_price_annual_change>-0.05")      # P(beats the API) given that
     ds.mc_tco.options                                     # the run's run_options
     ds.mc_tco.run.conf_level                              # how the run was made (RunInfo)
 
@@ -217,6 +220,44 @@ class ResultsAccessor:
                 demand: float | str | None = None, **at) -> xr.Dataset:
         """P(target < x): :meth:`p_exceeds` with ``below=True``."""
         return self.p_exceeds(target, x, strategy=strategy, demand=demand, below=True, **at)
+
+    def cdf(self, target: str, x=None, strategy=None, demand: float | str | None = None,
+            points: int = 201, band: str = "scrambles", **at) -> xr.Dataset:
+        """P(target <= x) and P(target > x) per strategy at one point, with the scrambles'
+        pointwise band or the DKW band (:func:`mc_tco.results.curves.cdf`)."""
+        from mc_tco.results.curves import cdf
+
+        if demand is not None:
+            at["demand"] = demand
+        return cdf(self._ds, target, x, strategy=strategy, points=points, band=band, **at)
+
+    def scatter(self, target: str, strategy: str | None = None,
+                demand: float | str | None = None, inputs=None, top: int = 4,
+                threshold: float | str = 0.0, **at) -> xr.Dataset:
+        """The top inputs' values beside the target's, winners (target > threshold) and
+        losers marked, with scores and P(win) (:func:`mc_tco.results.curves.scatter`)."""
+        from mc_tco.results.curves import scatter
+
+        if demand is not None:
+            at["demand"] = demand
+        return scatter(self._ds, target, strategy=strategy, inputs=inputs, top=top,
+                       threshold=threshold, **at)
+
+    def given(self, conditions, target: str | None = None, strategy=None,
+              demand: float | str | None = None, threshold: float | str = 0.0,
+              min_rows: int | None = None, **at) -> xr.Dataset:
+        """P(target > threshold) and the bands on the rows where ``conditions`` hold
+        (``"api_price_annual_change>-0.05"``, ``"x in p10..p50"``; all hold), beside all
+        rows; refused below ``min_rows`` rows (:func:`mc_tco.results.given.given`)."""
+        from mc_tco.results.given import MIN_ROWS, given
+
+        target = target or (self.targets[0] if self.targets else None)
+        if target is None:
+            raise OptionError("the results name no target; pass target='NAME'")
+        if demand is not None:
+            at["demand"] = demand
+        return given(self._ds, conditions, target, strategy=strategy, threshold=threshold,
+                     min_rows=MIN_ROWS if min_rows is None else min_rows, **at)
 
     @property
     def correlations(self) -> list[dict]:

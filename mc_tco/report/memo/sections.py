@@ -44,6 +44,7 @@ from mc_tco.report.memo.evidence import (
 )
 from mc_tco.report.memo.fmt import tokens
 from mc_tco.report.memo.render import Bullets, Figure, Paragraph, Section, markdown_section
+from mc_tco.report.memo.sections_curves import section_curves
 from mc_tco.report.memo.sections_why import section_why
 from mc_tco.report.memo.shared import section_scenarios
 
@@ -208,12 +209,13 @@ SECTIONS: list[SectionFn] = [
     section_value_of_information,
     section_family,
     section_glossary,
+    section_curves,
     section_provenance,
 ]
 
 #: the appendix letter of each appendix section, by anchor
 APPENDIX = {"sobol": "A", "scenarios": "B", "value-of-information": "C",
-            "family-check": "D", "glossary": "E"}
+            "family-check": "D", "glossary": "E", "curves": "F"}
 
 
 def tco_sections(ctx: MemoContext) -> list[Section]:
