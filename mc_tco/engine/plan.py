@@ -351,6 +351,7 @@ def plan_run(
     for dim, value in focus.items():
         if dim in grid and not isinstance(value, str):
             grid[dim] = grid[dim].with_points([value])
+    focus.update(input_grid_focus(book, report, focus))
     distributions = list(analysis.get("distributions", spec.distributions))
     return Plan(
         book=book,
@@ -379,6 +380,40 @@ def plan_run(
         shapley_permutations=int(shapley_permutations),
         shapley_at=shapley_at,
     )
+
+
+def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, Any],
+                     ) -> dict[str, float]:
+    """The focus value of each grid input (``[grid.<input>]``): the book's ``[analysis]
+    focus`` if it names one of the grid's values, else the middle value (the lower of the
+    two middle ones for an even count); where every reader that shows one point shows it.
+
+    Raises
+    ------
+    BookError
+        When ``[analysis]`` report or focus gives a grid input a value not on its grid.
+    """
+    out = {}
+    for name, inp in book.input_grid.items():
+        values = inp.grid_values
+        for key, table in (("report", report), ("focus", focus)):
+            given = table.get(name)
+            if given is None:
+                continue
+            for v in given if isinstance(given, list) else [given]:
+                if isinstance(v, str) or not np.isclose(values, float(v), rtol=1e-9,
+                                                         atol=0).any():
+                    raise book.error(
+                        f"analysis.{key}",
+                        f"{key}.{name} = {v!r} is not a value of [grid.{name}] "
+                        f"({', '.join(f'{x:g}' for x in values)}); name one of them",
+                        key,
+                    )
+        if name in focus:
+            out[name] = float(values[np.argmin(np.abs(values - float(focus[name])))])
+        else:
+            out[name] = float(values[(values.size - 1) // 2])
+    return out
 
 
 #: where a run estimates the Shapley effects (Plan.shapley_at)
