@@ -405,7 +405,8 @@ def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, 
                                                          atol=0).any():
                     raise book.error(
                         f"analysis.{key}",
-                        f"{key}.{name} = {v!r} is not a value of [grid.{name}] "
+                        f"{key}.{name} = {v if isinstance(v, str) else format(v, 'g')} "
+                        f"is not a value of [grid.{name}] "
                         f"({', '.join(f'{x:g}' for x in values)}); name one of them",
                         key,
                     )

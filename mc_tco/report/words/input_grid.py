@@ -36,7 +36,9 @@ def input_grid_note(view: xr.Dataset, how: str = "") -> str:
         values, unit = list(grid.get("values", [])), str(grid.get("unit", ""))
         shown = " / ".join(fmt_value(float(v)) for v in values)
         middle = bool(values) and value == float(values[(len(values) - 1) // 2])
-        which = "the middle value" if middle else "the focus"
+        focus = grid.get("focus")
+        which = ("as asked" if focus is None or value != float(focus) else
+                 "the middle value" if middle else "the book's focus")
         parts.append(f"{name} is a grid dim of these results ({shown} {unit}".rstrip()
                      + f", each fixed on the same scenarios): shown at {name} = "
                      + f"{fmt_value(value, unit)} {unit}".rstrip() + f", {which}")
