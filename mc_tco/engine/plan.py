@@ -321,8 +321,11 @@ def plan_run(
             f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
         )
     if not book.uncertain:
+        grids = ", ".join(f"[grid.{n}]" for n in book.input_grid)
         raise BookError(
-            book.path, None, "every input is a constant; give at least one a distribution"
+            book.path, None, "every input is a constant"
+            + (f" or fixed by a grid ({grids}); give another input" if grids else
+               "; give at least one") + " a distribution"
         )
     model = resolve_model(book)
     spec = spec_of(model)
@@ -393,6 +396,8 @@ def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, 
     BookError
         When ``[analysis]`` report or focus gives a grid input a value not on its grid.
     """
+    from mc_tco.results.points import point_index
+
     out = {}
     for name, inp in book.input_grid.items():
         values = inp.grid_values
@@ -401,8 +406,7 @@ def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, 
             if given is None:
                 continue
             for v in given if isinstance(given, list) else [given]:
-                if isinstance(v, str) or not np.isclose(values, float(v), rtol=1e-9,
-                                                         atol=0).any():
+                if isinstance(v, str) or point_index(values, float(v)) is None:
                     raise book.error(
                         f"analysis.{key}",
                         f"{key}.{name} = {v if isinstance(v, str) else format(v, 'g')} "
@@ -411,7 +415,7 @@ def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, 
                         key,
                     )
         if name in focus:
-            out[name] = float(values[np.argmin(np.abs(values - float(focus[name])))])
+            out[name] = float(values[point_index(values, float(focus[name]))])
         else:
             out[name] = float(values[(values.size - 1) // 2])
     return out
