@@ -149,14 +149,19 @@ def test_a_user_model_gets_the_dim_too():
 
     folder = Path(__file__).resolve().parents[1] / "bad_books"
     text = (folder / "grid_input_correlated.toml").read_text()
-    text = text[:text.index("\n[[correlation]]")]
+    text = text[:text.index("\n[[correlation]]")].replace("values = [0.2, 0.8]",
+                                                            "values = [-0.9, 0.2, 0.8]")
     ds = run(loads_book(text, str(folder / "grid_x.toml")), samples=64, seed=1,
              shapley=False)
     y = ds["input_value"].sel(input="y")
-    for v in (0.2, 0.8):
+    for v in (-0.9, 0.2, 0.8):
         np.testing.assert_array_equal(ds["total"].sel(x=v).values, (v + y).values)
     assert list(ds["input"].values) == ["y"]
     assert float(ds["ST"].sel(target="total", input="y", x=0.2)) == pytest.approx(1, abs=0.2)
+    # P(x + y > 0) at x = -0.9 is P(y > 0.9) = 0.1 for y ~ U(0, 1)
+    p = ds.mc_tco.p_beats(x=-0.9)
+    assert float(p["lower"]) <= 0.1 <= float(p["upper"])
+    assert float(ds.mc_tco.p_beats(x=0.2)["p"]) == 1.0
 
 
 def test_a_reader_without_a_focus_value_says_so(grid_run):
@@ -165,3 +170,20 @@ def test_a_reader_without_a_focus_value_says_so(grid_run):
     assert input_grid_note(grid_run) == ""  # the whole file: nothing selected, nothing said
     note = input_grid_note(grid_run.mc_tco.at_input_grid(node_price=3e5), "--at")
     assert note.endswith("shown at node_price = 300,000 USD, as asked; the others: --at")
+
+
+@pytest.mark.slow
+def test_the_memo_at_a_value_says_what_the_fixed_books_memo_says(grid_run, fixed_runs,
+                                                                  no_png):
+    """The TCO memo of a grid file at ``--at node_price=300000``: its summary is the memo
+    of the book with node_price fixed there, and its subtitle says which value it shows."""
+    from mc_tco.report.memo import build_memo
+
+    def summary(markdown: str) -> str:
+        return markdown.split("\n## Summary", 1)[1].split("\n## ", 1)[0]
+
+    created = "2026-01-01"
+    grid = build_memo(grid_run, at={"node_price": 3e5}, created=created).markdown
+    fixed = build_memo(fixed_runs[3e5], created=created).markdown
+    assert "shown at node_price = 300,000 USD, as asked" in grid.splitlines()[2]
+    assert summary(grid) == summary(fixed)

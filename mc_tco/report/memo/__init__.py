@@ -118,7 +118,8 @@ def build_memo(
                              created=created)
     ds = ds.mc_tco.at_input_grid(**(at or {}))  # one value of each [grid.<input>], said below
     at = {k: v for k, v in (at or {}).items() if k not in ds.mc_tco.input_grid_at}
-    compare = compare.mc_tco.at_input_grid(**at) if compare is not None else None
+    if compare is not None:  # at the same values where it has the same grid inputs
+        compare = compare.mc_tco.at_input_grid(**ds.mc_tco.input_grid_at)
     if at:
         raise OptionError(f"--at {next(iter(at))}: the TCO memo is at one demand; use "
                           "--demand")

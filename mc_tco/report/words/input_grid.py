@@ -34,6 +34,7 @@ def input_grid_note(view: xr.Dataset, how: str = "") -> str:
     for name, value in at.items():
         grid = declared.get(name, {})
         values, unit = list(grid.get("values", [])), str(grid.get("unit", ""))
+        unit = "" if unit == "1" else unit  # (a pure number)
         shown = " / ".join(fmt_value(float(v)) for v in values)
         middle = bool(values) and value == float(values[(len(values) - 1) // 2])
         focus = grid.get("focus")
