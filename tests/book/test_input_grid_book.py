@@ -89,3 +89,13 @@ def test_the_cli_says_it_in_one_line(tmp_path):
     assert res.stderr.startswith(f"mc-tco: error: {path}:{line}: grid.node_price: "
                                  "[grid.node_price] fixes the input node_price")
     assert not (tmp_path / "o.nc").exists()
+
+
+def test_the_copula_leaves_a_grid_input_out_of_its_columns():
+    """Correlations among the other inputs: the matrix is over the design's columns, which
+    no longer hold the grid input (else every column after it would be misaligned)."""
+    text = _with("[grid.electricity_price]\nvalues = [0.06, 0.1]\n", DEFAULT_BOOK)
+    book = loads_book(text, "book.toml")
+    names = [i.name for i in book.uncertain]
+    assert "electricity_price" not in names
+    assert list(book.correlation.names) == names
