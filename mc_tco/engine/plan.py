@@ -8,6 +8,7 @@ Sobol' sums of a run, one per scramble.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -213,9 +214,16 @@ class Plan:
         return list(self.group_members) if self.by_group else []
 
     @property
+    def grid_points(self) -> int:
+        """The model evaluations per design row: the product of the grid inputs' value
+        counts (``[grid.<input>]``; 1 without any)."""
+        return math.prod(i.grid_values.size for i in self.book.input_grid.values())
+
+    @property
     def model_runs(self) -> int:
-        """The number of model evaluations: samples times the design's rows per sample."""
-        return self.samples * self.design.rows_per_sample
+        """The number of model evaluations: samples times the design's rows per sample
+        (times the values of the grid inputs: :attr:`grid_points`)."""
+        return self.samples * self.design.rows_per_sample * self.grid_points
 
     @property
     def first(self) -> tuple[int, int]:

@@ -17,7 +17,6 @@ from mc_tco.results.ranking import rank_order
 __all__ = ["inputs_table", "run_table"]
 
 
-
 def _dim_header(name: str | None, unit: str) -> str:
     """``name (unit)``, or ``name`` alone when there is no unit (no empty brackets)."""
     if not name:
@@ -81,10 +80,8 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = None) -> str:
-    """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST.
-
-    With an input as a grid dim (``[grid.<input>]``), everything is shown at its focus
-    value (said in one line), then P(target > 0) by its values at the focus point."""
+    """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST;
+    at the focus value of each grid input (said), with P(target > 0) by its values."""
     full, ds = ds, ds.mc_tco.at_input_grid()
     run = ds.mc_tco.run
     targets = ds.mc_tco.targets
@@ -97,7 +94,9 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
     out.append(head)
     out.append(
         f"  {ds.sizes['input']} uncertain inputs, {run.samples:,} base samples x "
-        f"{run.rows_per_sample} design rows = {runs}, seed {run.seed}"
+        f"{run.rows_per_sample} design rows" + "".join(
+            f" x {len(g['values'])} values of {n}" for n, g in full.mc_tco.input_grid.items())
+        + f" = {runs}, seed {run.seed}"
         + (f", {elapsed:.1f} s" if elapsed is not None else "")
     )
     if path:

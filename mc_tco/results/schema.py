@@ -206,7 +206,8 @@ ATTRS = (
     Attr("samples", "int", "base sample size N of the file",
          default_words="the size of dim sample"),
     Attr("rows_per_sample", "int", "design rows per base sample", default=0),
-    Attr("model_runs", "int", "model evaluations (N x rows_per_sample)", default=0),
+    Attr("model_runs", "int", "model evaluations (N x rows_per_sample, x the values of each "
+         "grid input)", default=0),
     Attr("bootstrap_resamples", "int", "resamples of the bootstrap intervals (--ci "
          "bootstrap)"),
     Attr("second_order", "int", "1 with --second-order", default=0),

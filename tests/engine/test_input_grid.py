@@ -122,6 +122,10 @@ def test_the_run_table_shows_p_by_value_at_the_focus_demand(grid_run, fixed_runs
     from mc_tco.report.terminal import run_table
 
     text = run_table(grid_run)
+    rows = 7 + 2  # the article's 8 uncertain inputs but node_price, + A and B
+    assert (f"{SAMPLES} base samples x {rows} design rows x 3 values of node_price = "
+            f"{SAMPLES * rows * 3:,} model runs") in text
+    assert fixed_runs[3e5].mc_tco.run.model_runs == SAMPLES * rows
     assert ("node_price is a grid dim of these results (300,000 / 450,000 / 600,000 USD, "
             "each fixed on the same scenarios): shown at node_price = 450,000 USD, the "
             "middle value") in text
