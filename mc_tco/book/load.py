@@ -198,7 +198,7 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
                   f"{MAX_INPUTS:,} (the model runs N x (inputs + 2) times)")
     inputs = {}
     for name, spec in raw_inputs.items():
-        inputs[name] = _input(name, spec, text, err)
+        inputs[name] = _input(name, spec, text, err, Path(path).parent)
         if name in grids:  # [grid.<input>]: the input fixed at each value in turn
             _not_correlated(name, data.get("correlation", []), err)
             inputs[name] = grid_input(inputs[name], grids.pop(name))

@@ -155,6 +155,8 @@ class Input:
 
 
 def _fmt_param(v) -> str:
+    if isinstance(v, str):  # an empirical input's file and column
+        return v
     if isinstance(v, list | tuple):
         return "[" + ", ".join(f"{x:g}" for x in v) + "]"
     return f"{v:g}"

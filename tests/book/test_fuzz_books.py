@@ -312,6 +312,9 @@ def _valid_params(draw, family: str) -> dict:
             if draw(st.booleans()):
                 p.update(loc=lo, scale=pos)
             return p
+        case "empirical":  # bad_books/fuzz_data.csv: x numbers, y a word in row 3
+            return {"file": draw(st.sampled_from(["fuzz_data.csv"] * 3 + ["no_such.csv"])),
+                    "column": draw(st.sampled_from(["x", "x", "y", "z"]))}
     raise AssertionError(family)
 
 
