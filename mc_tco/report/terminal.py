@@ -227,7 +227,7 @@ def _input_grid_tables(full: xr.Dataset, view: xr.Dataset, targets, label: str,
         point = {k: v for k, v in {**focus, **at}.items()
                  if k not in ("target", name, full.mc_tco.alternatives)}
         where = ", ".join(f"{k} = {fmt_value(v, full[k].attrs.get('units', ''))}"
-                          for k, v in point.items() if k in full.dims and k not in at
+                          for k, v in point.items() if k in full.dims
                           and not isinstance(v, str))
         unit = full[name].attrs.get("units", "")
         for t in targets:
