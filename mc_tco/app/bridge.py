@@ -152,7 +152,7 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
     from mc_tco.engine import run
 
     return run(book, samples=samples, seed=seed, progress=progress, scheduler="synchronous",
-               shapley=False, independence_check=False)
+               shapley=False, independence_check=False).mc_tco.at_input_grid()  # (the focus)
 
 
 def results_path(book) -> Path:

@@ -23,6 +23,7 @@ with the schema's default for a file that lacks it; grid points are matched by
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
 import numpy as np
@@ -109,8 +110,53 @@ class ResultsAccessor:
 
     @property
     def constants(self) -> dict[str, float]:
-        """The book's constant inputs and their values."""
-        return dict(json_attr(self._ds.attrs, "constants"))
+        """The book's constant inputs and their values; on a view of one value of each grid
+        input (:meth:`at_input_grid`) those inputs too, fixed there."""
+        return {**json_attr(self._ds.attrs, "constants"), **self.input_grid_at}
+
+    @property
+    def input_grid(self) -> dict[str, dict]:
+        """The inputs that are grid dims of these results (``[grid.<input>]``): name ->
+        ``{"values": [...], "unit": ..., "focus": value}``; each input was fixed at every
+        value in turn, on the same samples of the others. ``{}`` when none (or when
+        :meth:`at_input_grid` selected one value of each: see :attr:`input_grid_at`)."""
+        return {k: v for k, v in self.input_grid_declared.items() if k in self._ds.dims}
+
+    @property
+    def input_grid_declared(self) -> dict[str, dict]:
+        """:attr:`input_grid` as the run wrote it, also on a view that
+        :meth:`at_input_grid` selected (where the dims are gone)."""
+        return dict(json_attr(self._ds.attrs, "input_grid"))
+
+    @property
+    def input_grid_at(self) -> dict[str, float]:
+        """The value of each grid input that :meth:`at_input_grid` selected (``{}`` when
+        these results were not selected so)."""
+        return {str(k): float(v) for k, v in json_attr(self._ds.attrs, "input_grid_at").items()}
+
+    def input_grid_point(self, **at) -> dict[str, float]:
+        """The value of each grid input: the one in ``at`` (matched as :meth:`point`
+        does), else the file's focus (the middle value unless the book named one);
+        ``{}`` when the results have no grid input. Other keys of ``at`` are ignored."""
+        grids = self.input_grid
+        point = self.point(**{k: v for k, v in at.items() if k in grids})
+        for name, grid in grids.items():
+            if name not in point:
+                focus = grid.get("focus")
+                values = self._ds[name].values
+                point[name] = float(values[(values.size - 1) // 2] if focus is None
+                                    else match_point(values, focus, dim=name))
+        return point
+
+    def at_input_grid(self, **at) -> xr.Dataset:
+        """The results at one value of each grid input (:meth:`input_grid_point`: ``at``'s,
+        else the focus), for a reader that shows one point; the dim becomes a scalar
+        coordinate, and attr ``input_grid_at`` records the values (a reader says so in one
+        line). The results themselves when they have no grid input."""
+        point = self.input_grid_point(**at)
+        if not point:
+            return self._ds
+        return self._ds.sel(point).assign_attrs(input_grid_at=json.dumps(point))
 
     @property
     def convergence_path(self) -> list[dict]:

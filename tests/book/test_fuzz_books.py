@@ -743,7 +743,8 @@ def _x(body: str) -> str:
         ("[grid.sample]\nvalues = [1]\n" + _x('dist = "uniform"\nlow = 0\nhigh = 1'),
          "'sample' is a dimension of the results file"),
         ("[grid.x]\nvalues = [1]\n" + _x('dist = "uniform"\nlow = 0\nhigh = 1'),
-         "'x' is both an input and a grid dimension"),
+         "every input is a constant or fixed by a grid ([grid.x]); give another input a "
+         "distribution"),
     ],
 )
 def test_regressions_found_by_the_fuzz(text, fragment):

@@ -315,7 +315,7 @@ async function runQuick() {
     S.results = res.results; S.answer = res.answer;
     const i = S.results.grid.indexOf(res.answer.demand);
     S.demandIndex = i >= 0 ? i : 0;
-    setStatus(`${S.results.n.toLocaleString("en")} samples, seed ${S.results.seed}, ${res.results.elapsed} s`, false);
+    setStatus(`${S.results.n.toLocaleString("en")} samples, seed ${S.results.seed}, ${res.results.elapsed} s` + (res.results.note ? "; " + res.results.note : ""), false);
     document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
     renderResults(); updateTarget();
   } catch (e) {
