@@ -263,13 +263,14 @@ def _nearest(ds: xr.Dataset, dim: str, value: float) -> float:
     return nearest_point(ds[dim].values, value, scale_of(dim))
 
 
-def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
+def answer(ds: xr.Dataset, demand: float, top: int = 8, results: dict | None = None) -> dict:
     """The answer at one point of the grid: the memo's sentence and, per strategy, the
     inputs ranked as the CLI ranks them (:func:`mc_tco.app.ranking.ranking`: by Shapley
     effect when the book's inputs are correlated, else by ST); ``ranking`` is None for
-    results of the base rows alone (:func:`mc_tco.app.bridge.base_run`).
+    results of the base rows alone (:func:`mc_tco.app.bridge.base_run`). ``results``:
+    :func:`results_json` of ``ds`` when already made.
     """
-    r = results_json(ds)
+    r = results if results is not None else results_json(ds)
     dim = r["dim"]
     d = _nearest(ds, dim, demand)
     text = bridge.memo_answer(ds, d) if dim == "demand" else None

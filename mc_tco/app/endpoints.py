@@ -146,7 +146,7 @@ class App:
         res = api.results_json(ds, round(elapsed, 2))
         res["cached"] = cached
         demand = float(q.get("demand") or res["focus"])
-        return {"results": res, "answer": api.answer(ds, demand), "stage": stage}
+        return {"results": res, "answer": api.answer(ds, demand, results=res), "stage": stage}
 
     def preview(self, q) -> dict:
         """A change on the page: check the edits (``q["text"]`` is the book as loaded) and,
