@@ -93,8 +93,11 @@ class RunCache:
             ds = bridge.base_run(book, samples, seed, breakeven=stage == "base")
         with self.lock:
             self.runs[(stage, key)] = ds
-            while len(self.runs) > self.size:
-                self.runs.popitem(last=False)
+            # at most ``size`` full runs (~40 MB each at 1,024 samples) and twice as many
+            # of the base rows alone (~5 MB), the oldest dropped first
+            mine = [k for k in self.runs if (k[0] == "full") == (stage == "full")]
+            for old in mine[: max(0, len(mine) - self.size * (1 if stage == "full" else 2))]:
+                del self.runs[old]
         return ds
 
     def _full(self, book, samples: int, seed: int, session: str,
