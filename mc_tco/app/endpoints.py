@@ -107,6 +107,8 @@ class App:
         text, path = self.book_text, self.book_path
         if q.get("path") and str(q["path"]) != self.book_path:
             own = self.own_book(str(q["path"]))
+            if own.suffix != ".toml":
+                raise bridge.BookError(str(q["path"]), None, "is not a book: a .toml file")
             try:
                 text, path = own.read_text(encoding="utf-8"), str(q["path"])
             except OSError as exc:

@@ -45,7 +45,7 @@ class RunCache:
         self.runs: OrderedDict[tuple[str, str], xr.Dataset] = OrderedDict()
         self.latest: dict[str, object] = {}
         self.lock = threading.Lock()
-        #: full quick runs at once (each on one thread); the short stages do not wait
+        #: full quick runs at once (each on the machine's threads); the short stages do not wait
         self.cpu = threading.Semaphore(2)
         #: full quick runs going now (the page says so when another tab's run is slow)
         self.running = 0
