@@ -17,7 +17,9 @@ process right after each change on the same edited book (a seed the page never r
 nothing is cached): each stage's in-process evaluation (``bridge.base_run`` without and
 with the break-even demands, ``bridge.quick_run``), without HTTP, JSON or drawing.
 The medians (min-max) are printed with the machine's load; on a loaded machine wall times
-grow by about the load over the cores.
+grow by about the load over the cores. The CPU seconds of this process over a whole change
+(the server's threads: change to ranking) are printed beside those of the three stages
+in-process: they do not depend on the load.
 
     python benchmarks/app_latency.py                 # 10 changes
     python benchmarks/app_latency.py --changes 5 --samples 512
@@ -82,6 +84,8 @@ def main() -> None:
     field = ".input[data-input='node_price'] input[data-field='low']"
     page_t: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
     ref_t: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
+    ref_cpu: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
+    page_cpu: list[float] = []
     print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     try:
         with sync_playwright() as p:
@@ -94,8 +98,10 @@ def main() -> None:
             page.wait_for_function("(+document.body.dataset.runs || 0) >= 1", timeout=300_000)
             for i in range(args.changes):
                 page.evaluate(WATCH, field)
+                cpu = time.process_time()  # the server's threads (and this script's)
                 page.fill(field, str(399_000 - 1000 * i))
                 page.wait_for_function("window.__t.ranking !== undefined", timeout=300_000)
+                page_cpu.append(time.process_time() - cpu)
                 t = page.evaluate("window.__t")
                 for k in page_t:
                     page_t[k].append((t[k] - t["change"]) / 1000)
@@ -106,9 +112,10 @@ def main() -> None:
                 for k, call, kw in (("answer", bridge.base_run, {"breakeven": False}),
                                     ("breakeven", bridge.base_run, {}),
                                     ("ranking", bridge.quick_run, {})):
-                    start = time.perf_counter()
+                    start, cpu = time.perf_counter(), time.process_time()
                     call(edited, n, seed, **kw)
                     ref_t[k].append(time.perf_counter() - start)
+                    ref_cpu[k].append(time.process_time() - cpu)
                 print(f"change {i + 1}: answer {page_t['answer'][-1]:.2f} s, break-even "
                       f"{page_t['breakeven'][-1]:.2f} s, ranking {page_t['ranking'][-1]:.2f} s"
                       f" (in-process {ref_t['answer'][-1]:.2f} / {ref_t['breakeven'][-1]:.2f}"
@@ -125,6 +132,9 @@ def main() -> None:
     for k, name in names.items():
         print(f"  {name:33s} {_median(page_t[k])}   in-process stage alone: "
               f"{_median(ref_t[k])}")
+    stages = [sum(v) for v in zip(*ref_cpu.values(), strict=True)]
+    print(f"  CPU seconds of a change, all three stages: in the app (server threads) "
+          f"{_median(page_cpu)}; the stages in-process {_median(stages)}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

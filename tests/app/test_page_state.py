@@ -22,6 +22,29 @@ PARTS = ("#answer-card", "#card-p", "#card-fan", "#card-be", "#card-rank")
 
 
 @pytest.fixture(scope="module")
+def app_server(tmp_path_factory):
+    """The explorer on a copy of the default book, its quick runs at 256 samples (the
+    states and layouts tested here do not depend on the size; a quarter of the waits)."""
+    import shutil
+    import threading
+
+    from mc_tco.app import bridge
+    from mc_tco.app.server import App, make_server
+    from tests.paths import DEFAULT_BOOK
+
+    folder = tmp_path_factory.mktemp("app_state")
+    book = folder / "book.toml"
+    shutil.copy(DEFAULT_BOOK, book)
+    app = App(str(book), samples=256)
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    bridge.warm_up()
+    yield app, f"http://127.0.0.1:{server.server_address[1]}", folder
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
 def page(app_server):
     """One tab of the app at 1366 x 900, loaded (its first full run done)."""
     _, url, _ = app_server
