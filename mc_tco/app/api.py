@@ -18,6 +18,7 @@ from mc_tco.app import bridge
 from mc_tco.app.edit import apply_edits, source_prompt
 from mc_tco.app.ranking import ranking as rank_inputs
 from mc_tco.app.runs import Cancelled, RunCache
+from mc_tco.report.words.input_grid import input_grid_note
 from mc_tco.results.points import nearest_point, scale_of
 
 __all__ = [
@@ -83,6 +84,9 @@ def pdf(inp) -> dict:
     """
     if inp.is_constant:
         return {"kind": "constant", "x": [inp.value], "y": [1.0]}
+    if inp.is_grid:  # [grid.<input>]: its values, each run in turn (not a distribution)
+        return {"kind": "pmf", "x": [_num(v) for v in inp.grid_values],
+                "y": [1.0] * inp.grid_values.size}
     dist = inp.dist
     if inp.family == "discrete":
         xs = np.asarray(dist.xk, dtype=float)
@@ -230,7 +234,8 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
            if target in ds else "", "indicator_label": ds.mc_tco.run.indicator_label,
            "strategies": strategies, "baseline": baseline, "n": int(ds.sizes["sample"]),
            "seed": ds.mc_tco.run.seed, "elapsed": elapsed,
-           "book_sha256": ds.mc_tco.run.book_sha256}
+           "book_sha256": ds.mc_tco.run.book_sha256,
+           "note": input_grid_note(ds, "mc-tco run shows them all")}  # [grid.<input>]
     p = ds["p_positive"].sel(target=indicator)
     ci = ds["p_positive_ci"].sel(target=indicator)
     out["p"] = {s: {"p": [_num(v) for v in p.sel(strategy=s).values],

@@ -161,7 +161,7 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
 
     chunk = QUICK_CHUNK if samples % QUICK_CHUNK == 0 else None
     return run(book, samples=samples, seed=seed, progress=progress, scheduler="threads",
-               independence_check=False, chunk_size=chunk)
+               independence_check=False, chunk_size=chunk).mc_tco.at_input_grid()  # (the focus)
 
 
 #: outputs the memo's answer reads beside the targets and distributions (who is cheapest:
@@ -195,7 +195,8 @@ def base_run(book, samples: int, seed: int, breakeven: bool = True) -> xr.Datase
     base = xr.concat(parts, dim="sample", data_vars="all", coords="minimal",
                      compat="override")
     summary = summarize(plan, base, None, "synchronous")
-    return base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
+    ds = base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
+    return ds.mc_tco.at_input_grid()  # (the focus, as quick_run)
 
 
 def results_path(book) -> Path:

@@ -198,6 +198,13 @@ class App:
                     "elapsed": round(time.monotonic() - job.started, 1)},
                 "quick_runs": self.cache.running}
 
+    def curves(self, q) -> dict:
+        """The curves panel at ``q["demand"]`` of the same run (:mod:`mc_tco.app.curves`)."""
+        from mc_tco.app.curves import curves_panel
+
+        ds, _, _ = self._run(q, "answer")  # the fullest stage so far: its base rows
+        return curves_panel(ds, float(q["demand"]), q.get("strategy"), str(q.get("given") or ""))
+
     def save(self, q) -> dict:
         """Save the edited book to ``q["dest"]`` (refused if it exists unless ``overwrite``)."""
         out = api.save_book(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
@@ -265,4 +272,5 @@ class App:
         ("POST", "/api/full"): "full", ("GET", "/api/job"): "job",
         ("POST", "/api/cancel"): "cancel", ("POST", "/api/target"): "target",
         ("POST", "/api/preview"): "preview", ("GET", "/api/status"): "status",
+        ("POST", "/api/curves"): "curves",
     }

@@ -41,6 +41,7 @@ STATIC = {
     "/static/app.css": ("app.css", "text/css; charset=utf-8"),
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/static/charts.js": ("charts.js", "text/javascript; charset=utf-8"),
+    "/static/curves.js": ("curves.js", "text/javascript; charset=utf-8"),
     "/static/editor.js": ("editor.js", "text/javascript; charset=utf-8"),
 }
 MAX_BODY = 4_000_000

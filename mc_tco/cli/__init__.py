@@ -12,7 +12,9 @@ import click
 from mc_tco._version import __version__
 from mc_tco.cli._common import DEFAULT_BOOK
 from mc_tco.cli.app import app
+from mc_tco.cli.curves import cdf, scatter
 from mc_tco.cli.explain import explain
+from mc_tco.cli.fit import fit
 from mc_tco.cli.inputs import inputs
 from mc_tco.cli.memo import memo, report
 from mc_tco.cli.rerun import rerun
@@ -42,5 +44,6 @@ def main() -> None:
 
 
 
-for _command in (run, inputs, memo, report, explain, target, rerun, app):
+for _command in (run, inputs, memo, report, explain, target, cdf, scatter, rerun, app):
     main.add_command(_command)
+main.add_command(fit)

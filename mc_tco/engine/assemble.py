@@ -221,6 +221,9 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "design": "Saltelli design on a scrambled Sobol' sequence (scipy.stats.qmc.Sobol)",
         "summaries_from": "the N independent base rows (A) of the design",
         "constants": json.dumps({i.name: i.value for i in book.constants}),
+        "input_grid": json.dumps({name: {"values": [float(v) for v in inp.grid_values],
+                                         "unit": inp.unit, "focus": plan.focus.get(name)}
+                                  for name, inp in book.input_grid.items()}),
         "mc_tco_version": __version__,
         "numpy_version": np.__version__,
         "scipy_version": scipy.__version__,

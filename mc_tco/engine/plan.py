@@ -8,6 +8,7 @@ Sobol' sums of a run, one per scramble.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -213,9 +214,16 @@ class Plan:
         return list(self.group_members) if self.by_group else []
 
     @property
+    def grid_points(self) -> int:
+        """The model evaluations per design row: the product of the grid inputs' value
+        counts (``[grid.<input>]``; 1 without any)."""
+        return math.prod(i.grid_values.size for i in self.book.input_grid.values())
+
+    @property
     def model_runs(self) -> int:
-        """The number of model evaluations: samples times the design's rows per sample."""
-        return self.samples * self.design.rows_per_sample
+        """The number of model evaluations: samples times the design's rows per sample
+        (times the values of the grid inputs: :attr:`grid_points`)."""
+        return self.samples * self.design.rows_per_sample * self.grid_points
 
     @property
     def first(self) -> tuple[int, int]:
@@ -321,8 +329,11 @@ def plan_run(
             f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
         )
     if not book.uncertain:
+        grids = ", ".join(f"[grid.{n}]" for n in book.input_grid)
         raise BookError(
-            book.path, None, "every input is a constant; give at least one a distribution"
+            book.path, None, "every input is a constant"
+            + (f" or fixed by a grid ({grids}); give another input" if grids else
+               "; give at least one") + " a distribution"
         )
     model = resolve_model(book)
     spec = spec_of(model)
@@ -351,6 +362,7 @@ def plan_run(
     for dim, value in focus.items():
         if dim in grid and not isinstance(value, str):
             grid[dim] = grid[dim].with_points([value])
+    focus.update(input_grid_focus(book, report, focus))
     distributions = list(analysis.get("distributions", spec.distributions))
     return Plan(
         book=book,
@@ -379,6 +391,42 @@ def plan_run(
         shapley_permutations=int(shapley_permutations),
         shapley_at=shapley_at,
     )
+
+
+def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, Any],
+                     ) -> dict[str, float]:
+    """The focus value of each grid input (``[grid.<input>]``): the book's ``[analysis]
+    focus`` if it names one of the grid's values, else the middle value (the lower of the
+    two middle ones for an even count); where every reader that shows one point shows it.
+
+    Raises
+    ------
+    BookError
+        When ``[analysis]`` report or focus gives a grid input a value not on its grid.
+    """
+    from mc_tco.results.points import point_index
+
+    out = {}
+    for name, inp in book.input_grid.items():
+        values = inp.grid_values
+        for key, table in (("report", report), ("focus", focus)):
+            given = table.get(name)
+            if given is None:
+                continue
+            for v in given if isinstance(given, list) else [given]:
+                if isinstance(v, str) or point_index(values, float(v)) is None:
+                    raise book.error(
+                        f"analysis.{key}",
+                        f"{key}.{name} = {v if isinstance(v, str) else format(v, 'g')} "
+                        f"is not a value of [grid.{name}] "
+                        f"({', '.join(f'{x:g}' for x in values)}); name one of them",
+                        key,
+                    )
+        if name in focus:
+            out[name] = float(values[point_index(values, float(focus[name]))])
+        else:
+            out[name] = float(values[(values.size - 1) // 2])
+    return out
 
 
 #: where a run estimates the Shapley effects (Plan.shapley_at)

@@ -182,6 +182,6 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
             ds[name].attrs["computed_at"] = (
                 f"{where} only (the report points, claim points and focus; NaN elsewhere: "
                 "rerun with --shapley-at grid for every point)")
-    ds.attrs.update(shapley_evaluations=int(res["evaluations"]),
+    ds.attrs.update(shapley_evaluations=int(res["evaluations"]) * plan.grid_points,
                     shapley_method=method)
     return ds

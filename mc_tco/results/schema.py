@@ -206,7 +206,8 @@ ATTRS = (
     Attr("samples", "int", "base sample size N of the file",
          default_words="the size of dim sample"),
     Attr("rows_per_sample", "int", "design rows per base sample", default=0),
-    Attr("model_runs", "int", "model evaluations (N x rows_per_sample)", default=0),
+    Attr("model_runs", "int", "model evaluations (N x rows_per_sample, x the values of each "
+         "grid input)", default=0),
     Attr("bootstrap_resamples", "int", "resamples of the bootstrap intervals (--ci "
          "bootstrap)"),
     Attr("second_order", "int", "1 with --second-order", default=0),
@@ -234,6 +235,13 @@ ATTRS = (
     Attr("baseline", "str", "the alternative every benefit is measured against ('' if none)",
          default=""),
     Attr("constants", "JSON object", "the book's constant inputs", default={}),
+    Attr("input_grid", "JSON object", "the inputs fixed at each value of a grid dim "
+         "([grid.<input>]): name -> values, unit and focus value (ds.mc_tco.input_grid); "
+         "each is a dim of the results after sample, on the same samples of the other "
+         "inputs at every value (its differences are paired); {}: none", default={}),
+    Attr("input_grid_at", "JSON object", "never in a file: on the view "
+         "ds.mc_tco.at_input_grid() returns, the value of each grid input it selected",
+         "ds.mc_tco.at_input_grid()", default={}),
     Attr("ci", "str", "interval method of the Sobol' indices: rqmc, asymptotic, bootstrap",
          default="bootstrap", default_words="bootstrap (the method before rqmc)"),
     Attr("replicates", "int", "independent scrambles (rqmc; 1 otherwise)", default=1),

@@ -226,7 +226,7 @@ function show(res, stage) {
     if (res.answer.ranking) S.ranking = { ...res.answer, key: runKey() };
   }
   const n = S.results.n.toLocaleString("en"), took = S.results.cached ? "cached" : `${S.results.elapsed} s`;
-  if (stage === "full") setStatus(`${n} samples, seed ${S.results.seed}, ${took}`, false);
+  if (stage === "full") setStatus(`${n} samples, seed ${S.results.seed}, ${took}` + (S.results.note ? "; " + S.results.note : ""), false);
   else setStatus(`${stage === "answer" ? "answer" : "break-even"} from the ${n} base rows (${took}); ${stage === "answer" ? "break-even demands and ranking" : "ranking"} follow…`, true);
   renderResults();
   markCurrent("answer");

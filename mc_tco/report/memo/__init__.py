@@ -116,6 +116,10 @@ def build_memo(
                               "drop --compare")
         return _generic_memo(ds, demand=demand, at=at, command=command, paths=paths,
                              created=created)
+    ds = ds.mc_tco.at_input_grid(**(at or {}))  # one value of each [grid.<input>], said below
+    at = {k: v for k, v in (at or {}).items() if k not in ds.mc_tco.input_grid_at}
+    if compare is not None:  # at the same values where it has the same grid inputs
+        compare = compare.mc_tco.at_input_grid(**ds.mc_tco.input_grid_at)
     if at:
         raise OptionError(f"--at {next(iter(at))}: the TCO memo is at one demand; use "
                           "--demand")
@@ -123,6 +127,7 @@ def build_memo(
     from mc_tco.report.memo.fmt import tokens
     from mc_tco.report.memo.sections import tco_sections
     from mc_tco.report.memo.tables import csv_tables
+    from mc_tco.report.words.input_grid import input_grid_note
 
     demand = focus_demand(ds) if demand is None else demand
     check_results(ds, paths.get("results", "results"))
@@ -138,7 +143,9 @@ def build_memo(
                 f"(`{run.book_path}`), {ctx.n:,} scenarios"
                 + (f", compared with **{compare.mc_tco.run.book_name}**"
                    if compare is not None else "")
-                + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}.")
+                + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}."
+                + (" " + input_grid_note(ds, "mc-tco memo --at NAME=VALUE") + "."
+                   if ds.mc_tco.input_grid_at else ""))
     return _memo(tco_sections(ctx), TITLE, SUMMARY_TITLE, subtitle, lambda: csv_tables(ctx))
 
 

@@ -137,8 +137,9 @@ def _appendix_pointers(ctx: MemoContext) -> str:
     else:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
                f"{money(12 * evpi, ' a year', digits=3)} on average "
-               f"({prob(12 * evpi / api_year)} of the API bill): measuring the assumptions "
-               "at the top of this chart first can pay")
+               f"({prob(12 * evpi / api_year)} of the API bill), the ceiling on what any "
+               "study or pilot can be worth; which measurement, if any, is worth its cost "
+               "is said there")
     return (f"At {tokens(d)}, {voi} (Appendix C). Appendix B lists the combinations of "
             f"assumptions under which {VERB[ctx.strategy]} wins (scenario discovery); "
             "Appendix D checks whether the answer depends on the shapes chosen for the "

@@ -90,7 +90,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
             row = t.sel(input=inp.name)
             st = f"{rank[inp.name]} ({float(row['ST']):.3f} ± {float(row['ST_conf']):.3f})"
         else:
-            st = "constant"
+            st = "grid (fixed here)" if inp.is_grid else "constant"
         flag = inp.is_assumption and rank.get(inp.name, 10**6) <= TOP_FIVE
         if flag:
             flagged.append(inp.name)

@@ -44,6 +44,8 @@ from mc_tco.report.memo.evidence import (
 )
 from mc_tco.report.memo.fmt import tokens
 from mc_tco.report.memo.render import Bullets, Figure, Paragraph, Section, markdown_section
+from mc_tco.report.memo.sections_curves import section_curves
+from mc_tco.report.memo.sections_why import section_why
 from mc_tco.report.memo.shared import section_scenarios
 
 __all__ = ["APPENDIX", "SECTIONS", "MemoContext", "evpi_peak_words", "tco_sections"]
@@ -194,6 +196,7 @@ def section_provenance(ctx: MemoContext) -> Section:
 SECTIONS: list[SectionFn] = [
     section_summary,
     section_answer,
+    section_why,
     section_budget,
     section_outlook,
     section_time,
@@ -206,12 +209,13 @@ SECTIONS: list[SectionFn] = [
     section_value_of_information,
     section_family,
     section_glossary,
+    section_curves,
     section_provenance,
 ]
 
 #: the appendix letter of each appendix section, by anchor
 APPENDIX = {"sobol": "A", "scenarios": "B", "value-of-information": "C",
-            "family-check": "D", "glossary": "E"}
+            "family-check": "D", "glossary": "E", "curves": "F"}
 
 
 def tco_sections(ctx: MemoContext) -> list[Section]:
