@@ -17,7 +17,7 @@ import xarray as xr
 from mc_tco.app import bridge
 from mc_tco.app.edit import apply_edits, source_prompt
 from mc_tco.app.ranking import ranking as rank_inputs
-from mc_tco.app.runs import Cancelled, RunCache
+from mc_tco.app.runs import Cancelled, RunCache, check_model
 from mc_tco.report.words.input_grid import input_grid_note
 from mc_tco.results.points import nearest_point, scale_of
 
@@ -37,35 +37,6 @@ __all__ = [
 ]
 
 PDF_POINTS = 80
-
-
-def check_model(book, started_model: str, started_file: Path | None = None) -> None:
-    """Refuse a book whose model is neither the TCO model nor the app's own.
-
-    A book opened in the browser names Python code to run; only the model the user chose
-    when starting the app (``started_model``, the model of its book, defined in
-    ``started_file`` when given: the same name found in another file is refused) or the
-    TCO model shipped with mc_tco may run: not any other function importable from mc_tco.
-    """
-    model = book.model or bridge.DEFAULT_MODEL
-    if model == bridge.DEFAULT_MODEL:
-        return
-    if model == started_model:
-        found = bridge.model_file(book) if started_file is not None else None
-        if started_file is None or found == started_file:
-            return
-        raise bridge.BookError(
-            book.path, "book.model",
-            f"'{model}' is the app's model name, but for this book it is "
-            f"{found or 'not found'}, not the app's {started_file}; open the book from "
-            "the folder of the app's model, or run it with 'mc-tco run' if you trust it",
-        )
-    raise bridge.BookError(
-        book.path, "book.model",
-        f"'{model}' is not allowed in the app: a book opened in the browser may only name "
-        f"the app's model ({started_model}) or the TCO model ({bridge.DEFAULT_MODEL}); "
-        "run it with 'mc-tco run' if you trust its code",
-    )
 
 
 def _num(x) -> float | None:

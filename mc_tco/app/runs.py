@@ -10,6 +10,7 @@ comes first and the ranking last:
   the Sobol' indices and, for a correlated book, the Shapley effects: the ranking.
 
 The base rows and their numbers are the same in every stage (same seed, same points).
+:func:`check_model` says which books may run at all.
 """
 
 from __future__ import annotations
@@ -23,10 +24,39 @@ import xarray as xr
 
 from mc_tco.app import bridge
 
-__all__ = ["STAGES", "Cancelled", "RunCache"]
+__all__ = ["STAGES", "Cancelled", "RunCache", "check_model"]
 
 #: the stages, each containing what the ones before it give
 STAGES = ("answer", "base", "full")
+
+
+def check_model(book, started_model: str, started_file: Path | None = None) -> None:
+    """Refuse a book whose model is neither the TCO model nor the app's own.
+
+    A book opened in the browser names Python code to run; only the model the user chose
+    when starting the app (``started_model``, the model of its book, defined in
+    ``started_file`` when given: the same name found in another file is refused) or the
+    TCO model shipped with mc_tco may run: not any other function importable from mc_tco.
+    """
+    model = book.model or bridge.DEFAULT_MODEL
+    if model == bridge.DEFAULT_MODEL:
+        return
+    if model == started_model:
+        found = bridge.model_file(book) if started_file is not None else None
+        if started_file is None or found == started_file:
+            return
+        raise bridge.BookError(
+            book.path, "book.model",
+            f"'{model}' is the app's model name, but for this book it is "
+            f"{found or 'not found'}, not the app's {started_file}; open the book from "
+            "the folder of the app's model, or run it with 'mc-tco run' if you trust it",
+        )
+    raise bridge.BookError(
+        book.path, "book.model",
+        f"'{model}' is not allowed in the app: a book opened in the browser may only name "
+        f"the app's model ({started_model}) or the TCO model ({bridge.DEFAULT_MODEL}); "
+        "run it with 'mc-tco run' if you trust its code",
+    )
 
 
 class Cancelled(Exception):
@@ -83,8 +113,6 @@ class RunCache:
             if found is not None:
                 return found
         if book is None:
-            from mc_tco.app.api import check_model
-
             book = bridge.loads_book(text, path)
             check_model(book, started_model, started_file)
         if stage == "full":
