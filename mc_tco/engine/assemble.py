@@ -57,8 +57,12 @@ def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[Hashable, ...], budget: f
     return dim, [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None) -> xr.Dataset:
+def summarize(plan: Plan, base: xr.Dataset, sums: RunSums | None,
+              scheduler: Any = None) -> xr.Dataset:
     """The Sobol' indices, summaries and provenance of a run (everything but the base rows).
+
+    Without ``sums`` (None: the base rows alone were evaluated, as the browser app's first
+    answer does), everything but the Sobol' indices.
 
     ``base`` holds the base rows (in memory, or lazily from a file: it is read block by
     block along the first grid dim, so memory stays bounded).
@@ -70,7 +74,6 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
     stacked, cells = _targets_array(plan, first)
     cell_shape = tuple(stacked.sizes[c] for c in cells)
     t = stacked.sizes["target"]
-    res = sums.result(plan.conf_level)
     book = plan.book
     ds = xr.Dataset(
         coords={
@@ -86,12 +89,14 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
         plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
         estimator=plan.estimator, seed=plan.seed,
     )
-    ds = ds.merge(indices_dataset(
-        # (xarray's dims are Hashable; indices_dataset is annotated with str dims)
-        res, plan.factors, (t, *cell_shape), ("target", *cells),  # type: ignore[arg-type]
-        groups=plan.groups,
-        second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
-    ))
+    if sums is not None:
+        ds = ds.merge(indices_dataset(
+            # (xarray's dims are Hashable; indices_dataset is annotated with str dims)
+            sums.result(plan.conf_level), plan.factors, (t, *cell_shape),
+            ("target", *cells),  # type: ignore[arg-type]
+            groups=plan.groups,
+            second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
+        ))
     dim, blocks = _blocks(base, plan, cells)
     parts = []
     for block in blocks:
