@@ -29,7 +29,7 @@ def _list(a) -> list[float | None]:
 
 def _curves(ds: xr.Dataset, target: str, d: dict) -> dict:
     res = ds.mc_tco.cdf(target, points=CURVE_POINTS, **d)
-    alt = str(res.attrs["alternatives"])
+    alt = str(res.attrs["option_dim"])
     labels = [str(s) for s in res[alt].values] if alt else [""]
     out = {}
     for s in labels:
@@ -70,7 +70,7 @@ def _given(ds: xr.Dataset, target: str, given: str, d: dict) -> dict:
     except bridge.McTcoError as exc:
         return {"error": str(exc)}
     conf = float(res.attrs["ci_prob"])
-    alt = str(res.attrs["alternatives"])
+    alt = str(res.attrs["option_dim"])
     labels = [str(s) for s in res[alt].values] if alt else [""]
     rows = {}
     for s in labels:

@@ -153,7 +153,7 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
         ``ccdf = 1 - cdf``), ``cdf_ci`` and ``ccdf_ci`` (ci_bound), ``fallback`` (bool:
         Wilson's interval at that point of the curve); ``rows`` (strategy: non-NaN rows
         it rests on). ``x`` carries the target's unit; attrs ``target``, ``units``,
-        ``band``, ``ci_prob``, ``method``, ``point`` and ``alternatives`` (the name of
+        ``band``, ``ci_prob``, ``method``, ``point`` and ``option_dim`` (the name of
         the strategy dim, ``""`` for a model without one).
     """
     if band not in ("scrambles", "dkw"):
@@ -216,7 +216,7 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
     }, coords=coords)
     out.attrs.update(target=target, units=str(ds[target].attrs.get("units", "")),
                      band=band, ci_prob=conf, method=method,
-                     alternatives=str(extra[0]) if extra else "",
+                     option_dim=str(extra[0]) if extra else "",
                      point={k: (float(v) if isinstance(v, float) else v)
                             for k, v in point.items()})
     return out

@@ -188,7 +188,7 @@ def given(ds: xr.Dataset, conditions, target: str, *, strategy=None,
         on); attrs ``given`` (the conditions as written), ``conditions`` (JSON: each
         input's bounds as values, with the rows meeting it), ``rows_given``,
         ``rows_total``, ``min_rows``, ``target``, ``units``, ``threshold``, ``ci_prob``,
-        ``method``, ``point`` and ``alternatives`` (the strategy dim's name or ``""``).
+        ``method``, ``point`` and ``option_dim`` (the strategy dim's name or ``""``).
     """
     parsed = parse_given(conditions)
     if "input_value" not in ds:
@@ -224,7 +224,7 @@ def given(ds: xr.Dataset, conditions, target: str, *, strategy=None,
             units="scenarios")
     out = out.drop_vars([c for c in out.coords if c not in out.dims])
     alt = [str(d) for d in y.dims if d != "sample"]
-    out.attrs.update(alternatives=alt[0] if alt else "")
+    out.attrs.update(option_dim=alt[0] if alt else "")
     out.attrs.update(given=text, conditions=json.dumps(used), rows_given=n_given,
                      rows_total=n, min_rows=int(min_rows), target=target,
                      units=str(ds[target].attrs.get("units", "")), threshold=x_thr,

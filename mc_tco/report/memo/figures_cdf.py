@@ -51,7 +51,7 @@ def cdf_figure(res: xr.Dataset, where: str = "") -> Figure:
     fig = _figure(12, 4.6)
     axes = fig.subplots(1, 2, sharex=True)
     x = res["x"].values
-    alt = str(res.attrs.get("alternatives") or "")
+    alt = str(res.attrs.get("option_dim") or "")
     labels = [str(s) for s in res[alt].values] if alt else [""]
     for ax, name, title in ((axes[0], "cdf", f"P({target} <= x): ascending"),
                             (axes[1], "ccdf", f"P({target} > x): descending")):

@@ -56,7 +56,7 @@ def section_curves(ctx) -> Section | None:
         f"Cumulative curves of the {target} {where}",
         f"Left: P({target} <= x); right: P({target} > x)"
         + (f", x in {unit}" if unit else "")
-        + (f", per {curves.attrs['alternatives']}" if curves.attrs["alternatives"] else "")
+        + (f", per {curves.attrs['option_dim']}" if curves.attrs["option_dim"] else "")
         + f", with the {ctx.level} pointwise Monte Carlo band; the dotted line is 0."))
     option = ctx.option
     try:

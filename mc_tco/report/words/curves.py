@@ -22,12 +22,12 @@ def point_words(point: dict[str, Any]) -> str:
 
 
 def _labels(res: xr.Dataset) -> list[str]:
-    alt = str(res.attrs.get("alternatives") or "")
+    alt = str(res.attrs.get("option_dim") or "")
     return [str(s) for s in res[alt].values] if alt else [""]
 
 
 def _cell(res: xr.Dataset, label: str, **at: Any) -> xr.Dataset:
-    alt = str(res.attrs.get("alternatives") or "")
+    alt = str(res.attrs.get("option_dim") or "")
     return res.sel({alt: label, **at} if alt else at)
 
 

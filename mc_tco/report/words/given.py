@@ -54,7 +54,7 @@ def given_lines(res: xr.Dataset) -> list[str]:
            f"{res.attrs['rows_total']:,} scenarios{' at ' + where if where else ''}",
            f"P({target} > {fmt_value(thr)}{' ' + unit if unit else ''}) given that and in "
            f"all scenarios ({level:.0%} MC interval), and {target} P5 / median / P95:"]
-    alt = str(res.attrs.get("alternatives") or "")
+    alt = str(res.attrs.get("option_dim") or "")
     strategies = [str(s) for s in res[alt].values] if alt else [""]
     width = max(len(s) for s in strategies) if strategies else 0
     for s in strategies:
@@ -76,7 +76,7 @@ def given_lines(res: xr.Dataset) -> list[str]:
 def given_dict(res: xr.Dataset) -> dict[str, Any]:
     """The conditional answer as JSON-ready data."""
     rows = []
-    alt = str(res.attrs.get("alternatives") or "")
+    alt = str(res.attrs.get("option_dim") or "")
     strategies = [str(s) for s in res[alt].values] if alt else [""]
     for s in strategies:
         cell = res.sel({alt: s}) if alt else res
