@@ -539,6 +539,12 @@ U = np.concatenate([[0.0, 2.0**-30, 1e-9], np.linspace(0, 1, 33)[1:-1], [1 - 2.0
 def check_loaded(book: Book) -> None:
     """A loaded book is usable: finite ordered input values, grids, a printable table."""
     for inp in book.inputs.values():
+        if inp.is_grid:  # set per grid value, not sampled: finite, increasing values
+            v = np.asarray(inp.params["values"], dtype=float)
+            assert v.size >= 1 and np.all(np.isfinite(v)), (inp.name, v)
+            assert np.all(np.diff(v) > 0), (inp.name, v)
+            assert isinstance(inp.describe(), str)
+            continue
         x = inp.ppf(U)
         assert np.all(np.isfinite(x)), (inp.name, inp.describe(), x)
         assert np.all(np.diff(x) >= 0), (inp.name, inp.describe(), x)
