@@ -158,7 +158,8 @@ def _run(plan: Plan, out: Path, scheduler: str | None, quiet: bool, family_check
                 f"  N = {step['samples']:>8,}: worst "
                 f"{_INDEX_WORDS.get(step.get('index', 'ST'), 'ST')} half-width "
                 f"{step['worst_halfwidth']:.4f} "
-                f"over {step['cells']} cells ({step['settled']} settled)"
+                f"over {step['cells']} cells ({step['settled']} settled"
+                + (f", {step['rare']} too rare to rank" if step.get("rare") else "") + ")"
                 + (f"; top five at {next(iter(step['rankings']))}: {', '.join(top)}" if top else "")
                 + ("  -> converged" if step["converged"] else ""),
                 err=True,

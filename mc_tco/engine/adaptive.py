@@ -15,6 +15,7 @@ from mc_tco.engine.evaluate import _targets_array, evaluate_chunk
 from mc_tco.engine.plan import Plan, RunSums
 from mc_tco.results.points import nearest_index, scale_of
 from mc_tco.results.ranking import rank_order
+from mc_tco.uncertainty.scrambles import MIN_EVENTS
 
 __all__ = ["SETTLED", "cell_layout", "convergence_step", "with_path"]
 
@@ -44,14 +45,17 @@ def convergence_step(
 
     The Shapley effects' half-widths come from their own permutations, not from the base
     sample: when they miss the target, doubling cannot meet it, and the record says so
-    (``futile``, and ``why`` names the permutations that would).
+    (``futile``, and ``why`` names the permutations that would). A cell whose indicator has
+    fewer than ``MIN_EVENTS`` winning or losing base rows is not ranked by any reader
+    (``rare``): it is not held to the target but holds convergence back while doubling can
+    still add events.
 
     Returns
     -------
     dict
         ``samples``, ``index``, ``worst_halfwidth``, ``worst_cell``, ``cells`` (held to the
-        target), ``settled``, ``rankings`` ({cell: [top five]}), ``converged``, ``futile``,
-        ``why``.
+        target), ``settled``, ``rare`` (Shapley only), ``rankings`` ({cell: [top five]}),
+        ``converged``, ``futile``, ``why``.
     """
     res = sums.result(plan.conf_level)
     pooled = sums.pooled()
@@ -80,7 +84,8 @@ def convergence_step(
         score = res["ST"].reshape((k, *shape))[:d]
         score_conf = res["ST_conf"].reshape((k, *shape))[:d]
     p_lo, p_hi = (b.reshape(shape) for b in _p_interval(sums, plan.conf_level))
-    worst, worst_cell, rankings, held, settled = 0.0, None, {}, 0, 0
+    wins = _wins(sums).reshape(shape)
+    worst, worst_cell, rankings, held, settled, rare = 0.0, None, {}, 0, 0, 0
     for ti, tname in enumerate(layout["target"]):
         if not tname.endswith(">0"):
             continue
@@ -97,6 +102,9 @@ def convergence_step(
             ):
                 settled += 1
                 continue
+            if index == "shapley" and min(wins[cell], n - wins[cell]) < MIN_EVENTS:
+                rare += 1  # not ranked by any reader yet; more base samples add events
+                continue
             held += 1
             halves = score_conf[(slice(None), *cell)]
             # a NaN half-width (a scramble whose indicator is constant in this cell) is
@@ -107,8 +115,8 @@ def convergence_step(
             rankings[label] = [names[j] for j in rank_order(column, top=5)]
     # the Shapley pass is made once, before the doublings: its ranking cannot move
     stable = index == "shapley" or (previous is not None and previous["rankings"] == rankings)
-    converged = worst <= target and (stable or held == 0)
-    futile = index == "shapley" and not converged
+    converged = worst <= target and (stable or held == 0) and rare == 0
+    futile = index == "shapley" and worst > target
     what = {"shapley": "Shapley", "ST_group": "grouped ST"}.get(index, "ST")
     if converged:
         why = (f"every {what} half-width <= {target:g}"
@@ -120,6 +128,10 @@ def convergence_step(
         why = (f"worst Shapley half-width {worst:.3g} > {target:g} ({worst_cell}): the "
                f"Shapley effects come from their own pass ({perms:,} permutations), which "
                f"doubling the base sample does not narrow{need}")
+    elif rare:
+        why = (f"{rare} cells have fewer than {MIN_EVENTS} winning or losing scenarios, too "
+               "few to rank (every Shapley half-width of the others <= "
+               f"{target:g}); more base samples add events")
     elif np.isinf(worst):
         why = (f"a half-width is undefined (a scramble without variance) at {worst_cell}: "
                "not settled; more samples are needed")
@@ -129,9 +141,15 @@ def convergence_step(
         why = "half-widths met, ranking changed since the last doubling"
     return {
         "samples": int(n), "index": index, "worst_halfwidth": worst, "worst_cell": worst_cell,
-        "cells": held, "settled": settled, "rankings": rankings, "converged": bool(converged),
+        "cells": held, "settled": settled, "rare": rare, "rankings": rankings,
+        "converged": bool(converged),
         "futile": bool(futile), "why": why,
     }
+
+
+def _wins(sums: RunSums) -> np.ndarray:
+    """Base rows where each cell's output is positive (its indicator's events), pooled."""
+    return np.sum([np.clip(np.rint(r.mean_a() * r.n), 0, r.n) for r in sums.reps], axis=0)
 
 
 def _permutations_for(permutations: int, worst: float, target: float) -> int:
