@@ -27,7 +27,7 @@ larger of the t interval and the t interval of ``log ST_r`` scaled to the pooled
 (:func:`mc_tco.sensitivity.sobol.log_scale_halfwidth`). Also R = 16 and 32 at D = 20,
 which do not help.
 
-    python benchmarks/sobol_coverage_inputs.py            # 100 seeds, about 10 minutes
+    python benchmarks/sobol_coverage_inputs.py            # 100 seeds, about 30 minutes
     python benchmarks/sobol_coverage_inputs.py --seeds 40 # quicker, noisier
 """
 

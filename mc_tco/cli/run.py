@@ -173,7 +173,8 @@ def _run(plan: Plan, out: Path, scheduler: str | None, quiet: bool, family_check
             click.echo(run_table(ds, path=str(out), elapsed=time.monotonic() - start))
             if ds.mc_tco.run.converged is False:
                 last = ds.mc_tco.convergence_path[-1]
-                where = (f"--max-samples {last['samples']:,}" if not last.get("futile")
+                capped = plan.max_samples is None or last["samples"] >= plan.max_samples
+                where = (f"--max-samples {last['samples']:,}" if capped
                          else f"{last['samples']:,} base samples, before --max-samples")
                 click.echo(f"\nNot converged: stopped at {where} ({last['why']}).")
             if family_check:

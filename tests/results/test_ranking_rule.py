@@ -140,3 +140,19 @@ def test_the_memo_ranking_follows_the_accessor(default_run):
                  if d not in default_run.mc_tco.shapley_points()["demand"])
     r2 = ranking(default_run, other, "buy")
     assert r2.index == "ST" and "--shapley-at report" in r2.index_note
+
+
+def test_the_command_says_why_it_stopped_before_the_cap(tmp_path):
+    from click.testing import CliRunner
+
+    from mc_tco.cli import main
+
+    out = tmp_path / "o.nc"
+    res = CliRunner().invoke(main, ["run", str(owen_book(tmp_path)), "-n", "128",
+                                    "--target-halfwidth", "0.001", "--max-samples", "512",
+                                    "--shapley-permutations", "64", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "N =      128: worst Shapley half-width" in res.output
+    assert "Not converged: stopped at 128 base samples, before --max-samples (worst " \
+           "Shapley half-width" in res.output
+    assert "(--shapley-permutations) would meet it" in res.output
