@@ -135,10 +135,28 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums | None,
         if dim_name in ds.coords:
             ds[dim_name].attrs.update(units=g.unit, long_name=g.description or dim_name)
     ds.attrs.update(provenance(plan))
+    _label_indices(plan, ds)
     ds.attrs["scheduler"] = scheduler_text(scheduler)
     # the one attr that differs between two runs of the same book, seed and options
     ds.attrs["created"] = datetime.now(UTC).isoformat(timespec="seconds")
     return ds
+
+
+def _label_indices(plan: Plan, ds: xr.Dataset) -> None:
+    """The rule for correlated inputs, declared: the file's ``ranking_index`` and each
+    Sobol' variable's ``index_meaning`` (:mod:`mc_tco.results.ranking`)."""
+    from mc_tco.results.ranking import INDEX_MEANING, MOVED_ONE_AT_A_TIME, VARIANCE_SHARE
+
+    index = plan.ranking_index
+    ds.attrs["ranking_index"] = index
+    correlated = plan.book.correlation is not None
+    for name in ("S1", "ST", "S1_conf", "ST_conf", "S1_negative", "S2", "S2_conf"):
+        if name in ds:
+            ds[name].attrs[INDEX_MEANING] = MOVED_ONE_AT_A_TIME if correlated else VARIANCE_SHARE
+    for name in ("S1_group", "ST_group", "S1_group_conf", "ST_group_conf"):
+        if name in ds:
+            ds[name].attrs[INDEX_MEANING] = (VARIANCE_SHARE if not correlated
+                                             or plan.groups_within else MOVED_ONE_AT_A_TIME)
 
 
 def run_options(plan: Plan) -> dict[str, Any]:

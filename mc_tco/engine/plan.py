@@ -152,6 +152,25 @@ class Plan:
         self.design = self.designs[0]
 
     @property
+    def ranking_index(self) -> str:
+        """The index that ranks the inputs (:func:`mc_tco.results.ranking.ranking_rule`):
+        ``ST``; with correlations ``shapley``, else ``ST_group`` (exact groups ranked) or
+        ``none``. Stored as the file's ``ranking_index``; ``--target-halfwidth`` holds its
+        half-widths to the target."""
+        from mc_tco.results.ranking import ranking_rule
+
+        return ranking_rule(self.book.correlation is not None, self.shapley,
+                            self.by_group and self.groups_within)
+
+    @property
+    def groups_within(self) -> bool:
+        """Whether the book has groups and every correlation stays within one of them."""
+        from mc_tco.sensitivity.grouped import groups_independent
+
+        groups = {i.name: i.group for i in self.book.uncertain if i.group}
+        return bool(groups) and groups_independent(groups, self.book.correlations)
+
+    @property
     def n_replicates(self) -> int:
         """Independent scrambles of the design (1 unless ``ci == "rqmc"``)."""
         return len(self.designs)
@@ -364,7 +383,7 @@ def plan_run(
             grid[dim] = grid[dim].with_points([value])
     focus.update(input_grid_focus(book, report, focus))
     distributions = list(analysis.get("distributions", spec.distributions))
-    return Plan(
+    plan = Plan(
         book=book,
         model=model,
         spec=spec,
@@ -391,6 +410,13 @@ def plan_run(
         shapley_permutations=int(shapley_permutations),
         shapley_at=shapley_at,
     )
+    if plan.target_halfwidth is not None and plan.ranking_index == "none":
+        raise OptionError(
+            "--target-halfwidth: the book's inputs are correlated, so the ranking it holds "
+            "to the target is the Shapley effects'; drop --no-shapley"
+            + (" (or rank the groups with --by group: every correlation stays within a "
+               "group)" if plan.groups_within else ""))
+    return plan
 
 
 def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, Any],

@@ -145,11 +145,15 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
     )
     where = f" at {where}" if where else ""
     hinted = False
+    rule = ds.mc_tco.ranking_index  # the index that ranks (mc_tco.results.ranking)
     if "correlation_used" in ds:
         out.append("")
         within = ds.mc_tco.run.groups_independent
-        out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
-                   "Shapley effects shown" + (
+        shown = {"shapley": "Shapley effects rank them",
+                 "ST_group": "the groups rank by their grouped indices",
+                 }.get(rule, "no index ranks them (rerun with --shapley)")
+        out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not shares of "
+                   f"the variance (the file keeps them, 'moved one at a time'); {shown}" + (
                        " (with grouped Sobol' indices, exact: every correlation stays "
                        "within a group)" if within and "ST_group" in ds else
                        "; every correlation stays within a group, so grouped Sobol' "
@@ -160,7 +164,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
             plain = label in ("> 0", "")
             what = (f"'{t} > 0'" + ("" if plain else f" ({label})") if target.endswith(">0")
                     else f"'{t}'")
-            by = "Shapley effect" if "correlation_used" in ds else "ST"
+            by = "Shapley effect" if rule == "shapley" else "ST"
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
                 if not hinted:
@@ -188,7 +192,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
                         + _nearest_enough(ds, target, focus)
                     )
                     continue
-            correlated = "correlation_used" in ds  # per-input S1/ST are not defined then
+            correlated = rule != "ST"  # per-input S1/ST are not shares of the variance
             for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
                 if f"ST{suffix}" not in ds or (correlated and dim == "input"):
                     continue

@@ -31,7 +31,7 @@ import xarray as xr
 
 from mc_tco.errors import OptionError
 from mc_tco.results.points import match_point, nearest_point, scale_of
-from mc_tco.results.ranking import rank_order
+from mc_tco.results.ranking import rank_order, ranking_rule
 from mc_tco.results.run_info import RunInfo, json_attr
 from mc_tco.results.schema import SCHEMA_VERSION
 
@@ -345,29 +345,67 @@ class ResultsAccessor:
             point[dim] = nearest_point(have, float(point[dim]), scale_of(dim))
         return point
 
+    @property
+    def ranking_index(self) -> str:
+        """The index that ranks the inputs: ``ST``, ``shapley`` (correlations), ``ST_group``
+        (correlations within exact groups, no Shapley effects) or ``none``.
+
+        The file's ``ranking_index`` (:func:`mc_tco.results.ranking.ranking_rule`, which
+        every reader follows); for a file written before it, the same rule applied to the
+        file's contents."""
+        stored = self._ds.attrs.get("ranking_index")
+        if stored:
+            return str(stored)
+        correlated = bool(self.correlations) or "correlation_used" in self._ds
+        exact = bool(self._ds.attrs.get("by_group", 0)) and self.run.groups_independent
+        return ranking_rule(correlated, "shapley" in self._ds, exact and "ST_group" in self._ds)
+
     def ranking(self, target: str | None = None, index: str | None = None,
                 **at) -> xr.Dataset:
-        """Inputs ranked by ``index`` (ST, S1 or shapley) at a point, with half-widths.
+        """Inputs ranked by ``index`` at a point, with half-widths.
 
-        ``index`` defaults to ``shapley`` when the inputs are correlated (per-input Sobol'
-        indices are not defined then), else ``ST``.
+        ``index`` defaults to :attr:`ranking_index`, the file's rule: ``ST`` with
+        independent inputs, ``shapley`` when the inputs are correlated (per-input Sobol'
+        indices are not shares of the variance then: the ``ST``/``S1`` beside are "moved
+        one at a time", their attr ``index_meaning`` says so), ``ST_group`` (the groups,
+        along ``group``) when only exact grouped indices rank.
 
         Returns
         -------
         xr.Dataset
             ``S1``, ``S1_conf``, ``ST``, ``ST_conf`` (and ``shapley``, ``shapley_conf``
-            when the run has them) along ``input``, sorted by ``index`` (largest first;
-            NaN last). attrs ``too_few_events`` (bool): True where ``target`` is an
+            when the run has them) along ``input`` (the ``*_group`` ones along ``group``
+            for ``ST_group``), sorted by ``index`` (largest first; NaN last). attrs
+            ``index`` (what it is sorted by), ``ranking_index`` (the file's rule),
+            ``too_few_events`` (bool): True where ``target`` is an
             indicator (``saving>0``) with fewer than ``MIN_EVENTS`` winning (or losing)
             scenarios at the point, its indices noise; then ``note`` says so in one line
             and ``rare_nearest_demand`` is the nearest demand with enough (NaN if none),
             ``rare_events``, ``rare_rows``, ``rare_min_events`` the counts.
+
+        Raises
+        ------
+        OptionError
+            With correlations and nothing that ranks (``ranking_index = none``) unless
+            ``index`` is given; at a point the run has no Shapley effects for.
         """
         target = target or (self.targets[0] if self.targets else None)
+        rule = self.ranking_index
         if index is None:
-            index = "shapley" if "shapley" in self._ds and self.correlations else "ST"
-        names = [n for n in ("S1", "S1_conf", "ST", "ST_conf", "shapley", "shapley_conf")
-                 if n in self._ds]
+            if rule == "none":
+                raise OptionError(
+                    "the inputs are correlated and the run has no Shapley effects, so no "
+                    "index ranks single inputs (ST here is 'moved one at a time'): rerun "
+                    "with --shapley, or pass index='ST' for the moved-one-at-a-time indices")
+            index = rule
+        dim = "group" if index.endswith("_group") else "input"
+        suffix = "_group" if dim == "group" else ""
+        names = [n for n in (f"S1{suffix}", f"S1{suffix}_conf", f"ST{suffix}",
+                             f"ST{suffix}_conf")
+                 + (("shapley", "shapley_conf") if dim == "input" else ()) if n in self._ds]
+        if index not in names:
+            raise OptionError(f"index {index!r}: the file has no such index (it has "
+                              f"{', '.join(n for n in names if not n.endswith('_conf'))})")
         sub = self._ds[names].sel(target=target)
         sub = self._sel_ds(sub, at)
         if index == "shapley" and "input" in sub[index].dims and not np.isfinite(
@@ -376,11 +414,12 @@ class ResultsAccessor:
                 f"the run estimated its Shapley effects at {self.shapley_where()} only "
                 "(--shapley-at report); rank at one of these, rerun with --shapley-at grid, "
                 "or pass index='ST'")
-        extra = [str(d) for d in sub[index].dims if d != "input"]
+        extra = [str(d) for d in sub[index].dims if d != dim]
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "
                               f"e.g. {extra[0]}=...")
-        out = sub.isel(input=rank_order(sub[index].values))
+        out = sub.isel({dim: rank_order(sub[index].values)})
+        out.attrs.update(index=index, ranking_index=rule)
         from mc_tco.results.targets import rare_ranking
 
         rare = rare_ranking(self._ds, str(target), self.point(**at))
