@@ -58,9 +58,12 @@ def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
         target = indicator
     index = ranked_by(ds)
     at = ds.mc_tco.shapley_point(**point) if index == "shapley" else point
-    table = ds.mc_tco.ranking(target, **at).isel(input=slice(0, top))
+    table = ds.mc_tco.ranking(target, index=index, **at).isel(input=slice(0, top))
+    title = TITLES[index]
+    if index == "ST" and ds.mc_tco.correlations:  # a quick run without Shapley effects
+        title += " (inputs moved one at a time: with correlations not shares of the variance)"
     rare = bridge.rare_note(ds, indicator, point) if indicator in ds["target"].values else None
-    return {"target": target, "wins": wins, "index": index, "title": TITLES[index],
+    return {"target": target, "wins": wins, "index": index, "title": title,
             "rare": None if rare is None else {
                 "events": rare["events"], "rows": rare["rows"],
                 "nearest": rare["nearest_demand"], "note": rare["note"]},
