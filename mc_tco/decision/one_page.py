@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
+from mc_tco.decision.at_demand import MULTIPLES, inside_grid
 from mc_tco.decision.costs import median_of
 from mc_tco.decision.shares import cheapest_shares
 from mc_tco.decision.tco_data import nearest_point
@@ -47,8 +48,10 @@ def p_beats(ds: xr.Dataset, strategy: str, demand: float) -> float:
 class PageNumbers:
     """The summary's numbers at ``demand`` (raw, unrounded).
 
-    ``points``: ``(factor, grid demand)`` for half, one and twice the demand (the nearest
-    grid points); ``table``: ``(quantity, strategy) -> value per point``, the rows of
+    ``points``: ``(factor, demand)`` for half, one and twice the demand
+    (:data:`~mc_tco.decision.at_demand.MULTIPLES`; the nearest grid points, exact after
+    :func:`~mc_tco.decision.at_demand.with_demands`), a multiple past the grid's end left
+    out; ``table``: ``(quantity, strategy) -> value per point``, the rows of
     :data:`QUANTITIES` in order; ``choice`` the option cheapest most often and
     ``choice_share`` that share; ``best_self`` the self-hosting strategy most likely to
     beat the API, ``best_in_house`` the one of :data:`IN_HOUSE` most likely to.
@@ -76,8 +79,8 @@ def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float) -> float:
 
 def page_numbers(ds: xr.Dataset, demand: float) -> PageNumbers:
     """:class:`PageNumbers` at ``demand`` (a grid point)."""
-    pts = ((0.5, nearest_point(ds, demand / 2)), (1.0, demand),
-           (2.0, nearest_point(ds, demand * 2)))
+    pts = tuple((f, demand if f == 1.0 else nearest_point(ds, f * demand))
+                for f in MULTIPLES if f == 1.0 or inside_grid(ds, f * demand))
     table = {(q, s): tuple(_value(ds, q, s, d) for _, d in pts)
              for q, (strategies, _) in QUANTITIES.items() for s in strategies}
     shares = cheapest_shares(ds, demand)["share"]

@@ -10,6 +10,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.book import Book, loads_book
+from mc_tco.decision.at_demand import added_demands, ranking_demand
 from mc_tco.decision.indices import Ranking, ranking, shapley_leaders
 from mc_tco.decision.tco_data import grid_point
 from mc_tco.decision.tornado import tornado
@@ -46,7 +47,10 @@ class MemoContext(MemoBase):
     compare : xr.Dataset, optional
         Results of another book to set beside ``ds``.
     strategy : str
-        The strategy the ranking, tornado and scenario discovery explain.
+        The strategy the ranking, tornado and scenario discovery explain: the one the
+        summary names (:func:`mc_tco.report.memo.answer.decision_strategy`).
+    demand_asked : bool
+        Whether the reader gave the demand (the summary then does not call it the book's).
     command, paths, created
         As in :class:`~mc_tco.report.memo.base.MemoBase` (keywords only).
     """
@@ -54,6 +58,22 @@ class MemoContext(MemoBase):
     demand: float
     compare: xr.Dataset | None = None
     strategy: str = "buy"
+    #: whether the reader gave the demand (``--demand``), else it is the book's focus
+    demand_asked: bool = False
+
+    @property
+    def added(self) -> bool:
+        """Whether the decision demand is not a point of the run's grid: its numbers come
+        from the stored scenarios evaluated there
+        (:func:`mc_tco.decision.at_demand.with_demands`)."""
+        return self.demand in added_demands(self.ds)
+
+    @property
+    def rank_demand(self) -> float:
+        """Where the Sobol' indices and Shapley effects are read: the decision demand, or
+        the nearest point of the run's grid when it is not one
+        (:func:`mc_tco.decision.at_demand.ranking_demand`)."""
+        return ranking_demand(self.ds, self.demand)
 
     @property
     def target(self) -> str:
@@ -84,8 +104,8 @@ class MemoContext(MemoBase):
 
     @cached_property
     def ranking(self) -> Ranking:
-        """The ranking of the inputs at the memo's demand and strategy."""
-        return ranking(self.ds, self.demand, self.strategy)
+        """The ranking of the inputs at the memo's strategy, at :attr:`rank_demand`."""
+        return ranking(self.ds, self.rank_demand, self.strategy)
 
     @cached_property
     def one_page_markdown(self) -> str:
