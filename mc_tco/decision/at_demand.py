@@ -137,28 +137,37 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
     from mc_tco.uncertainty.statistics import summarize_targets
 
     grid = ds["demand"].values
-    new = sorted({float(d) for d in demands if point_index(grid, d) is None})
-    for d in new:
-        if not grid.min() <= d <= grid.max():
+    for d in demands:
+        if not inside_grid(ds, d):
             raise OptionError(f"--demand {d:g} is outside the grid ({grid.min():g} to "
                               f"{grid.max():g} tokens/month); choose a value in it, or rerun "
                               "with a book whose grid covers it")
-    if not new:
+    # a grid point keeps its stored numbers; its yearly cash is kept at the report
+    # demands only, so it is evaluated there too
+    points = [float(grid[i]) if (i := point_index(grid, d)) is not None else float(d)
+              for d in demands]
+    new = sorted({d for d in points if point_index(grid, d) is None})
+    cash_at = (sorted({d for d in points if point_index(ds["cash_demand"].values, d) is None})
+               if "cash_demand" in ds.dims else [])
+    if not new and not cash_at:
         return ds
     ds = ds.load()
-    by_demand = [v for v in ds.data_vars if "demand" in ds[v].dims]
-    by_cash = [v for v in ds.data_vars if "cash_demand" in ds[v].dims]
-    wanted = [v for v in (*by_demand, *by_cash) if "sample" in ds[v].dims]
-    out = evaluate_stored(ds, "demand", new, outputs=wanted)
+    by_demand = [v for v in ds.data_vars if "demand" in ds[v].dims and v != ADDED] if new \
+        else []
+    by_cash = [v for v in ds.data_vars if "cash_demand" in ds[v].dims] if cash_at else []
+    wanted = [str(v) for v in (*by_demand, *by_cash) if "sample" in ds[v].dims]
+    out = evaluate_stored(ds, "demand", sorted({*new, *cash_at}), outputs=wanted)
+    if not new:
+        return _with_cash(ds, out, by_cash, cash_at)
     run = ds.mc_tco.run
     targets = ds.mc_tco.targets
-    summ = summarize_targets(out[targets], targets, quantiles=list(ds["quantile"].values),
-                             conf_level=run.conf_level, label=ds.mc_tco.indicator_label,
-                             replicates=run.scrambles)
+    summ = summarize_targets(out[targets].sel(demand=new), targets,
+                             quantiles=list(ds["quantile"].values), conf_level=run.conf_level,
+                             label=ds.mc_tco.indicator_label, replicates=run.scrambles)
     summ = summ.assign_coords(target=ds["target"].values)
     extra = {}
     for v in by_demand:
-        src = out[v] if v in out else summ.get(v)
+        src = out[v].sel(demand=new) if v in out else summ.get(v)
         if src is None:
             extra[v] = _filler(ds[v], len(new))
         else:
@@ -169,25 +178,33 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
                         dims="demand", attrs={"long_name": "1 at a demand added to the grid "
                                               "from the stored scenarios (no Sobol' indices "
                                               "there)"})
-    grid_part = ds[by_demand]
-    merged = xr.concat([grid_part, added], dim="demand", data_vars="all", coords="minimal",
-                       compat="override", join="outer")
+    if ADDED in ds:  # added before: keep its marks
+        mark.values[:grid.size] = ds[ADDED].values
+    merged = xr.concat([ds[by_demand], added], dim="demand",
+                       data_vars="all", coords="minimal", compat="override", join="outer")
     merged[ADDED] = mark.assign_coords(demand=merged["demand"].values)
     merged = merged.sortby("demand")
-    rest = ds.drop_vars([*by_demand, *by_cash, "demand"])
-    if by_cash:
-        cash_new = out[by_cash].drop_vars("demand", errors="ignore")
-        cash_new = xr.Dataset({v: cash_new[v].transpose(*ds[v].dims) for v in by_cash})
-        cash = xr.concat([ds[by_cash], cash_new],
-                         dim="cash_demand", data_vars="all", coords="minimal",
-                         compat="override", join="outer")
-        cash = cash.sortby("cash_demand")
-        rest = rest.drop_vars("cash_demand")
-        result = xr.merge([rest, merged, cash], compat="override", join="outer",
-                          combine_attrs="override")
-    else:
-        result = xr.merge([rest, merged], compat="override", join="outer",
-                          combine_attrs="override")
+    rest = ds.drop_vars([*by_demand, "demand", *([ADDED] if ADDED in ds else [])])
+    result = xr.merge([rest, merged], compat="override", join="outer",
+                      combine_attrs="override")
     result["demand"].attrs.update(ds["demand"].attrs)
+    result.attrs.update(ds.attrs)
+    return _with_cash(result, out, by_cash, cash_at)
+
+
+def _with_cash(ds: xr.Dataset, out: xr.Dataset, by_cash: list, cash_at: list[float]
+               ) -> xr.Dataset:
+    """``ds`` with the per-report-demand outputs ``by_cash`` of ``out`` at ``cash_at``
+    added to its ``cash_demand`` points."""
+    if not cash_at:
+        return ds
+    new = out[by_cash].drop_vars("demand", errors="ignore").sel(cash_demand=cash_at)
+    new = xr.Dataset({v: new[v].transpose(*ds[v].dims).assign_attrs(ds[v].attrs)
+                      for v in by_cash})
+    cash = xr.concat([ds[by_cash], new], dim="cash_demand", data_vars="all",
+                     coords="minimal", compat="override", join="outer").sortby("cash_demand")
+    cash["cash_demand"].attrs.update(ds["cash_demand"].attrs)
+    rest = ds.drop_vars([*by_cash, "cash_demand"])
+    result = xr.merge([rest, cash], compat="override", join="outer", combine_attrs="override")
     result.attrs.update(ds.attrs)
     return result

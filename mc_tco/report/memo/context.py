@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
@@ -17,6 +18,9 @@ from mc_tco.decision.tornado import tornado
 from mc_tco.report.memo.base import MemoBase
 from mc_tco.report.memo.claims import Claim, evaluate_claims
 from mc_tco.report.memo.fmt import pct, pct_ci, tokens
+
+if TYPE_CHECKING:
+    from mc_tco.report.memo.one_page import Summary
 from mc_tco.results.points import point_index
 
 __all__ = ["MemoContext", "ranking_sentences"]
@@ -110,10 +114,44 @@ class MemoContext(MemoBase):
     @cached_property
     def one_page_markdown(self) -> str:
         """The one-page summary (:mod:`mc_tco.report.memo.one_page`) as Markdown."""
-        from mc_tco.report.memo.one_page import one_page_data, one_page_markdown
+        from mc_tco.report.memo.one_page import one_page_markdown
 
         horizon = self.ds.sizes.get("month", 48) / 12
-        return one_page_markdown(one_page_data(self.ds, self.demand), horizon)
+        return one_page_markdown(self.summary, horizon)
+
+    @cached_property
+    def summary(self) -> Summary:
+        """The one-page summary's numbers and sentences
+        (:func:`mc_tco.report.memo.one_page.one_page_data`)."""
+        from mc_tco.report.memo.one_page import one_page_data
+
+        return one_page_data(self.ds, self.demand, demand_note=self.demand_note)
+
+    @property
+    def summary_cash(self) -> xr.Dataset:
+        """The summary's cash by year (the recommended option first)."""
+        assert self.summary.budget is not None
+        return self.summary.budget.cash
+
+    @property
+    def demand_note(self) -> str:
+        """The first screen's words on the demand: it is an assumption to replace, and the
+        command that replaces it."""
+        grid = self.ds["demand"].values
+        path = self.paths.get("results") or "RESULTS"
+        example = 8e11 if self.demand != 8e11 else 2e12
+        how = (f"`mc-tco memo {path} --demand {tokens(example)}` recomputes every number at "
+               f"exactly the demand you give (any value from {tokens(grid.min())} to "
+               f"{tokens(grid.max())} tokens/month).")
+        if not self.demand_asked:
+            return (f"**Your demand is an assumption: replace it.** {tokens(self.demand)} "
+                    "tokens/month is the book's default planning volume, not one you "
+                    "measured; put in yours (the monthly tokens on your API invoice, or your "
+                    "plan): " + how)
+        where = (" It is not a point of the run's demand grid: the model was evaluated "
+                 f"there on each of the {self.n:,} stored scenarios." if self.added else "")
+        return (f"**Your demand, {tokens(self.demand)} tokens/month, is the volume you "
+                f"gave** (`--demand`).{where} Another: " + how)
 
     @cached_property
     def cash_by_year(self) -> xr.Dataset:
