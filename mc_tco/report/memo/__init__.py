@@ -1,6 +1,6 @@
 """The investment memo: results file(s) in, Markdown + self-contained HTML + PNG + CSV out.
 
-The memo never re-runs the model: it reads the Dataset written by ``mc-tco run`` (and,
+The memo never reruns the book: it reads the Dataset written by ``mc-tco run`` (and,
 with ``compare``, a second one) and computes its figures, tables and sentences from it.
 
 >>> from mc_tco.results.io import open_results

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xarray as xr
 
+from mc_tco.decision.at_demand import added_demands
 from mc_tco.decision.costs import median_api_bill
 from mc_tco.decision.indices import input_order, sobol_by_demand
 from mc_tco.decision.shares import MIN_EVENTS
@@ -22,6 +23,9 @@ from mc_tco.report.memo.fmt import money, prob, tokens
 from mc_tco.report.memo.labels import plain
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 
+#: the inputs the heat map shows (the ranking's top ones)
+HEAT_ROWS = 15
+
 
 def section_sobol(ctx: MemoContext) -> Section:
     """Appendix: the Sobol' ranking (table, heat map) behind 'Which assumptions matter'."""
@@ -31,6 +35,11 @@ def section_sobol(ctx: MemoContext) -> Section:
     groups = dict(zip(map(str, ds["input"].values), map(str, ds["input_group"].values),
                       strict=True))
     heat = sobol_by_demand(ds, s)
+    own = [x for x in ds["demand"].values if x not in added_demands(ds)]
+    heat = heat.sel(demand=own)  # an added demand has no indices: not a column
+    # the body shows the inputs ranked highest; every input is in sobol_indices.csv
+    top_names = {str(v) for v in r.table["input"].values[:HEAT_ROWS]}
+    order = [x for x in order if x in top_names]
     st_s, st_i = heat["ST_saving"], heat["ST_indicator"]
     ranked_cols = int(heat["ranked"])
     nearest = ([f"These indices are at {tokens(r.demand)}, the run's grid point nearest "
@@ -72,7 +81,9 @@ def section_sobol(ctx: MemoContext) -> Section:
         f"influential first) at every demand (columns): left for the monthly saving of "
         f"{VERB[s]}, right for 'beats the API'. Hatched cells are not ranked: fewer than "
         f"{MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
-        f"{ds.sizes['demand']} demands can be ranked for the indicator."
+        f"{len(own)} demands can be ranked for the indicator. The {len(order)} inputs "
+        f"ranked highest at {tokens(r.demand)} are shown; every input is in "
+        "sobol_indices.csv."
     ))
     return Section("Sobol' indices: which inputs drive the outcome", blocks, "sobol")
 

@@ -203,14 +203,27 @@ def section_provenance(ctx: MemoContext) -> Section:
                     f"seed {c.seed}, {c.samples:,} samples; "
                     f"`{ctx.paths.get('compare', '')}`)")
     notes = Paragraph(
-        "Every number above is read from the results file(s): the memo never re-runs the "
-        "model. Probabilities come with "
+        "Every number above is read from the results file(s), or computed from the "
+        "scenarios they store: the memo never reruns the book. Probabilities come with "
         + ("intervals from the spread of the independent scrambles (Wilson score where "
            "a scramble has no or only events)" if ctx.ds.mc_tco.run.ci == "rqmc"
            else "Wilson score intervals")
         + f", Sobol' indices with {_ci_words(ctx.ds)} half-widths; quantile bands are the "
         "spread of the assumptions. The tables are also in the CSV files next to this memo.")
-    return shared.section_provenance(ctx, [notes], design=" (Saltelli design)",
+    extra = [notes]
+    if ctx.added:
+        extra.append(Paragraph(
+            f"Your demand, {tokens(ctx.demand)} tokens/month, is not a point of the run's "
+            "demand grid. Its numbers (and those at half and twice it, where the grid lacks "
+            "them) were computed by evaluating the model on each of the run's "
+            f"{ctx.n:,} stored scenarios (the base rows, whose inputs the results file keeps) "
+            "at exactly that demand, and summarised as the run summarises its grid points "
+            "(P(beats the API) with its Monte Carlo interval, quantiles, the cash by year): "
+            "they equal those of a run whose grid holds it. The book was not rerun. The "
+            "Sobol' indices and Shapley effects need the design's other rows, which the file "
+            f"does not keep: they are those of the nearest grid point, "
+            f"{tokens(ctx.rank_demand)}, as the ranking says."))
+    return shared.section_provenance(ctx, extra, design=" (Saltelli design)",
                                      compared_with=compared)
 
 

@@ -236,7 +236,8 @@ def test_a_failed_write_leaves_the_previous_memo(compared_memo, tmp_path, monkey
 # ----------------------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize("case", ["missing", "not_netcdf", "not_tco", "off_grid", "out_is_file"])
+@pytest.mark.parametrize("case", ["missing", "not_netcdf", "not_tco", "past_grid",
+                                  "out_is_file"])
 def test_bad_input_is_one_line_exit_2_nothing_written(case, tmp_path, result_files):
     a = result_files["default"]
     out = tmp_path / "memo_out"
@@ -253,9 +254,9 @@ def test_bad_input_is_one_line_exit_2_nothing_written(case, tmp_path, result_fil
         ds = xr.Dataset({"margin": ("sample", np.arange(4.0))}, attrs={"book_sha256": "x"})
         write_results(ds, other)
         args[1], fragment = str(other), "not a results file of 'mc-tco run'"
-    elif case == "off_grid":
-        args += ["--demand", "4e11"]
-        fragment = "include = [4e+11]"
+    elif case == "past_grid":  # any demand inside the grid's range is taken (issue 24)
+        args += ["--demand", "20T"]
+        fragment = "--demand 2e+13 is outside the grid"
     else:
         out.write_text("a file")
         fragment = "is a file"
