@@ -105,7 +105,7 @@ def _filler(da: xr.DataArray, n: int) -> xr.DataArray:
         values = np.zeros(shape, dtype=da.dtype)
     else:
         values = np.full(shape, np.nan)
-    return xr.DataArray(values, dims=da.dims, attrs=da.attrs)
+    return xr.DataArray(values, dims=da.dims)
 
 
 def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
@@ -169,7 +169,7 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
     for v in by_demand:
         src = out[v].sel(demand=new) if v in out else summ.get(v)
         if src is None:
-            extra[v] = _filler(ds[v], len(new))
+            extra[v] = _filler(ds[v], len(new)).assign_attrs(ds[v].attrs)
         else:
             extra[v] = src.transpose(*ds[v].dims).drop_vars("demand").assign_attrs(
                 ds[v].attrs)

@@ -151,7 +151,7 @@ class MemoContext(MemoBase):
         where = (" It is not a point of the run's demand grid: the model was evaluated "
                  f"there on each of the {self.n:,} stored scenarios." if self.added else "")
         return (f"**Your demand, {tokens(self.demand)} tokens/month, is the volume you "
-                f"gave** (`--demand`).{where} Another: " + how)
+                f"gave** (`--demand`).{where} To try another: " + how)
 
     @cached_property
     def cash_by_year(self) -> xr.Dataset:

@@ -52,8 +52,12 @@ def cash_by_year_figure(table: xr.Dataset) -> Figure:
         ax.set_title(NAMES.get(s, s), fontsize=10, color=c, fontweight="bold")
         ax.set_xticks(years, [f"y{int(y)}" for y in years])
         ax.yaxis.set_major_formatter(FuncFormatter(_usd))
-        ax.set_ylim(bottom=min(0.0, float(np.nanmin(table["estimate"].values)) * 1.05))
         ax.grid(True, alpha=0.3)
+    # one shared dollar axis over every option's band (set once: a shared axis set while
+    # drawing would freeze at the first panel's range)
+    values = table["estimate"].values
+    top, bottom = float(np.nanmax(values)), float(np.nanmin(values))
+    axes[0].set_ylim(min(0.0, bottom) - 0.04 * top, top * 1.06)
     axes[0].set_ylabel("nominal cash a year")
     axes[-1].legend(loc="upper right", fontsize=7)
     fig.suptitle(f"Cash each option puts in the budget, year by year, at "
