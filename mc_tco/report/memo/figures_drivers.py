@@ -173,8 +173,8 @@ def tornado_figure(
     conf = st["ST_conf"].sel(input=names).values
     ax_st.barh(y, vals, xerr=conf, color="#8c8c8c", height=0.6, capsize=2)
     reach = vals + conf  # all NaN where the target does not vary (no index to draw)
-    top = float(np.nanmax(reach)) if np.isfinite(reach).any() else 0.0
-    ax_st.set_xlim(0, max(0.05, top * 1.1))
+    st_top = float(np.nanmax(reach)) if np.isfinite(reach).any() else 0.0
+    ax_st.set_xlim(0, max(0.05, st_top * 1.1))
     ax_st.set_xlabel(f"ST of the {target_label} (± {level} half-width)")
     ax_st.grid(True, axis="x", alpha=0.3)
     ax_st.set_title("total Sobol' index ST" + (" (not a share: inputs correlated)"
