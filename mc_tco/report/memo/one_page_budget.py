@@ -79,20 +79,19 @@ def request_sentence(b: Budget) -> str:
     npv = f"NPV against the API {money(lo_npv)} to {money(hi_npv)} (P10 to P90)"
     head = f"**Decision requested: {FUND[b.choice]}: budget {money(mid)} in year 1 (P90 " \
            f"{money(hi)});"
-    band = f"{money(lo_gap)} to {money(hi_gap)} from P10 to P90"
+    band = f"{money(lo_gap)} to {money(hi_gap)} more, P10 to P90; negative: less"
     if b.choice == "api":
         they = "they" if b.best == "buy" else "it"
         spend = (f"{they} would cost {money(gap)} more over {years} years in nominal cash "
                  f"in the median scenario ({band})" if gap > 0 else
                  f"{they} would save {money(-gap)} over {years} years in nominal cash in the "
-                 f"median scenario ({band} more), but lose on discounted after-tax cost"
-                 if gap < 0 else
-                 f"in the median scenario {they} never spend more than the API (no server "
-                 f"bought), and up to {money(hi_gap)} more over {years} years in nominal "
-                 "cash at P90")
+                 f"median scenario ({band})" if gap < 0 else
+                 f"in the median scenario {they} would buy no server and spend what the API "
+                 f"does over {years} years in nominal cash ({band})")
         return f"{head} {NOT_FUND[b.best]}: {spend}; {npv}.**"
+    saved = f"{money(lo_gap)} to {money(hi_gap)} saved, P10 to P90"
     spend = (f"it saves {money(gap)} over {years} years in nominal cash in the median "
-             f"scenario ({band})" if gap >= 0 else
+             f"scenario ({saved})" if gap >= 0 else
              f"it spends {money(-gap)} more over {years} years in nominal cash in the median "
-             f"scenario, but less in discounted after-tax cost")
+             f"scenario ({saved}; negative: spent more)")
     return f"{head} against the API {spend}; {npv}.**"
