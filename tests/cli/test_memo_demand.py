@@ -34,17 +34,25 @@ def test_at_the_grid_end_twice_the_demand_is_left_out_and_said(default_run):
             "results' demand grid.") in page
 
 
-@pytest.mark.slow
-def test_memo_at_a_demand_off_the_grid_works_as_the_summary_prints_it(result_files, tmp_path,
-                                                                      no_png):
-    out = tmp_path / "memo"
-    res = CliRunner().invoke(main, ["memo", str(result_files["default"]), "--demand", "800B",
-                                    "--out-dir", str(out)])
-    assert res.exit_code == 0, res.output
-    page = (out / "summary.md").read_text()
+def test_the_memo_at_a_demand_off_the_grid_says_what_was_done(default_run, no_png):
+    """The summary, the ranking and the methods at 800B, which the grid lacks: the page is
+    at exactly 800B (and 400B, 1.6T), the Sobol' ranking at the nearest grid point, 794B,
+    and the provenance says how the numbers were made (the CLI path is
+    :func:`mc_tco.report.memo.build_memo`, which does what this test does)."""
+    from mc_tco.decision.at_demand import decision_demand, memo_demands, with_demands
+    from mc_tco.report.memo.context import MemoContext
+    from mc_tco.report.memo.drivers import section_sobol
+    from mc_tco.report.memo.render import Document, to_markdown
+    from mc_tco.report.memo.sections import section_provenance
+
+    d = decision_demand(default_run, "800B")
+    ds = with_demands(default_run, memo_demands(default_run, d))
+    ctx = MemoContext(ds, d, demand_asked=True, paths={"results": "r.nc"})
+    page = ctx.one_page_markdown
     assert "at your demand of 800B tokens/month" in page
     assert "**Your demand, 800B tokens/month, is the volume you gave**" in page
     assert "400B (½× your demand) | 800B (your demand) | 1.6T (2× your demand)" in page
-    md = (out / "memo.md").read_text()
-    assert "is not a point of the run's demand grid" in md  # the methods say what was done
+    assert ctx.added and ctx.rank_demand == pytest.approx(7.943e11, rel=1e-3)
+    md = to_markdown(Document("t", "", [section_sobol(ctx), section_provenance(ctx)]))
     assert "These indices are at 794B, the run's grid point nearest your 800B" in md
+    assert "is not a point of the run's demand grid" in md
