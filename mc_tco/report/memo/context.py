@@ -123,9 +123,16 @@ class MemoContext(MemoBase):
     def summary(self) -> Summary:
         """The one-page summary's numbers and sentences
         (:func:`mc_tco.report.memo.one_page.one_page_data`)."""
+        from mc_tco.decision.why import why_numbers
         from mc_tco.report.memo.one_page import one_page_data
+        from mc_tco.report.words.why import reason_text, trigger_lines
 
-        return one_page_data(self.ds, self.demand, demand_note=self.demand_note)
+        # the reason derived from the cost components and tested by its counterfactuals,
+        # and the triggers in quantities a person measures (issue 24, points 3 and 6): the
+        # same numbers as the section "Why, what to watch" (computed once per results)
+        why = why_numbers(self.ds, self.demand)
+        return one_page_data(self.ds, self.demand, reason=reason_text(why),
+                             triggers=trigger_lines(why), demand_note=self.demand_note)
 
     @property
     def summary_cash(self) -> xr.Dataset:

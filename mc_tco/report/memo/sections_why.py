@@ -21,4 +21,4 @@ def why_at(ctx: MemoContext) -> Why:
 
 def section_why(ctx: MemoContext) -> Section:
     """Why the answer is what it is, when to revisit it, and whether to run a pilot."""
-    return markdown_section(why_markdown(why_at(ctx)), "why")
+    return markdown_section(why_markdown(why_at(ctx), in_summary=True), "why")

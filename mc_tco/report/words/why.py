@@ -177,11 +177,28 @@ def pilot_sentence(p: PilotValue) -> str:
             f"NPV, where {NAMES[p.best]} is best on average.)")
 
 
-def why_markdown(why: Why, heading: str = "##") -> str:
-    """The memo's section: why, what to watch, and what a pilot is worth."""
-    lines = [f"{heading} Why, what to watch, and what a pilot is worth", "",
-             f"**Why (at {tokens(why.demand)} tokens/month):** {reason_text(why)}", "",
-             "**What to watch**", ""]
-    lines += [f"- {t}" for t in trigger_lines(why)]
-    lines += ["", f"**Measure first?** {pilot_sentence(why.pilot)}"]
+def why_markdown(why: Why, heading: str = "##", in_summary: bool = False) -> str:
+    """The memo's section: why, what to watch, and what a pilot is worth.
+
+    ``in_summary``: the reason and the triggers are already on the first page (the memo's
+    summary prints :func:`reason_text` and :func:`trigger_lines`): say how they were derived
+    instead of printing them twice."""
+    lines = [f"{heading} Why, what to watch, and what a pilot is worth", ""]
+    if in_summary:
+        lines += [f"The summary's **Why** and **What would change this** at "
+                  f"{tokens(why.demand)} tokens/month are derived here: the gap between the "
+                  "recommended option and the best alternative split into its cost "
+                  "components (averages, which add up), each \"even without\" recomputed by "
+                  "running the model on the stored scenarios with that cost removed, and "
+                  "printed only when the recomputed case bears it out; each threshold is the "
+                  "value of that one measured quantity, set in every scenario, at which an "
+                  "alternative's chance of beating the API crosses one half, the other "
+                  "assumptions as uncertain as now, with its Monte Carlo interval from the "
+                  "run's scrambles.", ""]
+    else:
+        lines += [f"**Why (at {tokens(why.demand)} tokens/month):** {reason_text(why)}", "",
+                  "**What to watch**", ""]
+        lines += [f"- {t}" for t in trigger_lines(why)]
+        lines += [""]
+    lines += [f"**Measure first?** {pilot_sentence(why.pilot)}"]
     return "\n".join(lines) + "\n"

@@ -576,8 +576,15 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
         assert ("cannot keep the data in house" in sov) == (best == "hybrid")
         pays = float((ds.saving.sel(demand=5e11, strategy=house) > 0).mean())
         assert f"in {prob(pays)} of scenarios it pays" in sov
+    # the reason is the one derived from the cost components and tested by its
+    # counterfactuals (mc_tco.decision.reason), the words of the section "Why, what to watch"
+    from mc_tco.decision.why import why_numbers
+    from mc_tco.report.words.why import reason_text, trigger_lines
+
     reason = page.split("**Why:**", 1)[1].split("\n")[0]
-    assert f"{money(_med(ds.cost.sel(demand=5e11, strategy='api')) * 12)} a year" in reason
+    why = why_numbers(ds, 5e11)
+    assert reason.strip() == reason_text(why).strip()
+    assert all(line in page for line in trigger_lines(why))
 
 
 def test_summary_says_your_demand_and_never_plainly(compared_memo):
