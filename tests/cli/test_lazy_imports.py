@@ -16,7 +16,8 @@ NOT_IMPORTED = [
     "numba", "mc_tco.models.kernels", "mc_tco.models.tco",  # the TCO model and kernels
     "dask",  # (0.1-0.7 s: dask.base, dask.array, psutil, yaml, jinja2)
     "mc_tco.app", "mc_tco.cli.app", "mc_tco.cli.memo", "mc_tco.cli.explain",
-    "mc_tco.report.memo",
+    "mc_tco.report.memo", "mc_tco.engine.family", "mc_tco.engine.shapley",
+    "mc_tco.engine.dependence", "mc_tco.sensitivity.shapley",
 ]
 
 MODEL = '''
