@@ -53,8 +53,8 @@ def test_each_stage_is_said_once_in_order_as_it_ends(tmp_path, correlated, famil
 
 def test_no_stage_is_said_for_a_run_that_fails(tmp_path):
     # the one-row calls that size the chunk pass; the first chunk's rows fail
-    (tmp_path / "stage_model.py").write_text(MODEL.replace(
-        "    return", "    if inputs.sizes['sample'] > 1:\n        raise ValueError('no')\n    return"))
+    fail = "    if inputs.sizes['sample'] > 1:\n        raise ValueError('no')\n    return"
+    (tmp_path / "stage_model.py").write_text(MODEL.replace("    return", fail))
     (tmp_path / "bad.toml").write_text(
         '[book]\nmodel = "stage_model:model"\n[analysis]\ntargets = ["y"]\n'
         + "".join(f'[inputs.{v}]\ndist = "uniform"\nlow = 0\nhigh = 1\n'
@@ -64,3 +64,34 @@ def test_no_stage_is_said_for_a_run_that_fails(tmp_path):
     with pytest.raises(Exception, match="raised ValueError: no"):
         execute(plan, out=tmp_path / "r.nc", on_stage=lambda name, s: said.append(name))
     assert said == []
+
+
+def test_a_small_models_chunk_grows_unless_asked_for(tmp_path):
+    """fit_chunk doubles a chunk not asked for while it stays small and leaves 4 chunks:
+    y has 8 bytes a row, 5 rows a base sample (x 4 overhead): 160 bytes a sample."""
+    from mc_tco.engine.evaluate import MIN_CHUNKS, fit_chunk, sample_bytes
+
+    book = _book(tmp_path, correlated=False)
+    plan = plan_run(book, samples=8192)
+    assert plan.chunk_auto and plan.chunk_size == 256 and sample_bytes(plan) == 8 * 5
+    fitted = fit_chunk(plan)
+    assert fitted.chunk_size == 8192 // MIN_CHUNKS and not fitted.chunk_auto
+    assert fit_chunk(fitted).chunk_size == fitted.chunk_size  # fitted once
+    assert fit_chunk(plan_run(book, samples=8192, chunk_size=256)).chunk_size == 256
+    assert fit_chunk(plan_run(book, samples=512)).chunk_size == 256  # 4 chunks of 128: no
+
+
+def test_the_grown_chunk_is_stored_and_changes_only_the_last_bits(tmp_path):
+    import json
+
+    import numpy as np
+
+    book = _book(tmp_path, correlated=False)
+    with execute(plan_run(book, samples=2048, seed=4), out=tmp_path / "a.nc") as grown:
+        assert json.loads(grown.attrs["run_options"])["chunk_size"] == 512  # rerun: the same
+        with execute(plan_run(book, samples=2048, seed=4, chunk_size=256),
+                     out=tmp_path / "b.nc") as small:
+            for name in ("S1", "ST", "S1_conf", "ST_conf"):  # the sums' order
+                np.testing.assert_allclose(grown[name], small[name], rtol=0, atol=1e-12)
+            for name in ("y", "input_value", "target_mean", "target_quantile", "p_positive"):
+                np.testing.assert_array_equal(grown[name], small[name])
