@@ -106,22 +106,28 @@ def in_process(samples: int, seed: int, pairs: int, tmp: Path) -> tuple[list, li
     def ours() -> None:
         mc_tco.run(book, samples=samples, seed=seed, out=tmp / "in_process.nc").close()
 
-    ours_t, salib_t = [], []
+    ours_t: list[tuple[float, float]] = []
+    salib_t: list[tuple[float, float]] = []
     with lazy_dask_check():  # as the mc-tco command runs
         ours()
         salib()  # warm both
         for _ in range(pairs):
             for f, times in ((ours, ours_t), (salib, salib_t)):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 f()
-                times.append(time.perf_counter() - t)
+                times.append((time.perf_counter() - t, time.process_time() - c))
     return ours_t, salib_t
 
 
-def imports() -> None:
-    """Where the CLI's import time goes: ``-X importtime`` of ``mc_tco.cli``, per package."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import mc_tco.cli"],
-                          cwd=ROOT, capture_output=True, text=True,
+def imports(cli: list[str], salib: list[str]) -> None:
+    """Where the import time goes: ``-X importtime`` of the CLI's run and of the SALib
+    script, self time per top-level package."""
+    for label, cmd in (("mc-tco run", cli), ("SALib script", salib)):
+        _imports(label, [cmd[0], "-X", "importtime", *cmd[1:]])
+
+
+def _imports(label: str, cmd: list[str]) -> None:
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     own: dict[str, int] = {}
     for line in done.stderr.splitlines():
@@ -131,8 +137,8 @@ def imports() -> None:
         top = name.strip().split(".")[0]
         own[top] = own.get(top, 0) + int(self_us)
     total = sum(own.values())
-    print(f"\nimport mc_tco.cli: {total / 1e6:.2f} s (self time per top-level package)")
-    for top, us in sorted(own.items(), key=lambda kv: -kv[1])[:12]:
+    print(f"\n{label}: imports {total / 1e6:.2f} s (self time per top-level package)")
+    for top, us in sorted(own.items(), key=lambda kv: -kv[1])[:8]:
         print(f"  {top:24s} {us / 1e6:6.3f} s")
 
 
@@ -160,6 +166,8 @@ def main() -> None:
             runs["mc-tco run"].append(child(cli))
             runs["SALib script"].append(child(sal))
         ours, salib = in_process(args.samples, args.seed, args.pairs, tmp)
+        if args.imports:
+            imports(cli, sal)
     med = {k: {f: statistics.median(r[f] for r in v) for f in ("wall", "cpu", "rss")}
            for k, v in runs.items()}
     print(f"\nfresh processes, median of {args.pairs} alternated pairs:")
@@ -170,15 +178,15 @@ def main() -> None:
     c, s = med["mc-tco run"], med["SALib script"]
     print(f"  CLI / SALib script: wall {c['wall'] / s['wall']:.2f}x, "
           f"cpu {c['cpu'] / s['cpu']:.2f}x, peak RSS {c['rss'] / s['rss']:.2f}x")
-    o, a = statistics.median(ours), statistics.median(salib)
+    o, a = (statistics.median(w for w, _ in ours), statistics.median(w for w, _ in salib))
+    oc, ac = (statistics.median(c for _, c in ours), statistics.median(c for _, c in salib))
     print(f"\nin this process (imports done), median of {args.pairs} alternated pairs:")
-    print(f"  mc_tco.run (with its results file) {o:.3f} s; SALib sample + model + analyze "
-          f"{a:.3f} s: {o / a:.2f}x")
+    print(f"  mc_tco.run (with its results file) {o:.3f} s wall, {oc:.3f} s cpu; SALib "
+          f"sample + model + analyze {a:.3f} s, {ac:.3f} s cpu: {o / a:.2f}x wall, "
+          f"{oc / ac:.2f}x cpu")
     print(f"  start-up (CLI wall - in-process run) {c['wall'] - o:.2f} s; "
           f"SALib script's {s['wall'] - a:.2f} s")
     print(f"load {os.getloadavg()[0]:.1f}")
-    if args.imports:
-        imports()
 
 
 if __name__ == "__main__":
