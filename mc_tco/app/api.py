@@ -7,10 +7,8 @@ browser tabs never share state. Runs are cached by (text, samples, seed).
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import math
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +16,10 @@ import xarray as xr
 
 from mc_tco.app import bridge
 from mc_tco.app.edit import apply_edits, source_prompt
+from mc_tco.app.ranking import ranking as rank_inputs
+from mc_tco.app.runs import Cancelled, RunCache, check_model
+from mc_tco.report.words.input_grid import input_grid_note
 from mc_tco.results.points import nearest_point, scale_of
-from mc_tco.results.ranking import rank_order
 
 __all__ = [
     "Cancelled",
@@ -28,45 +28,15 @@ __all__ = [
     "book_state",
     "check_edits",
     "check_model",
+    "checked_book",
+    "edited_text",
+    "error_json",
     "pdf",
     "results_json",
     "save_book",
 ]
 
 PDF_POINTS = 80
-
-
-class Cancelled(Exception):
-    """A run stopped because the user asked, or a newer request replaced it."""
-
-
-def check_model(book, started_model: str, started_file: Path | None = None) -> None:
-    """Refuse a book whose model is neither the TCO model nor the app's own.
-
-    A book opened in the browser names Python code to run; only the model the user chose
-    when starting the app (``started_model``, the model of its book, defined in
-    ``started_file`` when given: the same name found in another file is refused) or the
-    TCO model shipped with mc_tco may run: not any other function importable from mc_tco.
-    """
-    model = book.model or bridge.DEFAULT_MODEL
-    if model == bridge.DEFAULT_MODEL:
-        return
-    if model == started_model:
-        found = bridge.model_file(book) if started_file is not None else None
-        if started_file is None or found == started_file:
-            return
-        raise bridge.BookError(
-            book.path, "book.model",
-            f"'{model}' is the app's model name, but for this book it is "
-            f"{found or 'not found'}, not the app's {started_file}; open the book from "
-            "the folder of the app's model, or run it with 'mc-tco run' if you trust it",
-        )
-    raise bridge.BookError(
-        book.path, "book.model",
-        f"'{model}' is not allowed in the app: a book opened in the browser may only name "
-        f"the app's model ({started_model}) or the TCO model ({bridge.DEFAULT_MODEL}); "
-        "run it with 'mc-tco run' if you trust its code",
-    )
 
 
 def _num(x) -> float | None:
@@ -85,6 +55,9 @@ def pdf(inp) -> dict:
     """
     if inp.is_constant:
         return {"kind": "constant", "x": [inp.value], "y": [1.0]}
+    if inp.is_grid:  # [grid.<input>]: its values, each run in turn (not a distribution)
+        return {"kind": "pmf", "x": [_num(v) for v in inp.grid_values],
+                "y": [1.0] * inp.grid_values.size}
     dist = inp.dist
     if inp.family == "discrete":
         xs = np.asarray(dist.xk, dtype=float)
@@ -131,7 +104,8 @@ def book_state(text: str, path: str, started_model: str,
             "families": bridge.families()}
 
 
-def _error_json(exc: Exception, edits: dict) -> dict:
+def error_json(exc: Exception, edits: dict) -> dict:
+    """Where a check's error is for the page: ``{"message", "input", "field"}``."""
     where = getattr(exc, "where", None) or ""
     parts = where.split(".")
     name = parts[1] if len(parts) > 1 and parts[0] == "inputs" else None
@@ -141,13 +115,22 @@ def _error_json(exc: Exception, edits: dict) -> dict:
     return {"message": str(exc), "input": name, "field": field}
 
 
+@functools.lru_cache(maxsize=8)
+def _as_loaded(text: str, path: str):
+    """The book ``text`` as loaded, parsed once (read here, never checked: a check
+    converts its units in place)."""
+    return bridge.loads_book(text, path)
+
+
 def edited_text(text: str, path: str, edits: dict) -> str:
     """The book text with ``edits`` applied, each changed input's source a prompt.
 
     An input edited back to its loaded family and parameters is left as it was.
     """
-    base = bridge.loads_book(text, path)
+    base = _as_loaded(text, path)
     edits = {k: v for k, v in edits.items() if k in base.inputs}
+    if not edits:
+        return apply_edits(text, {}, path, {})
     trial = bridge.loads_book(apply_edits(text, edits, path, {}), path)
     changed = {k: v for k, v in edits.items()
                if (trial.inputs[k].family, trial.inputs[k].params)
@@ -155,6 +138,17 @@ def edited_text(text: str, path: str, edits: dict) -> str:
     prompts = {k: source_prompt(base.inputs[k].describe(), base.inputs[k].source)
                for k in changed}
     return apply_edits(text, changed, path, prompts)
+
+
+def checked_book(text: str, path: str, edits: dict, started_model: str,
+                 started_file: Path | None = None):
+    """``(edited text, its book checked as the CLI checks it)``; raises the CLI's
+    McTcoError (:func:`error_json` says where for the page)."""
+    new = edited_text(text, path, edits)
+    book = bridge.loads_book(new, path)
+    check_model(book, started_model, started_file)
+    bridge.check_book(book)
+    return new, book
 
 
 def check_edits(text: str, path: str, edits: dict, started_model: str,
@@ -168,62 +162,11 @@ def check_edits(text: str, path: str, edits: dict, started_model: str,
         ``{"ok": False, "error": {"message", "input", "field"}}`` with the CLI's message.
     """
     try:
-        new = edited_text(text, path, edits)
-        book = bridge.loads_book(new, path)
-        check_model(book, started_model, started_file)
-        bridge.check_book(book)
+        new, book = checked_book(text, path, edits, started_model, started_file)
     except bridge.McTcoError as exc:
-        return {"ok": False, "error": _error_json(exc, edits)}
-    return {"ok": True, "text": new,
+        return {"ok": False, "error": error_json(exc, edits)}
+    return {"ok": True, "text": new, "book": book,
             "inputs": {k: _input_json(book.inputs[k]) for k in edits if k in book.inputs}}
-
-
-class RunCache:
-    """Quick runs by (book text, samples, seed); the newest request of a tab wins.
-
-    A tab's new request cancels its previous run (at the next chunk), so typing does not
-    queue runs; other tabs are not affected.
-    """
-
-    def __init__(self, size: int = 8):
-        self.size = size
-        self.runs: OrderedDict[str, xr.Dataset] = OrderedDict()
-        self.latest: dict[str, object] = {}
-        self.lock = threading.Lock()
-        self.cpu = threading.Semaphore(2)
-
-    @staticmethod
-    def key(text: str, samples: int, seed: int) -> str:
-        """The cache key of a run: the book's text, its samples and seed."""
-        return hashlib.sha256(f"{samples}:{seed}:{text}".encode()).hexdigest()
-
-    def get(self, text: str, path: str, samples: int, seed: int, session: str = "",
-            started_model: str = bridge.DEFAULT_MODEL,
-            started_file: Path | None = None) -> xr.Dataset:
-        """The results of the book ``text`` at ``samples`` and ``seed``: cached, or run now."""
-        key = self.key(text, samples, seed)
-        with self.lock:
-            if key in self.runs:
-                self.runs.move_to_end(key)
-                return self.runs[key]
-            token = object()
-            if session:
-                self.latest[session] = token
-        book = bridge.loads_book(text, path)
-        check_model(book, started_model, started_file)
-
-        def progress(done, total):
-            if session and self.latest.get(session) is not token:
-                raise Cancelled("a newer change replaced this run")
-
-        with self.cpu:
-            progress(0, 1)
-            ds = bridge.quick_run(book, samples, seed, progress=progress)
-        with self.lock:
-            self.runs[key] = ds
-            while len(self.runs) > self.size:
-                self.runs.popitem(last=False)
-        return ds
 
 
 def _strategies(ds: xr.Dataset, indicator: str) -> tuple[list[str], list[str]]:
@@ -262,7 +205,8 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
            if target in ds else "", "indicator_label": ds.mc_tco.run.indicator_label,
            "strategies": strategies, "baseline": baseline, "n": int(ds.sizes["sample"]),
            "seed": ds.mc_tco.run.seed, "elapsed": elapsed,
-           "book_sha256": ds.mc_tco.run.book_sha256}
+           "book_sha256": ds.mc_tco.run.book_sha256,
+           "note": input_grid_note(ds, "mc-tco run shows them all")}  # [grid.<input>]
     p = ds["p_positive"].sel(target=indicator)
     ci = ds["p_positive_ci"].sel(target=indicator)
     out["p"] = {s: {"p": [_num(v) for v in p.sel(strategy=s).values],
@@ -295,14 +239,14 @@ def _nearest(ds: xr.Dataset, dim: str, value: float) -> float:
     return nearest_point(ds[dim].values, value, scale_of(dim))
 
 
-def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
-    """The answer at one point of the grid: the memo's sentence and the inputs by ST
-    (by Shapley effect when the book's inputs are correlated and the run has them).
-
-    The ranking follows the memo: by the indicator ("beats the API") when at least
-    ``MIN_EVENTS`` scenarios win and as many lose, else by the target itself.
+def answer(ds: xr.Dataset, demand: float, top: int = 8, results: dict | None = None) -> dict:
+    """The answer at one point of the grid: the memo's sentence and, per strategy, the
+    inputs ranked as the CLI ranks them (:func:`mc_tco.app.ranking.ranking`: by Shapley
+    effect when the book's inputs are correlated, else by ST); ``ranking`` is None for
+    results of the base rows alone (:func:`mc_tco.app.bridge.base_run`). ``results``:
+    :func:`results_json` of ``ds`` when already made.
     """
-    r = results_json(ds)
+    r = results if results is not None else results_json(ds)
     dim = r["dim"]
     d = _nearest(ds, dim, demand)
     text = bridge.memo_answer(ds, d) if dim == "demand" else None
@@ -315,37 +259,9 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8) -> dict:
                                              r["p"][s]["hi"][i]) + " of scenarios")
         text = f"At {dim} {bridge.fmt_tokens(d)}: " + "; ".join(parts) + "."
     text = text.replace("**", "")
-    n = r["n"]
-    ranking = {}
-    for s in r["strategies"]:
-        sel = {dim: d, "strategy": s}
-        wins = round(float(ds["p_positive"].sel(target=f"{r['target']}>0", **sel)) * n) \
-            if f"{r['target']}>0" in ds["target"].values else 0
-        target = r["target"]
-        if bridge.indicator_ranks(wins, n, ds["ST"].sel(target=f"{target}>0", **sel).values,
-                                  ds["ST_conf"].sel(target=f"{target}>0", **sel).values):
-            target = f"{target}>0"
-        index = "ST"
-        if "shapley" in ds and ds.mc_tco.correlations and target in ds["shapley"]["target"]:
-            # correlated inputs: per-input Sobol' indices are not shares of the variance
-            # any more; rank by the Shapley effects, as the memo and `explain` do, at the
-            # nearest demand where the run estimated them (--shapley-at report)
-            index = "shapley"
-            sel = ds.mc_tco.shapley_point(**sel)
-        st = ds[index].sel(target=target, **sel)
-        conf = ds[f"{index}_conf"].sel(target=target, **sel)
-        s1 = ds["S1"].sel(target=target, **sel) if index == "ST" else None
-        order = rank_order(st.values, top=top)
-        names = ds["input"].values
-        rare = bridge.rare_note(ds, f"{r['target']}>0", {dim: d, "strategy": s})
-        ranking[s] = {"target": target, "wins": wins, "index": index,
-                      "rare": None if rare is None else {
-                          "events": rare["events"], "rows": rare["rows"],
-                          "nearest": rare["nearest_demand"], "note": rare["note"]},
-                      "at": _num(sel[dim]), "rows": [
-            [str(names[i]), _num(st.values[i]), _num(conf.values[i]),
-             None if s1 is None else _num(s1.values[i])]
-            for i in order]}
+    # the ranking needs the design rows: a first answer from the base rows has none
+    ranking = ({s: rank_inputs(ds, dim, d, s, r["target"], top) for s in r["strategies"]}
+               if "ST" in ds else None)
     conf = ds.mc_tco.run.conf_level
     return {"demand": d, "sentence": text, "ranking": ranking, "conf_level": conf}
 

@@ -7,6 +7,7 @@ module lets the engine move its functions without touching the rest of :mod:`mc_
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shlex
 from collections.abc import Callable
@@ -24,6 +25,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "BookError",
     "McTcoError",
+    "base_run",
     "build_distribution",
     "check_book",
     "default_samples",
@@ -141,18 +143,60 @@ def rare_note(ds: xr.Dataset, target: str, point: dict) -> dict | None:
     return rare_ranking(ds, target, point, min_events())
 
 
+#: base samples per chunk of a quick run: a newer change cancels the run at the next
+#: chunk (the chunk size never changes the numbers), so at most ~1/8 of it runs on
+QUICK_CHUNK = 128
+
+
 def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -> xr.Dataset:
     """``mc-tco run BOOK --samples N --seed S`` in memory (same options, same numbers).
 
-    Runs on the calling thread (``scheduler="synchronous"``; the numbers do not depend on
-    the scheduler) so that several browser tabs share the 2 cores fairly. Without Shapley
-    effects and without the independence check of a correlated book (the page shows
-    neither; they would more than double every preview's model runs).
+    On the machine's threads (the numbers do not depend on the scheduler): the ranking
+    the page waits for comes in half the time on an idle 2-core machine; two tabs' runs
+    share the cores. With the Shapley effects of a correlated book, as ``mc-tco run``
+    (the page ranks its inputs by them, as the CLI does), without its independence check
+    (the page does not show it).
     """
     from mc_tco.engine import run
 
-    return run(book, samples=samples, seed=seed, progress=progress, scheduler="synchronous",
-               shapley=False, independence_check=False)
+    chunk = QUICK_CHUNK if samples % QUICK_CHUNK == 0 else None
+    return run(book, samples=samples, seed=seed, progress=progress, scheduler="threads",
+               independence_check=False, chunk_size=chunk).mc_tco.at_input_grid()  # (the focus)
+
+
+#: outputs the memo's answer reads beside the targets and distributions (who is cheapest:
+#: :func:`mc_tco.decision.shares.cheapest_shares`); a model without them ignores the name
+ANSWER_OUTPUTS = ("cost",)
+
+
+def base_run(book, samples: int, seed: int, breakeven: bool = True) -> xr.Dataset:
+    """The base rows of :func:`quick_run` alone and what they give: P(beats the API) with
+    its interval, the quantiles, the break-even demands (the model's distributions; not
+    with ``breakeven=False``: four fifths of the base rows' time), no Sobol' indices.
+
+    The same rows and the same numbers as the quick run's (the design rows, ``K + 1``
+    times as many, and the indices follow in :func:`quick_run`): the page's first answer.
+    Only the outputs the answer reads are asked for (:data:`ANSWER_OUTPUTS`: the model
+    skips its cash paths), and the rows are evaluated in two halves on two threads (the
+    kernels release the GIL).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mc_tco.engine import evaluate_base, plan_run, summarize
+
+    plan = plan_run(book, samples=samples, seed=seed, shapley=False)
+    if not breakeven:
+        plan = dataclasses.replace(plan, distributions=[])
+    wanted = set(plan.targets) | set(plan.distributions) | set(ANSWER_OUTPUTS)
+    half = samples // 2
+    with ThreadPoolExecutor(2, thread_name_prefix="base-rows") as pool:
+        parts = list(pool.map(lambda span: evaluate_base(plan, span[0], span[1], wanted),
+                              [(0, half), (half, samples)] if half else [(0, samples)]))
+    base = xr.concat(parts, dim="sample", data_vars="all", coords="minimal",
+                     compat="override")
+    summary = summarize(plan, base, None, "synchronous")
+    ds = base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
+    return ds.mc_tco.at_input_grid()  # (the focus, as quick_run)
 
 
 def results_path(book) -> Path:

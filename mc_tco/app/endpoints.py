@@ -4,6 +4,7 @@ full run in the background. The HTTP side is :mod:`mc_tco.app.server`."""
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 import time
@@ -15,6 +16,21 @@ from typing import ClassVar
 from mc_tco.app import api, bridge
 
 __all__ = ["App", "Job"]
+
+
+def _whole(value, name: str, default: int, least: int) -> int:
+    """``value`` (a number or its text; None or "": ``default``) as a whole number >=
+    ``least``, else the one-line error the page shows beside the box."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not number.is_integer() or number < least:
+        raise bridge.McTcoError(f"{name} {value}: must be a whole number >= {least}, "
+                                f"e.g. {default}")
+    return int(number)
 
 
 @dataclass
@@ -85,10 +101,20 @@ class App:
         )
 
     # ------------------------------------------------------------------ endpoints
-    def initial(self, _q) -> dict:
-        """The page's first state: the started book, its inputs, the run's options and model."""
-        state = api.book_state(self.book_text, self.book_path, self.model,
-                               self.model_file)
+    def initial(self, q) -> dict:
+        """The page's first state: the started book (or ``q["path"]``, a book of the app's
+        own: the file the page saved to before a reload), its inputs, options and model."""
+        text, path = self.book_text, self.book_path
+        if q.get("path") and str(q["path"]) != self.book_path:
+            own = self.own_book(str(q["path"]))
+            if own.suffix != ".toml":
+                raise bridge.BookError(str(q["path"]), None, "is not a book: a .toml file")
+            try:
+                text, path = own.read_text(encoding="utf-8"), str(q["path"])
+            except OSError as exc:
+                raise bridge.BookError(str(q["path"]), None,
+                                       f"cannot be read ({exc.strerror})") from None
+        state = api.book_state(text, path, self.model, self.model_file)
         return {**state, "samples": self.samples, "seed": self.seed, "model": self.model,
                 "default_samples": bridge.default_samples()}
 
@@ -99,35 +125,85 @@ class App:
 
     def check(self, q) -> dict:
         """Check the user's edits of the book's inputs, field by field, without running."""
-        return api.check_edits(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
-                               self.model, self.model_file)
+        out = api.check_edits(str(q["text"]), str(q["path"]), dict(q.get("edits") or {}),
+                              self.model, self.model_file)
+        out.pop("book", None)
+        return out
 
-    def _run(self, q):
-        samples = int(q.get("samples") or self.samples)
-        seed = int(q.get("seed") if q.get("seed") is not None else self.seed)
+    def _options(self, q) -> tuple[int, int]:
+        return (_whole(q.get("samples"), "samples", self.samples, 1),
+                _whole(q.get("seed"), "seed", self.seed, 0))
+
+    def _run(self, q, stage: str = "full", book=None):
+        samples, seed = self._options(q)
+        text, path = str(q["text"]), str(q["path"])
+        cached = self.cache.cached(text, samples, seed, stage)
         t = time.monotonic()
-        ds = self.cache.get(str(q["text"]), str(q["path"]), samples, seed,
-                            str(q.get("session") or ""), self.model, self.model_file)
-        return ds, time.monotonic() - t
+        ds = self.cache.get(text, path, samples, seed, str(q.get("session") or ""),
+                            self.model, self.model_file, stage=stage, book=book)
+        return ds, time.monotonic() - t, cached
+
+    def _answer(self, q, stage: str, book=None) -> dict:
+        ds, elapsed, cached = self._run(q, stage, book)
+        res = api.results_json(ds, round(elapsed, 2))
+        res["cached"] = cached
+        demand = float(q.get("demand") or res["focus"])
+        return {"results": res, "answer": api.answer(ds, demand, results=res), "stage": stage}
+
+    def preview(self, q) -> dict:
+        """A change on the page: check the edits (``q["text"]`` is the book as loaded) and,
+        when they pass, the first answer from the base rows (:mod:`mc_tco.app.runs`).
+
+        Returns ``check``'s ``{"ok": False, "error": ...}``, or ``{"ok": True, "text",
+        "inputs"}`` with ``results`` and ``answer`` of the ``"answer"`` stage.
+        """
+        self._options(q)  # a bad seed is the seed's error, not an input's
+        checked = api.check_edits(str(q["text"]), str(q["path"]),
+                                  dict(q.get("edits") or {}), self.model, self.model_file)
+        if not checked["ok"]:
+            session = str(q.get("session") or "")
+            if session:  # an invalid change stops the tab's run of the previous one
+                self.cache.latest[session] = object()
+            return checked
+        book = checked.pop("book")  # checked: the run need not parse it again
+        return {**checked, **self._answer({**q, "text": checked["text"]}, "answer", book)}
 
     def run(self, q) -> dict:
-        """Run the edited book (small samples) and return the answer, the charts and the ranking."""
-        ds, elapsed = self._run(q)
-        res = api.results_json(ds, round(elapsed, 2))
-        demand = float(q.get("demand") or res["focus"])
-        return {"results": res, "answer": api.answer(ds, demand)}
+        """Run the edited book at ``q["stage"]`` (``"base"``: with the break-even demands;
+        ``"full"``, the default: the quick run with the ranking); results and answer."""
+        stage = str(q.get("stage") or "full")
+        if stage not in ("base", "full"):
+            raise bridge.McTcoError(f"stage {stage!r}: base or full")
+        return self._answer(q, stage)
 
     def answer(self, q) -> dict:
-        """The answer at another demand of the run already made for the same book."""
-        ds, _ = self._run(q)
+        """The answer at another demand of the run already made for the same book (its
+        fullest stage so far)."""
+        ds, _, _ = self._run(q, "answer")
         return api.answer(ds, float(q["demand"]))
 
     def target(self, q) -> dict:
         """P(target > ``q["threshold"]``) per strategy at ``q["demand"]`` of the same run."""
         from mc_tco.app.chance import target_chance
 
-        ds, _ = self._run(q)
+        ds, _, _ = self._run(q, "answer")
         return target_chance(ds, float(q["demand"]), q.get("threshold", 0))
+
+    def status(self, _q) -> dict:
+        """What is using the cores: the full run in the background (any tab's) and the
+        quick runs going; the page says so when its own run is slow."""
+        job = next((j for j in self.jobs.values() if j.status == "running"), None)
+        return {"full_run": None if job is None else {
+                    "done": job.done, "total": job.total,
+                    "elapsed": round(time.monotonic() - job.started, 1)},
+                "quick_runs": self.cache.running}
+
+    def curves(self, q) -> dict:
+        """The curves panel at ``q["demand"]`` of the same run (:mod:`mc_tco.app.curves`)."""
+        from mc_tco.app.curves import curves_panel
+
+        ds, _, _ = self._run(q, "answer")  # the fullest stage so far: its base rows
+        return curves_panel(ds, float(q["demand"]), q.get("strategy"), str(q.get("given") or ""))
 
     def save(self, q) -> dict:
         """Save the edited book to ``q["dest"]`` (refused if it exists unless ``overwrite``)."""
@@ -142,6 +218,7 @@ class App:
     def full(self, q) -> dict:
         """Start a full run of a saved book in the background; returns the job to poll."""
         path = str(q["path"])
+        seed = _whole(q.get("seed"), "seed", self.seed, 0)
         self.own_book(path)
         book = bridge.load_book(path)
         api.check_model(book, self.model, self.model_file)
@@ -159,7 +236,7 @@ class App:
 
         def work():
             try:
-                job.result = bridge.full_run(book, int(q.get("seed") or 0), progress,
+                job.result = bridge.full_run(book, seed, progress,
                                              job.lines.append)
                 job.status = "done"
             except api.Cancelled:
@@ -194,4 +271,6 @@ class App:
         ("POST", "/api/answer"): "answer", ("POST", "/api/save"): "save",
         ("POST", "/api/full"): "full", ("GET", "/api/job"): "job",
         ("POST", "/api/cancel"): "cancel", ("POST", "/api/target"): "target",
+        ("POST", "/api/preview"): "preview", ("GET", "/api/status"): "status",
+        ("POST", "/api/curves"): "curves",
     }

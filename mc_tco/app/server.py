@@ -36,9 +36,14 @@ __all__ = [
     "make_server",
 ]
 
-STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
-          "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
-          "/static/app.css": ("app.css", "text/css; charset=utf-8")}
+STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/static/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/charts.js": ("charts.js", "text/javascript; charset=utf-8"),
+    "/static/curves.js": ("curves.js", "text/javascript; charset=utf-8"),
+    "/static/editor.js": ("editor.js", "text/javascript; charset=utf-8"),
+}
 MAX_BODY = 4_000_000
 #: the page's policy: its script, style and API from this server only, never in a frame
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -158,7 +163,7 @@ def _handler(app: App, hosts: set[str]):
                     return self._json(400, {"error": "the request is not a JSON object"})
                 query.update(sent)
             try:
-                return self._json(200, getattr(app, route)(query))
+                answer = getattr(app, route)(query)
             except api.Cancelled as exc:
                 return self._json(409, {"cancelled": True, "error": str(exc)})
             except bridge.McTcoError as exc:
@@ -167,6 +172,11 @@ def _handler(app: App, hosts: set[str]):
                 return self._json(400, {"error": f"bad request: {type(exc).__name__}: {exc}"})
             except Exception as exc:  # a bug: say it on the page rather than drop the line
                 return self._json(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
+            try:
+                return self._json(200, answer)
+            except (BrokenPipeError, ConnectionResetError):  # the tab went away (a reload)
+                self.close_connection = True
+                return None
 
         def do_GET(self):
             self._handle("GET")

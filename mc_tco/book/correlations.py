@@ -39,7 +39,7 @@ def _correlations(raw, inputs: dict[str, Input], analysis: dict, text: str, path
         pairs.append(dict(corr))
     if not pairs:  # independent inputs: nothing to check (an identity over every input)
         return [], None
-    uncertain = [i.name for i in inputs.values() if not i.is_constant]
+    uncertain = [i.name for i in inputs.values() if i.is_sampled]
     try:
         matrix = check_correlation_matrix(list(inputs), pairs, uncertain,
                                           repair=analysis.get("repair_correlations"))

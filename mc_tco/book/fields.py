@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,9 +21,11 @@ from mc_tco.book.types import (
     Input,
 )
 from mc_tco.book.where import _closest, _fields_hint, _locate
+from mc_tco.distributions.empirical import Sample, read_column
 from mc_tco.distributions.families import (
     FAMILIES,
     LIST_FIELDS,
+    STRING_FIELDS,
     FieldProblem,
     build_distribution,
 )
@@ -246,7 +249,9 @@ def _analysis(spec: dict, err) -> dict:
     return out
 
 
-def _input(name: str, spec, text: str, err) -> Input:
+def _input(name: str, spec, text: str, err, folder: Path | None = None) -> Input:
+    """One ``[inputs.<name>]`` table; ``folder`` is where an empirical input's file is
+    looked for (the book's folder; the working directory when None)."""
     where = f"inputs.{name}"
     if not name.isidentifier():
         raise err(where, f"input name '{name}' must be a plain name (letters, digits, _)")
@@ -310,6 +315,12 @@ def _input(name: str, spec, text: str, err) -> Input:
                 where, f"missing field '{key}' for {a_or_an(family)} input; e.g. {fam.example}"
             )
     def parse(key):
+        if key in STRING_FIELDS:
+            value = spec[key]
+            if not isinstance(value, str) or not value.strip():
+                raise err(f"{where}.{key}",
+                          f"{key} must be a non-empty string in quotes, got {_show(value)}", key)
+            return value
         if key in LIST_FIELDS:
             return _number_list(spec[key], where, key, err)
         open_side = {"low": -math.inf, "high": math.inf}.get(key)
@@ -330,6 +341,11 @@ def _input(name: str, spec, text: str, err) -> Input:
             continue  # ci belongs to the (low, high) form (the interval entry)
         params[key] = parse(key) if key in spec else default
     try:
+        if family == "empirical":  # read as data (csv), never executed
+            path = Path(params["file"])
+            params["_data"] = Sample(read_column(
+                path if folder is None or path.is_absolute() else folder / path,
+                params["column"], shown=params["file"]))
         dist = build_distribution(family, params)
     except FieldProblem as exc:
         raise err(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from pathlib import Path
@@ -20,7 +21,10 @@ from mc_tco.book.limits import MAX_BOOK_BYTES, MAX_INPUTS, MAX_NESTING, nesting_
 from mc_tco.book.types import (
     _BOOK_FIELDS,
     _TOP_LEVEL,
+    GRID_FAMILY,
     Book,
+    Grid,
+    Input,
 )
 from mc_tco.book.where import _locate
 from mc_tco.errors import BookError
@@ -126,7 +130,11 @@ def loads_book(text: str, path: str = "<book>") -> Book:
         where = f"column {m.group(2)}" if m else None
         fix = "check quotes, brackets and 'key = value' on this line"
         bad_line = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
-        if "Unescaped '\\'" in what or ("\\" in bad_line and '"' in bad_line):
+        twice = re.match(r"Cannot declare \(([^)]*)\) twice", what)
+        if twice:  # e.g. [grid.demand] twice: tomllib names the table as a tuple
+            table = ".".join(re.findall(r"'([^']*)'", twice.group(1)))
+            fix = f"[{table}] is written twice; keep one table (merge their fields)"
+        elif "Unescaped '\\'" in what or ("\\" in bad_line and '"' in bad_line):
             fix = ("a backslash in \"...\" starts an escape; write a Windows path in single "
                    "quotes, e.g. source = 'C:\\finance\\prices.xlsx', or use / or \\\\")
         raise BookError(path, where, f"TOML syntax error: {what}; {fix}", line) from None
@@ -190,12 +198,10 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
                   f"{MAX_INPUTS:,} (the model runs N x (inputs + 2) times)")
     inputs = {}
     for name, spec in raw_inputs.items():
-        inputs[name] = _input(name, spec, text, err)
-        if name in grids:
-            raise err(
-                f"inputs.{name}",
-                f"'{name}' is both an input and a grid dimension ([grid.{name}]); rename one",
-            )
+        inputs[name] = _input(name, spec, text, err, Path(path).parent)
+        if name in grids:  # [grid.<input>]: the input fixed at each value in turn
+            _not_correlated(name, data.get("correlation", []), err)
+            inputs[name] = grid_input(inputs[name], grids.pop(name))
     correlations, matrix = _correlations(data.get("correlation", []), inputs, analysis, text,
                                          path)
     return Book(
@@ -213,5 +219,34 @@ def _from_dict(data: dict, text: str, path: str) -> Book:
 
 
 # ---------------------------------------------------------------------------- pieces
+
+
+def grid_input(inp: Input, grid: Grid) -> Input:
+    """The input ``inp`` as a grid dimension: fixed at each of ``grid``'s values in turn
+    (family ``"grid"``); the grid's unit, if given, else the input's; the input's own
+    distribution is set aside (named in :meth:`Input.describe`)."""
+    aside = inp.describe()
+    return dataclasses.replace(
+        inp, family=GRID_FAMILY, dist=None, unit=grid.unit.strip() or inp.unit,
+        params={"values": [float(v) for v in grid.values], "_set_aside": aside},
+        description=inp.description or grid.description)
+
+
+def _not_correlated(name: str, raw, err) -> None:
+    """Refuse ``[grid.<name>]`` on an input that a ``[[correlation]]`` pairs with another:
+    fixed at each value, it is correlated with nothing."""
+    if not isinstance(raw, list):
+        return  # (the correlations' own check says what is wrong)
+    for corr in raw:
+        between = corr.get("between") if isinstance(corr, dict) else None
+        if isinstance(between, list) and name in between:
+            other = next((str(b) for b in between if b != name), name)
+            raise err(
+                f"grid.{name}",
+                f"[grid.{name}] fixes the input {name} at each value, but a [[correlation]] "
+                f"pairs it with {other}; a fixed input is correlated with nothing: remove "
+                f"that [[correlation]] (between = [\"{name}\", \"{other}\"]) or the "
+                f"[grid.{name}] table",
+            )
 
 

@@ -31,6 +31,8 @@ _CORRELATION_FIELDS = {"between", "spearman", "kendall", "source"}
 REPAIRS = ("nearest",)
 _INPUT_META = {"dist", "unit", "source", "group", "description"}
 _MAX_GRID = 100_000
+#: the family of an input that a ``[grid.<input>]`` table fixes at each of its values
+GRID_FAMILY = "grid"
 #: dims of the results file that the engine makes; a grid dim or an input cannot take them
 RESERVED = ("sample", "input", "input_2", "target", "quantile", "ci_bound")
 
@@ -68,6 +70,8 @@ class Input:
             if k in SCALED_FIELDS else v
             for k, v in self.params.items()
         }
+        if self.is_grid:  # values, no distribution
+            return dataclasses.replace(self, params=params, unit=unit, unit_note=note)
         dist = build_distribution(self.family, params)
         return dataclasses.replace(self, params=params, unit=unit, unit_note=note, dist=dist)
 
@@ -75,6 +79,22 @@ class Input:
     def is_constant(self) -> bool:
         """Whether the input is a constant (``dist = "constant"``), not sampled."""
         return self.family == "constant"
+
+    @property
+    def is_grid(self) -> bool:
+        """Whether the input is a grid dimension (``[grid.<input>]``): fixed at each of its
+        ``values`` in turn, not sampled (family ``"grid"``, made by the book's reader)."""
+        return self.family == GRID_FAMILY
+
+    @property
+    def is_sampled(self) -> bool:
+        """Whether the input is a column of the design (neither a constant nor a grid)."""
+        return not self.is_constant and not self.is_grid
+
+    @property
+    def grid_values(self) -> np.ndarray:
+        """The values of a grid input, ascending."""
+        return np.asarray(self.params["values"], dtype=float)
 
     @property
     def value(self) -> float:
@@ -90,6 +110,9 @@ class Input:
         """
         if self.is_constant:
             return np.full(np.shape(u), self.value)
+        if self.is_grid:
+            raise ValueError(f"{self.name} is a grid input: it is set per grid value, "
+                             "not sampled")
         u = np.clip(np.asarray(u, dtype=float), U_MIN, 1 - U_MIN)
         lo, hi = self.support()
         return np.clip(ppf(self.dist, u), lo, hi)
@@ -99,12 +122,16 @@ class Input:
         q = np.asarray(q, dtype=float)
         if self.is_constant:
             return np.full(np.shape(q), self.value)
+        if self.is_grid:  # not a distribution: no quantiles
+            return np.full(np.shape(q), np.nan)
         return ppf(self.dist, q)
 
     def support(self) -> tuple[float, float]:
         """The smallest and largest value the input can take (may be infinite)."""
         if self.is_constant:
             return self.value, self.value
+        if self.is_grid:
+            return float(self.grid_values.min()), float(self.grid_values.max())
         lo, hi = self.dist.support()
         return float(lo), float(hi)
 
@@ -117,6 +144,10 @@ class Input:
         """The family with its parameters, e.g. ``pert(min=0.4, mode=0.6, max=0.8)``."""
         if self.is_constant:
             return f"constant {self.value:g}"
+        if self.is_grid:
+            aside = self.params.get("_set_aside")
+            return (f"grid [{', '.join(f'{v:g}' for v in self.grid_values)}] ([grid.{self.name}])"
+                    + (f"; the book's {aside} set aside" if aside else ""))
         args = ", ".join(
             f"{k}={_fmt_param(v)}" for k, v in self.params.items() if not k.startswith("_")
         )
@@ -124,6 +155,8 @@ class Input:
 
 
 def _fmt_param(v) -> str:
+    if isinstance(v, str):  # an empirical input's file and column
+        return v
     if isinstance(v, list | tuple):
         return "[" + ", ".join(f"{x:g}" for x in v) + "]"
     return f"{v:g}"
@@ -191,7 +224,9 @@ class Book:
     def __repr__(self) -> str:
         """Short: a notebook shows the name, the file and what is in it, not the TOML."""
         n, k = len(self.inputs), len(self.uncertain)
-        grid = ", ".join(f"{d}: {g.values.size}" for d, g in self.grid.items())
+        grid = ", ".join([f"{d}: {g.values.size}" for d, g in self.grid.items()]
+                         + [f"{d}: {i.grid_values.size} (input)"
+                            for d, i in self.input_grid.items()])
         return (f"<Book {self.name!r} from {self.path!r}: {n} inputs ({k} uncertain)"
                 + (f", grid {grid}" if grid else "")
                 + (f", {len(self.correlations)} correlation{'s' * (len(self.correlations) > 1)}"
@@ -206,7 +241,13 @@ class Book:
     @property
     def uncertain(self) -> list[Input]:
         """The sampled inputs, in book order (the order of the Sobol design's columns)."""
-        return [i for i in self.inputs.values() if not i.is_constant]
+        return [i for i in self.inputs.values() if i.is_sampled]
+
+    @property
+    def input_grid(self) -> dict[str, Input]:
+        """The inputs that are grid dimensions (``[grid.<input>]``), in book order: each
+        fixed at every one of its values in turn, on the same samples of the others."""
+        return {n: i for n, i in self.inputs.items() if i.is_grid}
 
     @property
     def constants(self) -> list[Input]:

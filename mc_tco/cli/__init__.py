@@ -20,12 +20,15 @@ __all__ = ["DEFAULT_BOOK", "main"]
 #: help lists it): ``mc-tco run`` never imports the browser app, the memo or explain
 COMMANDS = {
     "app": "mc_tco.cli.app",
+    "cdf": "mc_tco.cli.curves",
     "explain": "mc_tco.cli.explain",
+    "fit": "mc_tco.cli.fit",
     "inputs": "mc_tco.cli.inputs",
     "memo": "mc_tco.cli.memo",
     "report": "mc_tco.cli.memo",
     "rerun": "mc_tco.cli.rerun",
     "run": "mc_tco.cli.run",
+    "scatter": "mc_tco.cli.curves",
     "target": "mc_tco.cli.target",
 }
 

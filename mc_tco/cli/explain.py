@@ -73,6 +73,16 @@ def _jsonable(obj: object) -> object:
 @click.option("--slices", type=int, default=10, show_default=True,
               help="PAWN's slices per input (each holds N / SLICES rows; fewer rows per "
                    "slice raise the ~1/sqrt(rows) floor of an irrelevant input).")
+@click.option("--given", "given_items", multiple=True, metavar="CONDITION",
+              help="Stress view: P(beats the API) and the 5-50-95% band of TARGET per "
+                   "strategy on the stored scenarios where CONDITION holds, beside all "
+                   "scenarios, with their MC intervals and the count of scenarios. "
+                   "CONDITION is NAME>X, NAME<X (>=, <= too), A<NAME<B, NAME in A..B or "
+                   "NAME in p10..p50 (pNN: the input's NN-th percentile over the stored "
+                   "rows; X with k/M/B/T); repeat --given or separate by commas: all hold. "
+                   "Refused below --min-rows scenarios. Alone it prints only this view.")
+@click.option("--min-rows", type=int, default=100, show_default=True,
+              help="--given refuses a condition met by fewer scenarios.")
 @click.option("--boxes", "max_boxes", type=int, default=3, show_default=True,
               help="Most PRIM boxes (each next one on the scenarios outside the earlier).")
 @click.option("--min-coverage", type=float, default=0.5, show_default=True,
@@ -93,7 +103,8 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
             group_items: tuple[str, ...], only: str | None, max_boxes: int,
             min_coverage: float, alpha: float, min_cases: int, draws: int, seed: int,
             json_path: str | None, quiet: bool, moment: bool = False,
-            slices: int = 10) -> None:
+            slices: int = 10, given_items: tuple[str, ...] = (), min_rows: int = 100
+            ) -> None:
     """Under which conditions does a strategy win, and what is it worth to know more?
 
     Reads RESULTS (a file of 'mc-tco run'; default results/deepseek-v4.1-flash.nc) and, at
@@ -101,7 +112,9 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
     rules with coverage (share of all winning scenarios inside) and density (share of the
     box's scenarios that win), and the peeling trajectory; (2) the value of information:
     EVPI and, per input and per group, EVPPI in USD/month with its Monte Carlo error.
-    Nothing is rerun: both use the stored samples.
+    With --given, it prints instead P(beats the API) and the band of the target given
+    inputs confined to a range or a percentile band (a stress test). Nothing is rerun:
+    all use the stored samples.
 
     \b
     Examples:
@@ -109,6 +122,8 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
       mc-tco explain results/article.nc --demand 3T --among api,buy,rent,owned
       mc-tco explain results/x.nc --demand 1.26T --json explain.json
       mc-tco explain results/x.nc --only moment
+      mc-tco explain results/x.nc --given "api_price_annual_change>-0.05"
+      mc-tco explain results/x.nc --given "node_price in p10..p50" --given "utilization>0.6"
     """
     from mc_tco.decision.discovery import discover
     from mc_tco.decision.information import value_of_information
@@ -139,8 +154,15 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
         check_writable_as(json_path, "--json")
     ds = open_results(results, note=None if quiet else note)
     inputs = _names(inputs_text, "--inputs")
-    disc = voi = None
+    disc = voi = conditional = None
     moments = []
+    if given_items:
+        if min_rows < 1:
+            raise OptionError(f"--min-rows must be at least 1, got {min_rows}")
+        conditional = ds.mc_tco.given(list(given_items), target=target, strategy=strategy,
+                                      min_rows=min_rows, **at)
+        if only is None and not moment:
+            only = "given"
     if moment or only == "moment":
         from mc_tco.decision.moment_independent import moment_independent
 
@@ -150,11 +172,11 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
         for name in (f"{base}>0", base):
             moments.append(moment_independent(ds, name, strategy=strategy, at=at or None,
                                               slices=slices, path=results))
-    if only not in ("voi", "moment"):
+    if only not in ("voi", "moment", "given"):
         disc = discover(ds, strategy=strategy, at=at or None, target=target, inputs=inputs,
                         alpha=alpha, min_coverage=min_coverage, max_boxes=max_boxes,
                         min_cases=min_cases, path=results)
-    if only not in ("boxes", "moment"):
+    if only not in ("boxes", "moment", "given"):
         book_groups = None
         if groups:
             from mc_tco.decision.data import decision_data
@@ -171,6 +193,10 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
                    if disc is not None or voi is not None else {"path": results})
         if moments and isinstance(payload, dict):
             payload["moment_independent"] = [_jsonable(m.to_dict()) for m in moments]
+        if conditional is not None and isinstance(payload, dict):
+            from mc_tco.report.words.given import given_dict
+
+            payload["given"] = _jsonable(given_dict(conditional))
         with atomic_path(json_path) as tmp:
             tmp.write_text(json.dumps(payload, indent=2, allow_nan=False) + "\n")
     if not quiet:
@@ -180,5 +206,10 @@ def explain(results: str, strategy: str | None, demand: str | None, at_items: tu
             from mc_tco.report.words.moment_independent import moment_independent_text
 
             click.echo("\n\n".join(moment_independent_text(m) for m in moments))
+        if conditional is not None:
+            from mc_tco.report.words.given import given_lines
+
+            click.echo("\n".join(given_lines(conditional)))
+            click.echo(f"({conditional.attrs['method']})")
         if json_path:
             click.echo(f"\nwrote {json_path}")

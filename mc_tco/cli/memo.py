@@ -42,8 +42,10 @@ def _summary(out_dir: Path, files: list[Path]) -> str:
 
 _demand_option = click.option(
     "--demand", default=None, show_default="the book's focus demand",
-    help="Your demand in tokens/month (5e11, 500B, 1.26T): the answer, the ranking and the "
-         "tornado are given there. A point of the results' demand grid.",
+    help="Your demand in tokens/month (5e11, 500B, 800B, 1.26T): every number of the memo "
+         "is computed there. Any value inside the results' demand grid; one the grid lacks "
+         "is computed from the stored scenarios (the model evaluated on each of them there; "
+         "the Sobol' ranking is then the nearest grid point's, and the memo says so).",
 )
 
 
@@ -69,8 +71,9 @@ def memo(results: Path, compare: Path | None, demand: str | None, at_items: tupl
     memo: P(target > 0) for each alternative, the bands, the inputs' ranking and tornado,
     scenario discovery and the value of information. Writes memo.md, a self-contained
     memo.html (figures embedded), figures/*.png and the tables as CSV into the output
-    folder. The memo reads the results only; it never re-runs the model. All files are
-    written, or none.
+    folder. The memo reads the results; it never reruns the book. All files are
+    written, or none. At a --demand the grid lacks, the memo evaluates the model on the
+    stored scenarios there (about a second); it never reruns the book.
 
     \b
     Examples:

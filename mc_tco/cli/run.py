@@ -139,6 +139,10 @@ def run(book: str, samples: int | None, seed: int, out: Path | None, ci: str, re
         _run(plan, out, scheduler, quiet, family_check)
 
 
+#: the ranking index (ds.mc_tco.ranking_index) an adaptive run converges on, in words
+_INDEX_WORDS = {"ST": "ST", "shapley": "Shapley", "ST_group": "grouped ST"}
+
+
 def _run(plan: Plan, out: Path, scheduler: str | None, quiet: bool, family_check: bool,
          ) -> None:
     from mc_tco.engine import execute
@@ -151,8 +155,11 @@ def _run(plan: Plan, out: Path, scheduler: str | None, quiet: bool, family_check
         if not quiet:
             top: list[str] = next(iter(step["rankings"].values()), [])
             click.echo(
-                f"  N = {step['samples']:>8,}: worst ST half-width {step['worst_halfwidth']:.4f} "
-                f"over {step['cells']} cells ({step['settled']} settled)"
+                f"  N = {step['samples']:>8,}: worst "
+                f"{_INDEX_WORDS.get(step.get('index', 'ST'), 'ST')} half-width "
+                f"{step['worst_halfwidth']:.4f} "
+                f"over {step['cells']} cells ({step['settled']} settled"
+                + (f", {step['rare']} too rare to rank" if step.get("rare") else "") + ")"
                 + (f"; top five at {next(iter(step['rankings']))}: {', '.join(top)}" if top else "")
                 + ("  -> converged" if step["converged"] else ""),
                 err=True,
@@ -166,8 +173,10 @@ def _run(plan: Plan, out: Path, scheduler: str | None, quiet: bool, family_check
             click.echo(run_table(ds, path=str(out), elapsed=time.monotonic() - start))
             if ds.mc_tco.run.converged is False:
                 last = ds.mc_tco.convergence_path[-1]
-                click.echo(f"\nNot converged: stopped at --max-samples {last['samples']:,} "
-                           f"({last['why']}).")
+                capped = plan.max_samples is None or last["samples"] >= plan.max_samples
+                where = (f"--max-samples {last['samples']:,}" if capped
+                         else f"{last['samples']:,} base samples, before --max-samples")
+                click.echo(f"\nNot converged: stopped at {where} ({last['why']}).")
             if family_check:
                 from mc_tco.decision.family_findings import family_findings
                 from mc_tco.report.words.family import family_text

@@ -28,7 +28,7 @@ from mc_tco.decision.tco_data import STRATEGIES
 from mc_tco.results.points import nearest_point, scale_of
 from mc_tco.uncertainty.interval_datasets import quantiles_with_interval
 
-__all__ = ["LEVELS", "cash_by_year", "cash_demand_of", "cost_per_mtok", "widest_error"]
+__all__ = ["LEVELS", "cash_by_year", "cash_demand_of", "cash_gap", "cost_per_mtok", "widest_error"]
 
 #: the quantiles of the budget tables: P10, P50, P90 of the scenarios
 LEVELS = (0.1, 0.5, 0.9)
@@ -147,3 +147,24 @@ def widest_error(estimate: xr.DataArray, ci: xr.DataArray, relative: bool = True
         return float("nan")
     half = np.maximum(hi - est, est - lo)[ok]
     return float(np.max(half / np.abs(est[ok]) if relative else half))
+
+
+def cash_gap(ds: xr.Dataset, demand: float, option: str, against: str,
+             levels=LEVELS) -> xr.Dataset:
+    """Quantiles over the scenarios of how much more nominal cash ``option`` spends than
+    ``against`` over the horizon (each scenario's total of ``cash_by_year``, then the
+    difference, then its quantiles; negative: it spends less).
+
+    Returns
+    -------
+    xr.Dataset
+        ``estimate`` (quantile) and ``ci`` (quantile, ci_bound) in USD; attrs ``demand``
+        (the report demand read, :func:`cash_demand_of`), ``option``, ``against``.
+    """
+    d = cash_demand_of(ds, demand)
+    cash = ds["cash_by_year"].sel(cash_demand=d, drop=True).sum("year")
+    gap = cash.sel(strategy=option, drop=True) - cash.sel(strategy=against, drop=True)
+    q = _quantiles(ds, gap, levels)
+    out = xr.Dataset({"estimate": q["estimate"], "ci": q["ci"]})
+    out.attrs.update(demand=d, option=option, against=against, units="USD")
+    return out

@@ -196,7 +196,7 @@ def decision_data(
         A results file.
     at : dict, optional
         Grid values by dim, e.g. ``{"demand": 5e11}``; a dim not given takes the file's
-        focus point (or its only value).
+        focus point (or its only value; else the middle of its grid).
     among : list of str, optional
         Strategies to compare; default every strategy but ``owned``.
     target : str, optional
@@ -294,7 +294,9 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str,
 
     A numeric value matches the nearest grid point within 0.5% (so the printed '1.26T'
     finds 1.2589e12); outside the grid, or between points, is an OptionError that names
-    the nearest points.
+    the nearest points. A dim neither ``at`` nor the file's focus names takes the middle
+    point of its grid, as the generic memo does
+    (:func:`mc_tco.report.memo.generic_context.generic_context`).
     """
     focus = ds.mc_tco.focus
     unknown = [k for k in at if k not in da.dims]
@@ -319,10 +321,9 @@ def select_point(ds: xr.Dataset, da: xr.DataArray, at: dict, where: str,
         elif coord.size == 1:
             point[dim] = coord[0].item()
             continue
-        else:
-            raise OptionError(
-                f"{where}: '{da.name}' varies along '{dim}'; choose a point with {flag}"
-            )
+        else:  # the middle of the grid, as the memo takes it (one default for both)
+            point[dim] = coord[(coord.size - 1) // 2].item()
+            continue
         if np.issubdtype(coord.dtype, np.number):
             point[dim] = _nearest(coord, value, str(dim), flag, ds, where)
         else:

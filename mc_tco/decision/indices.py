@@ -1,8 +1,11 @@
-"""The inputs ranked by their total Sobol' index, with the ranks their intervals allow.
+"""The inputs ranked by the file's ranking index, with the ranks their intervals allow.
 
-Read from the indices stored in a results file (``ST``, ``ST_conf``, ``S1``, ``S1_conf``);
-nothing is re-estimated. Which target is ranked at a demand (the indicator "beats the API"
-or the monthly saving itself) follows :func:`ranking`'s rule.
+Read from the indices stored in a results file (``ST``, ``ST_conf``, ``S1``, ``S1_conf``,
+and ``shapley``, ``shapley_conf``); nothing is re-estimated. The index is the file's rule
+(``ds.mc_tco.ranking_index``, :mod:`mc_tco.results.ranking`): the total Sobol' index with
+independent inputs, the Shapley effects with correlations. Which target is ranked at a
+demand (the indicator "beats the API" or the monthly saving itself) follows
+:func:`ranking`'s rule.
 """
 
 from __future__ import annotations
@@ -52,8 +55,10 @@ def rank_intervals(st: np.ndarray, conf: np.ndarray):
 class Ranking:
     """The inputs ranked at one demand for one strategy, and why that target was used.
 
-    ``table`` has dim ``input`` (sorted, most influential first) and variables ``ST``,
-    ``ST_conf``, ``S1``, ``S1_conf`` (unit 1), ``rank``, ``rank_best``, ``rank_worst``.
+    ``table`` has dim ``input`` (sorted by ``index``, most influential first) and
+    variables ``ST``, ``ST_conf``, ``S1``, ``S1_conf`` (unit 1; with correlations "moved
+    one at a time", their attr ``index_meaning``), ``shapley``, ``shapley_conf`` when the
+    run has them, and ``rank``, ``rank_best``, ``rank_worst`` (by ``index``).
     """
 
     target: str
@@ -66,6 +71,11 @@ class Ranking:
     #: where the indicator is too rare here, the nearest demand where enough scenarios win
     #: and lose for its indices to rank (None: enough here, or no demand has enough)
     nearest_demand: float | None = None
+    #: the index the inputs are ranked by: the file's ``ranking_index`` (``ST`` or
+    #: ``shapley``), or ``ST`` where it has no Shapley effects at this point
+    index: str = "ST"
+    #: why ``index`` is not the file's ranking index here ('' when it is)
+    index_note: str = ""
 
     @property
     def by_indicator(self) -> bool:
@@ -91,25 +101,29 @@ def above_its_error(st, conf) -> bool:
 def ranking(
     ds: xr.Dataset, demand: float, strategy: str = "buy", min_events: int = MIN_EVENTS
 ) -> Ranking:
-    """Rank the inputs by ST at ``demand``: by the indicator "beats the API" when it is
-    common enough to rank, otherwise by the monthly saving itself.
+    """Rank the inputs at ``demand`` by the file's ranking index (ST, or the Shapley
+    effects with correlations): by the indicator "beats the API" when it is common enough
+    to rank, otherwise by the monthly saving itself.
 
     The indicator's indices are used when at least ``min_events`` scenarios win and as many
     lose, and the top index is above its own half-width; otherwise they are noise (a
-    handful of winning samples) and the continuous saving is ranked instead.
+    handful of winning samples) and the continuous saving is ranked instead. The order is
+    ``ds.mc_tco.ranking``'s (one order for every reader).
     """
     wins, n = indicator_counts(ds, demand, strategy)
     rare = rare_indicator(wins, n, min_events)
+    index, note = _index_at(ds, demand, strategy)
     target = "saving"
     if not rare:
-        st = ds["ST"].sel(target="saving>0", demand=demand, strategy=strategy).values
-        conf = ds["ST_conf"].sel(target="saving>0", demand=demand, strategy=strategy).values
-        if above_its_error(st, conf):
+        at = {"target": "saving>0", "demand": demand, "strategy": strategy}
+        if above_its_error(ds[index].sel(at).values, ds[f"{index}_conf"].sel(at).values):
             target = "saving>0"
-    sel = {"target": target, "demand": demand, "strategy": strategy}
-    table = xr.Dataset({v: ds[v].sel(sel).drop_vars(list(sel), errors="ignore")
-                        for v in ("ST", "ST_conf", "S1", "S1_conf")})
-    rank, best, worst = rank_intervals(table["ST"].values, table["ST_conf"].values)
+    ranked = ds.mc_tco.ranking(target, index=index, demand=demand, strategy=strategy)
+    names = [v for v in ("ST", "ST_conf", "S1", "S1_conf", "shapley", "shapley_conf")
+             if v in ranked]
+    table = xr.Dataset({v: ranked[v].drop_vars(["target", "demand", "strategy"],
+                                               errors="ignore") for v in names})
+    rank, best, worst = rank_intervals(table[index].values, table[f"{index}_conf"].values)
     table["rank"] = ("input", rank)
     table["rank_best"] = ("input", best)
     table["rank_worst"] = ("input", worst)
@@ -121,16 +135,39 @@ def ranking(
         flag = rare_ranking(ds, "saving>0", {"demand": demand, "strategy": strategy},
                             min_events)
         nearest = flag["nearest_demand"] if flag else None
-    return Ranking(target, demand, strategy, wins, n, rare, table, nearest)
+    return Ranking(target, demand, strategy, wins, n, rare, table, nearest, index, note)
+
+
+def _index_at(ds: xr.Dataset, demand: float, strategy: str) -> tuple[str, str]:
+    """The index that ranks the inputs at a point, and why it is not the file's rule.
+
+    The file's ``ranking_index``; ``ST`` where that is ``shapley`` but the run has no
+    Shapley effects at ``demand`` (``--shapley-at report``), or where nothing ranks single
+    inputs (``ST_group``, ``none``): the note says so.
+    """
+    rule = ds.mc_tco.ranking_index
+    if rule == "ST":
+        return "ST", ""
+    if rule == "shapley":
+        at = {"target": "saving", "demand": demand, "strategy": strategy}
+        if np.isfinite(ds["shapley"].sel(at).values).any():
+            return "shapley", ""
+        return "ST", (f"ranked by ST (moved one at a time): the run estimated its Shapley "
+                      f"effects at {ds.mc_tco.shapley_where()} only (--shapley-at report)")
+    return "ST", ("ranked by ST (moved one at a time): the inputs are correlated and the run "
+                  "has no Shapley effects")
 
 
 def input_order(ds: xr.Dataset, strategy: str = "buy") -> list[str]:
     """Inputs grouped by the book's groups, groups and members ordered by influence.
 
-    Influence is the mean over demand of ST for the saving (NaN cells ignored); a group
-    ranks by its most influential member. Inputs without a group form a group "".
+    Influence is the mean over demand of the file's ranking index (ST, or the Shapley
+    effects with correlations, :attr:`ds.mc_tco.ranking_index`) for the saving (NaN
+    cells, and demands without Shapley effects, ignored); a group ranks by its most
+    influential member. Inputs without a group form a group "".
     """
-    st = ds["ST"].sel(target="saving", strategy=strategy)
+    index = "shapley" if ds.mc_tco.ranking_index == "shapley" else "ST"
+    st = ds[index].sel(target="saving", strategy=strategy)
     influence = st.clip(min=0).mean("demand", skipna=True).fillna(0).values
     names = [str(v) for v in ds["input"].values]
     groups = [str(g) for g in ds["input_group"].values] if "input_group" in ds.coords \

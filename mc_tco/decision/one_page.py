@@ -1,41 +1,62 @@
-"""The numbers of the one-page summary for a CFO: medians over the scenarios of what each
-option costs a year at a demand and at half and twice it, the stored P(beats the API),
-which option is cheapest most often and the best self-hosting strategy.
+"""The numbers of the one-page summary for a CFO: P10, P50 and P90 over the scenarios of
+what each option costs a year at a demand and at half and twice it, the stored P(beats the
+API), which option is cheapest most often and the best self-hosting strategy.
 
-Medians are over the scenarios (``inverted_cdf``, :func:`mc_tco.decision.costs.median_of`):
+Quantiles are over the scenarios (``inverted_cdf``: one scenario's own value, NaN left out):
 the spread of the assumptions, not Monte Carlo error. Money in USD (a year, or once),
-payback in months, shares in 1.
+payback in months (inf: never), shares in 1.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xarray as xr
 
-from mc_tco.decision.costs import median_of
+from mc_tco.decision.at_demand import MULTIPLES, inside_grid
 from mc_tco.decision.shares import cheapest_shares
 from mc_tco.decision.tco_data import nearest_point
 
-__all__ = ["IN_HOUSE", "PRICED_BY", "QUANTITIES", "SELF", "PageNumbers", "p_beats", "page_numbers",
-           "priced_risks", "prices"]
+__all__ = ["IN_HOUSE", "LEVELS", "PRICED_BY", "QUANTITIES", "SELF", "SHARES", "PageNumbers",
+           "p_beats", "page_numbers", "priced_risks", "prices", "quantiles_of"]
 
 #: the self-hosting options a company can choose
 SELF = ("buy", "rent", "reserved", "hybrid")
 #: the options that keep every token in house, the only ones a value of data sovereignty
 #: counts for (cost model version 3: not the hybrid, whose peaks go to the API)
 IN_HOUSE = ("buy", "rent", "reserved")
-#: the rows of the table, in order: quantity -> (strategies, unit)
+#: the rows of the table, in order: quantity -> (strategies, unit). Money and months are
+#: P10 / P50 / P90 (:data:`LEVELS`); the shares one number. ``peak_cash_need_nominal`` is
+#: the deepest hole in undiscounted cash, ``npv`` and ``payback`` discounted,
+#: ``simple_payback`` undiscounted; ``never_buys`` the share of scenarios in which the
+#: hybrid holds no server (it is then the API itself)
 QUANTITIES = {
     "api_bill_year": (("api",), "USD/year"),
     "cost_year": (SELF, "USD/year"),
     "investment": (("buy",), "USD"),
-    "peak_cash_need": (("buy", "hybrid"), "USD"),
+    "peak_cash_need_nominal": (("buy", "hybrid"), "USD"),
     "npv": (("buy", "hybrid"), "USD"),
     "payback": (("buy", "hybrid"), "month"),
+    "simple_payback": (("buy", "hybrid"), "month"),
+    "never_buys": (("hybrid",), "1"),
     "p_beats_api": (SELF, "1"),
 }
+#: the quantities that are one share, not a band
+SHARES = ("never_buys", "p_beats_api")
+#: the quantiles of a band
+LEVELS = (0.1, 0.5, 0.9)
+
+
+def quantiles_of(da: xr.DataArray, levels=LEVELS) -> tuple[float, ...]:
+    """The ``levels`` quantiles over every entry of ``da``, NaN left out (``inverted_cdf``:
+    each one scenario's own value; inf, "never", sorts last); NaNs when nothing is left."""
+    v = np.asarray(da.values, dtype=float).ravel()
+    v = v[~np.isnan(v)]
+    if not v.size:
+        return tuple(float("nan") for _ in levels)
+    return tuple(float(x) for x in np.quantile(v, list(levels), method="inverted_cdf"))
 
 
 def p_beats(ds: xr.Dataset, strategy: str, demand: float) -> float:
@@ -47,8 +68,10 @@ def p_beats(ds: xr.Dataset, strategy: str, demand: float) -> float:
 class PageNumbers:
     """The summary's numbers at ``demand`` (raw, unrounded).
 
-    ``points``: ``(factor, grid demand)`` for half, one and twice the demand (the nearest
-    grid points); ``table``: ``(quantity, strategy) -> value per point``, the rows of
+    ``points``: ``(factor, demand)`` for half, one and twice the demand
+    (:data:`~mc_tco.decision.at_demand.MULTIPLES`; the nearest grid points, exact after
+    :func:`~mc_tco.decision.at_demand.with_demands`), a multiple past the grid's end left
+    out; ``table``: ``(quantity, strategy) -> value per point``, the rows of
     :data:`QUANTITIES` in order; ``choice`` the option cheapest most often and
     ``choice_share`` that share; ``best_self`` the self-hosting strategy most likely to
     beat the API, ``best_in_house`` the one of :data:`IN_HOUSE` most likely to.
@@ -56,28 +79,33 @@ class PageNumbers:
 
     demand: float
     points: tuple[tuple[float, float], ...]
-    table: dict[tuple[str, str], tuple[float, ...]]
+    table: dict[tuple[str, str], tuple[Any, ...]]
     choice: str
     choice_share: float
     best_self: str
     best_in_house: str
 
 
-def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float) -> float:
+def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float
+           ) -> float | tuple[float, ...]:
     if quantity == "p_beats_api":
         return p_beats(ds, strategy, d)
+    if quantity == "never_buys":
+        held = ds["hybrid_served_share"].sel(demand=d).values
+        return float(np.mean(held == 0))
     if quantity == "investment":
-        return median_of(ds["investment"].sel(demand=d))
+        return quantiles_of(ds["investment"].sel(demand=d))
     if quantity in ("api_bill_year", "cost_year"):
-        return 12 * median_of(ds["cost"].sel(demand=d, strategy=strategy))
-    var = {"peak_cash_need": "peak_cash_need", "npv": "npv", "payback": "payback_months"}
-    return median_of(ds[var[quantity]].sel(demand=d, strategy=strategy))
+        return tuple(12 * v for v in quantiles_of(ds["cost"].sel(demand=d, strategy=strategy)))
+    var = {"peak_cash_need_nominal": "peak_cash_need_nominal", "npv": "npv",
+           "payback": "payback_months", "simple_payback": "simple_payback_months"}
+    return quantiles_of(ds[var[quantity]].sel(demand=d, strategy=strategy))
 
 
 def page_numbers(ds: xr.Dataset, demand: float) -> PageNumbers:
     """:class:`PageNumbers` at ``demand`` (a grid point)."""
-    pts = ((0.5, nearest_point(ds, demand / 2)), (1.0, demand),
-           (2.0, nearest_point(ds, demand * 2)))
+    pts = tuple((f, demand if f == 1.0 else nearest_point(ds, f * demand))
+                for f in MULTIPLES if f == 1.0 or inside_grid(ds, f * demand))
     table = {(q, s): tuple(_value(ds, q, s, d) for _, d in pts)
              for q, (strategies, _) in QUANTITIES.items() for s in strategies}
     shares = cheapest_shares(ds, demand)["share"]

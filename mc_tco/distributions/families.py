@@ -26,10 +26,12 @@ family           fields                                                scipy.sta
 ``gumbel``       ``loc``, ``scale``; or ``low``, ``high``, ``ci``      ``gumbel_r`` (maxima)
 ``gumbel_min``   ``loc``, ``scale``; or ``low``, ``high``, ``ci``      ``gumbel_l`` (minima)
 ``student_t``    ``df``, ``loc`` = 0, ``scale`` = 1                    ``t``
+``empirical``    ``file`` (a CSV file next to the book), ``column``    (linear quantiles)
 ===============  ====================================================  =====================
 
 A one-sided truncnormal leaves ``low`` or ``high`` out (or writes ``low = -inf`` /
-``high = inf``); the shape families are in :mod:`mc_tco.distributions.shape_families`.
+``high = inf``); the shape families are in :mod:`.shape_families`, the empirical in
+:mod:`.empirical` (its values, read by the book, are the hidden field ``_data``).
 The lognormal by ``mean`` m and ``sd`` s has
 ``sigma**2 = log(1 + s**2 / m**2)`` and ``median = m / sqrt(1 + s**2 / m**2)``.
 
@@ -48,6 +50,7 @@ import numpy as np
 from scipy import stats
 
 from mc_tco.distributions.beta_ppf import beta_ppf
+from mc_tco.distributions.empirical import EMPIRICAL
 from mc_tco.distributions.family_base import MAX_SHAPE, Family, FieldProblem, _need
 from mc_tco.distributions.shape_families import (
     INTERVAL,
@@ -304,16 +307,19 @@ FAMILIES: dict[str, Family] = {
             example="scale = 36, loc = 0  (mean 36 above loc)",
         ),
         *SHAPE_FAMILIES,
+        EMPIRICAL,
     ]
 }
 
 #: fields that hold lists of numbers rather than one number
 LIST_FIELDS = frozenset({"values", "weights"})
+#: fields that hold a string (the empirical family's file and column)
+STRING_FIELDS = frozenset({"file", "column"})
 #: fields given in the input's unit (scaled when a book's unit is converted to the model's);
 #: the others (shape, sigma, ci, a, b, df, weights) have no unit
 SCALED_FIELDS = frozenset(
     {"value", "low", "high", "min", "mode", "max", "mean", "sd", "median", "values", "scale",
-     "loc"}
+     "loc", "_data"}
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from itertools import product
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -14,6 +15,7 @@ from mc_tco.engine.evaluate import _targets_array, evaluate_chunk
 from mc_tco.engine.plan import Plan, RunSums
 from mc_tco.results.points import nearest_index, scale_of
 from mc_tco.results.ranking import rank_order
+from mc_tco.uncertainty.scrambles import MIN_EVENTS
 
 __all__ = ["SETTLED", "cell_layout", "convergence_step", "with_path"]
 
@@ -25,7 +27,7 @@ SETTLED = 0.01
 
 def convergence_step(
     plan: Plan, sums: RunSums, target: float, previous: dict | None,
-    layout: dict | None = None,
+    layout: dict | None = None, shapley: xr.Dataset | None = None,
 ) -> dict:
     """One doubling's record: is every decision indicator ranked to ``target``?
 
@@ -34,15 +36,26 @@ def convergence_step(
     constant, or where the Monte Carlo interval of P(t > 0) lies below 1% or above 99%
     (:data:`SETTLED`; the interval from the spread of the scrambles, Wilson's on the pooled
     count where a scramble has no event or only events), is settled and not held to the
-    target. Converged when the largest ST half-width over the other
-    cells is at most ``target`` and each cell's top five inputs are the same as at the
-    previous doubling.
+    target. The index held to the target is the one that ranks (``plan.ranking_index``,
+    :func:`mc_tco.results.ranking.ranking_rule`): ST with independent inputs; with
+    correlations the Shapley effects (``shapley``, the run's Shapley pass), or the grouped
+    ST of exact groups. Converged when the largest half-width of that index over the other
+    cells is at most ``target`` and each cell's top five are the same as at the previous
+    doubling (always, for the Shapley effects: one pass, made before the doublings).
+
+    The Shapley effects' half-widths come from their own permutations, not from the base
+    sample: when they miss the target, doubling cannot meet it, and the record says so
+    (``futile``, and ``why`` names the permutations that would). A cell whose indicator has
+    fewer than ``MIN_EVENTS`` winning or losing base rows is not ranked by any reader
+    (``rare``): it is not held to the target but holds convergence back while doubling can
+    still add events.
 
     Returns
     -------
     dict
-        ``samples``, ``worst_halfwidth``, ``worst_cell``, ``cells`` (held to the target),
-        ``settled``, ``rankings`` ({cell: [top five]}), ``converged``, ``why``.
+        ``samples``, ``index``, ``worst_halfwidth``, ``worst_cell``, ``cells`` (held to the
+        target), ``settled``, ``rare`` (Shapley only), ``rankings`` ({cell: [top five]}),
+        ``converged``, ``futile``, ``why``.
     """
     res = sums.result(plan.conf_level)
     pooled = sums.pooled()
@@ -51,10 +64,28 @@ def convergence_step(
     layout = layout or cell_layout(plan)
     t = len(layout["target"])
     shape = (t, *(len(v) for v in layout["values"]))
-    st = res["ST"].reshape((k, *shape))[:d]
-    st_conf = res["ST_conf"].reshape((k, *shape))[:d]
+    index = plan.ranking_index
+    names = list(plan.factors)
+    score: Any  # (factor, target, *cells)
+    score_conf: Any
+    if index == "shapley":
+        if shapley is None:
+            raise ValueError("the run ranks by its Shapley effects: pass them (shapley=)")
+        order = ["input", "target", *layout["dims"]]
+        score = np.asarray(shapley["shapley"].sel(target=layout["target"]).transpose(
+            *order).values)
+        score_conf = np.asarray(shapley["shapley_conf"].sel(target=layout["target"]).transpose(
+            *order).values)
+    elif index == "ST_group":
+        score = res["ST"].reshape((k, *shape))[d:]
+        score_conf = res["ST_conf"].reshape((k, *shape))[d:]
+        names = list(plan.groups)
+    else:
+        score = res["ST"].reshape((k, *shape))[:d]
+        score_conf = res["ST_conf"].reshape((k, *shape))[:d]
     p_lo, p_hi = (b.reshape(shape) for b in _p_interval(sums, plan.conf_level))
-    worst, worst_cell, rankings, held, settled = 0.0, None, {}, 0, 0
+    wins = _wins(sums).reshape(shape)
+    worst, worst_cell, rankings, held, settled, rare = 0.0, None, {}, 0, 0, 0
     for ti, tname in enumerate(layout["target"]):
         if not tname.endswith(">0"):
             continue
@@ -64,37 +95,68 @@ def convergence_step(
                 f"{dim}={_show_point(layout['values'][i][j])}"
                 for i, (dim, j) in enumerate(zip(layout["dims"], idx, strict=True))
             )
-            column = st[(slice(None), *cell)]
+            column = score[(slice(None), *cell)]
             # settled when the interval of P says so, not when the estimate crosses 1%
             if not np.isfinite(column).any() or p_hi[cell] < SETTLED or (
                 p_lo[cell] > 1 - SETTLED
             ):
                 settled += 1
                 continue
+            if index == "shapley" and min(wins[cell], n - wins[cell]) < MIN_EVENTS:
+                rare += 1  # not ranked by any reader yet; more base samples add events
+                continue
             held += 1
-            halves = st_conf[(slice(None), *cell)]
+            halves = score_conf[(slice(None), *cell)]
             # a NaN half-width (a scramble whose indicator is constant in this cell) is
             # not a small error: the cell is not converged
             half = float(np.max(np.where(np.isnan(halves), np.inf, halves)))
             if half > worst or worst_cell is None:
                 worst, worst_cell = half, label
-            order = rank_order(st[(slice(None), *cell)], top=5)
-            rankings[label] = [plan.factors[j] for j in order]
-    stable = previous is not None and previous["rankings"] == rankings
-    converged = worst <= target and (stable or held == 0)
+            rankings[label] = [names[j] for j in rank_order(column, top=5)]
+    # the Shapley pass is made once, before the doublings: its ranking cannot move
+    stable = index == "shapley" or (previous is not None and previous["rankings"] == rankings)
+    converged = worst <= target and (stable or held == 0) and rare == 0
+    futile = index == "shapley" and worst > target
+    what = {"shapley": "Shapley", "ST_group": "grouped ST"}.get(index, "ST")
     if converged:
-        why = f"every ST half-width <= {target:g} and the top five stable"
+        why = (f"every {what} half-width <= {target:g}"
+               + ("" if index == "shapley" else " and the top five stable"))
+    elif futile:
+        perms = plan.shapley_permutations
+        need = (f"; about {_permutations_for(perms, worst, target):,} permutations "
+                "(--shapley-permutations) would meet it" if np.isfinite(worst) else "")
+        why = (f"worst Shapley half-width {worst:.3g} > {target:g} ({worst_cell}): the "
+               f"Shapley effects come from their own pass ({perms:,} permutations), which "
+               f"doubling the base sample does not narrow{need}")
+    elif rare:
+        why = (f"{rare} cells have fewer than {MIN_EVENTS} winning or losing scenarios, too "
+               "few to rank (every Shapley half-width of the others <= "
+               f"{target:g}); more base samples add events")
     elif np.isinf(worst):
         why = (f"a half-width is undefined (a scramble without variance) at {worst_cell}: "
                "not settled; more samples are needed")
     elif worst > target:
-        why = f"worst half-width {worst:.3g} > {target:g} ({worst_cell})"
+        why = f"worst {what} half-width {worst:.3g} > {target:g} ({worst_cell})"
     else:
         why = "half-widths met, ranking changed since the last doubling"
     return {
-        "samples": int(n), "worst_halfwidth": worst, "worst_cell": worst_cell, "cells": held,
-        "settled": settled, "rankings": rankings, "converged": bool(converged), "why": why,
+        "samples": int(n), "index": index, "worst_halfwidth": worst, "worst_cell": worst_cell,
+        "cells": held, "settled": settled, "rare": rare, "rankings": rankings,
+        "converged": bool(converged),
+        "futile": bool(futile), "why": why,
     }
+
+
+def _wins(sums: RunSums) -> np.ndarray:
+    """Base rows where each cell's output is positive (its indicator's events), pooled."""
+    return np.sum([np.clip(np.rint(r.mean_a() * r.n), 0, r.n) for r in sums.reps], axis=0)
+
+
+def _permutations_for(permutations: int, worst: float, target: float) -> int:
+    """Permutations whose half-widths (``1 / sqrt(n_perm)``) would bring ``worst`` to
+    ``target``, rounded up to a multiple of 64."""
+    need = permutations * (worst / target) ** 2
+    return int(64 * np.ceil(need / 64))
 
 
 def _show_point(v: object) -> str:
@@ -144,7 +206,8 @@ def with_path(summary: xr.Dataset, path: list[dict], target: float | None) -> xr
     summary["convergence_samples"] = ("step", [p["samples"] for p in path])
     summary["convergence_worst_halfwidth"] = (
         "step", [p["worst_halfwidth"] for p in path],
-        {"long_name": "largest ST half-width of the decision indicators at the report "
+        {"long_name": "largest half-width of the ranking index (ST, or the Shapley "
+                      "effects with correlations) of the decision indicators at the report "
                       "points that are not settled", "target": target},
     )
     summary.attrs["convergence_path"] = json.dumps(path)

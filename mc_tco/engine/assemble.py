@@ -65,8 +65,12 @@ def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[Hashable, ...],
     return dim, [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None) -> xr.Dataset:
+def summarize(plan: Plan, base: xr.Dataset, sums: RunSums | None,
+              scheduler: Any = None) -> xr.Dataset:
     """The Sobol' indices, summaries and provenance of a run (everything but the base rows).
+
+    Without ``sums`` (None: the base rows alone were evaluated, as the browser app's first
+    answer does), everything but the Sobol' indices.
 
     ``base`` holds the base rows (in memory, or lazily from a file: it is read block by
     block along the first grid dim, so memory stays bounded).
@@ -78,7 +82,6 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
     stacked, cells = _targets_array(plan, first)
     cell_shape = tuple(stacked.sizes[c] for c in cells)
     t = stacked.sizes["target"]
-    res = sums.result(plan.conf_level)
     book = plan.book
     ds = xr.Dataset(
         coords={
@@ -94,12 +97,14 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
         plan.ci, plan.conf_level, resamples=plan.resamples, replicates=plan.n_replicates,
         estimator=plan.estimator, seed=plan.seed,
     )
-    ds = ds.merge(indices_dataset(
-        # (xarray's dims are Hashable; indices_dataset is annotated with str dims)
-        res, plan.factors, (t, *cell_shape), ("target", *cells),  # type: ignore[arg-type]
-        groups=plan.groups,
-        second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
-    ))
+    if sums is not None:
+        ds = ds.merge(indices_dataset(
+            # (xarray's dims are Hashable; indices_dataset is annotated with str dims)
+            sums.result(plan.conf_level), plan.factors, (t, *cell_shape),
+            ("target", *cells),  # type: ignore[arg-type]
+            groups=plan.groups,
+            second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
+        ))
     dim, blocks = _blocks(base, plan, cells)
     parts = []
     for block in blocks:
@@ -138,10 +143,28 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums, scheduler: Any = None
         if dim_name in ds.coords:
             ds[dim_name].attrs.update(units=g.unit, long_name=g.description or dim_name)
     ds.attrs.update(provenance(plan))
+    _label_indices(plan, ds)
     ds.attrs["scheduler"] = scheduler_text(scheduler)
     # the one attr that differs between two runs of the same book, seed and options
     ds.attrs["created"] = datetime.now(UTC).isoformat(timespec="seconds")
     return ds
+
+
+def _label_indices(plan: Plan, ds: xr.Dataset) -> None:
+    """The rule for correlated inputs, declared: the file's ``ranking_index`` and each
+    Sobol' variable's ``index_meaning`` (:mod:`mc_tco.results.ranking`)."""
+    from mc_tco.results.ranking import INDEX_MEANING, MOVED_ONE_AT_A_TIME, VARIANCE_SHARE
+
+    index = plan.ranking_index
+    ds.attrs["ranking_index"] = index
+    correlated = plan.book.correlation is not None
+    for name in ("S1", "ST", "S1_conf", "ST_conf", "S1_negative", "S2", "S2_conf"):
+        if name in ds:
+            ds[name].attrs[INDEX_MEANING] = MOVED_ONE_AT_A_TIME if correlated else VARIANCE_SHARE
+    for name in ("S1_group", "ST_group", "S1_group_conf", "ST_group_conf"):
+        if name in ds:
+            ds[name].attrs[INDEX_MEANING] = (VARIANCE_SHARE if not correlated
+                                             or plan.groups_within else MOVED_ONE_AT_A_TIME)
 
 
 def run_options(plan: Plan) -> dict[str, Any]:
@@ -224,6 +247,9 @@ def provenance(plan: Plan) -> dict[str, Any]:
         "design": "Saltelli design on a scrambled Sobol' sequence (scipy.stats.qmc.Sobol)",
         "summaries_from": "the N independent base rows (A) of the design",
         "constants": json.dumps({i.name: i.value for i in book.constants}),
+        "input_grid": json.dumps({name: {"values": [float(v) for v in inp.grid_values],
+                                         "unit": inp.unit, "focus": plan.focus.get(name)}
+                                  for name, inp in book.input_grid.items()}),
         "mc_tco_version": __version__,
         "numpy_version": np.__version__,
         "scipy_version": scipy.__version__,

@@ -51,7 +51,10 @@ def _input_dataset(plan: Plan, rows: np.ndarray, outputs: Iterable[str] | None =
     data = {}
     col = {inp.name: j for j, inp in enumerate(plan.book.uncertain)}
     for name, inp in plan.book.inputs.items():
-        values = rows[:, col[name]] if name in col else np.full(n, inp.value)
+        if inp.is_grid:  # set per grid value by _call_model (the NaN holds its place)
+            values = np.full(n, np.nan)
+        else:
+            values = rows[:, col[name]] if name in col else np.full(n, inp.value)
         data[name] = xr.Variable("sample", values, {"units": inp.unit})
     grid = grid or {}
     coords = {dim: xr.Variable(dim, grid.get(dim, g.values), {"units": g.unit})
@@ -63,6 +66,32 @@ def _input_dataset(plan: Plan, rows: np.ndarray, outputs: Iterable[str] | None =
 
 
 def _call_model(plan: Plan, inputs: xr.Dataset, check: bool = True) -> xr.Dataset:
+    out = _over_input_grid(plan, inputs, list(plan.book.input_grid))
+    return _checked(plan, inputs, out, check)
+
+
+def _over_input_grid(plan: Plan, inputs: xr.Dataset, names: list[str]) -> xr.Dataset:
+    """The model's outputs on ``inputs`` at every value of the grid inputs ``names``
+    (``[grid.<input>]``), one model call per value on the same rows (common random
+    numbers), each grid input a dim after ``sample`` with its unit; the model itself when
+    ``names`` is empty."""
+    if not names:
+        return _model_output(plan, inputs)
+    name, rest = names[0], names[1:]
+    inp = plan.book.inputs[name]
+    n = inputs.sizes["sample"]
+    parts = [_over_input_grid(plan, inputs.assign(
+        {name: xr.Variable("sample", np.full(n, v), {"units": inp.unit})}), rest)
+        for v in inp.grid_values]
+    out = xr.concat(parts, dim=name, data_vars="all", coords="minimal", compat="override",
+                    join="exact")
+    out = out.assign_coords({name: xr.Variable(name, inp.grid_values, {
+        "units": inp.unit, "long_name": f"{name}, fixed at each value ([grid.{name}])"})})
+    return out.transpose(*(["sample"] if "sample" in out.dims else []), *names, ...)
+
+
+def _model_output(plan: Plan, inputs: xr.Dataset) -> xr.Dataset:
+    """The model called on ``inputs``; its exceptions and a non-Dataset as ModelError."""
     try:
         # floating-point trouble is caught below, with the inputs that caused it
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -79,6 +108,12 @@ def _call_model(plan: Plan, inputs: xr.Dataset, check: bool = True) -> xr.Datase
             f"{plan.book.path}: model '{plan.book.model}' returned a {type(out).__name__}; "
             "it must return an xr.Dataset with a 'sample' dim"
         )
+    return out
+
+
+def _checked(plan: Plan, inputs: xr.Dataset, out: xr.Dataset, check: bool) -> xr.Dataset:
+    """``out`` checked: every target present, one value per row, finite (and the book's
+    ``[analysis]`` against the outputs when ``check``)."""
     n = inputs.sizes["sample"]
     for t in plan.targets:
         if t not in out:

@@ -8,6 +8,7 @@ Sobol' sums of a run, one per scramble.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -154,6 +155,25 @@ class Plan:
         self.design = self.designs[0]
 
     @property
+    def ranking_index(self) -> str:
+        """The index that ranks the inputs (:func:`mc_tco.results.ranking.ranking_rule`):
+        ``ST``; with correlations ``shapley``, else ``ST_group`` (exact groups ranked) or
+        ``none``. Stored as the file's ``ranking_index``; ``--target-halfwidth`` holds its
+        half-widths to the target."""
+        from mc_tco.results.ranking import ranking_rule
+
+        return ranking_rule(self.book.correlation is not None, self.shapley,
+                            self.by_group and self.groups_within)
+
+    @property
+    def groups_within(self) -> bool:
+        """Whether the book has groups and every correlation stays within one of them."""
+        from mc_tco.sensitivity.grouped import groups_independent
+
+        groups = {i.name: i.group for i in self.book.uncertain if i.group}
+        return bool(groups) and groups_independent(groups, self.book.correlations)
+
+    @property
     def n_replicates(self) -> int:
         """Independent scrambles of the design (1 unless ``ci == "rqmc"``)."""
         return len(self.designs)
@@ -216,9 +236,16 @@ class Plan:
         return list(self.group_members) if self.by_group else []
 
     @property
+    def grid_points(self) -> int:
+        """The model evaluations per design row: the product of the grid inputs' value
+        counts (``[grid.<input>]``; 1 without any)."""
+        return math.prod(i.grid_values.size for i in self.book.input_grid.values())
+
+    @property
     def model_runs(self) -> int:
-        """The number of model evaluations: samples times the design's rows per sample."""
-        return self.samples * self.design.rows_per_sample
+        """The number of model evaluations: samples times the design's rows per sample
+        (times the values of the grid inputs: :attr:`grid_points`)."""
+        return self.samples * self.design.rows_per_sample * self.grid_points
 
     @property
     def first(self) -> tuple[int, int]:
@@ -325,8 +352,11 @@ def plan_run(
             f"--keep-samples must be one of {', '.join(KEEP_SAMPLES)}, got {keep_samples!r}"
         )
     if not book.uncertain:
+        grids = ", ".join(f"[grid.{n}]" for n in book.input_grid)
         raise BookError(
-            book.path, None, "every input is a constant; give at least one a distribution"
+            book.path, None, "every input is a constant"
+            + (f" or fixed by a grid ({grids}); give another input" if grids else
+               "; give at least one") + " a distribution"
         )
     model = resolve_model(book)
     spec = spec_of(model)
@@ -355,8 +385,9 @@ def plan_run(
     for dim, value in focus.items():
         if dim in grid and not isinstance(value, str):
             grid[dim] = grid[dim].with_points([value])
+    focus.update(input_grid_focus(book, report, focus))
     distributions = list(analysis.get("distributions", spec.distributions))
-    return Plan(
+    plan = Plan(
         book=book,
         model=model,
         spec=spec,
@@ -384,6 +415,49 @@ def plan_run(
         shapley_at=shapley_at,
         chunk_auto=chunk_auto,
     )
+    if plan.target_halfwidth is not None and plan.ranking_index == "none":
+        raise OptionError(
+            "--target-halfwidth: the book's inputs are correlated, so the ranking it holds "
+            "to the target is the Shapley effects'; drop --no-shapley"
+            + (" (or rank the groups with --by group: every correlation stays within a "
+               "group)" if plan.groups_within else ""))
+    return plan
+
+
+def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, Any],
+                     ) -> dict[str, float]:
+    """The focus value of each grid input (``[grid.<input>]``): the book's ``[analysis]
+    focus`` if it names one of the grid's values, else the middle value (the lower of the
+    two middle ones for an even count); where every reader that shows one point shows it.
+
+    Raises
+    ------
+    BookError
+        When ``[analysis]`` report or focus gives a grid input a value not on its grid.
+    """
+    from mc_tco.results.points import point_index
+
+    out = {}
+    for name, inp in book.input_grid.items():
+        values = inp.grid_values
+        for key, table in (("report", report), ("focus", focus)):
+            given = table.get(name)
+            if given is None:
+                continue
+            for v in given if isinstance(given, list) else [given]:
+                if isinstance(v, str) or point_index(values, float(v)) is None:
+                    raise book.error(
+                        f"analysis.{key}",
+                        f"{key}.{name} = {v if isinstance(v, str) else format(v, 'g')} "
+                        f"is not a value of [grid.{name}] "
+                        f"({', '.join(f'{x:g}' for x in values)}); name one of them",
+                        key,
+                    )
+        if name in focus:
+            out[name] = float(values[point_index(values, float(focus[name]))])
+        else:
+            out[name] = float(values[(values.size - 1) // 2])
+    return out
 
 
 #: where a run estimates the Shapley effects (Plan.shapley_at)

@@ -238,11 +238,11 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
                     break
                 assert total is not None  # (every stage evaluates a chunk at least)
                 step = convergence_step(plan, total, target_halfwidth, path[-1] if path else None,
-                                        layout=layout)
+                                        layout=layout, shapley=extra)
                 path.append(step)
                 if on_step is not None:
                     on_step(step)
-                if step["converged"]:
+                if step["converged"] or step["futile"]:  # futile: doubling cannot meet it
                     break
             if store is not None:
                 store.close()

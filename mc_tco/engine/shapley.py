@@ -41,6 +41,7 @@ from mc_tco.engine.evaluate import _call_model, _input_dataset, _targets_array, 
 from mc_tco.engine.plan import Plan
 from mc_tco.interrupt import check
 from mc_tco.results.points import point_index
+from mc_tco.results.ranking import INDEX_MEANING, VARIANCE_SHARE
 from mc_tco.sensitivity.shapley import evaluation_count, shapley_effects
 
 __all__ = ["SHAPLEY_SIZES", "shapley_dataset", "shapley_grid", "shapley_rows"]
@@ -167,10 +168,10 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
         {
             "shapley": (dims, arrange(res["shapley"]), {
                 "units": "1", "long_name": "Shapley effect (share of the variance; the "
-                "inputs' effects sum to 1)", "method": method}),
+                "inputs' effects sum to 1)", "method": method, INDEX_MEANING: VARIANCE_SHARE}),
             "shapley_conf": (dims, arrange(res["shapley_conf"]), {
                 "units": "1", "long_name": "half-width of the Shapley effect's interval",
-                "ci_prob": plan.conf_level, "method": method}),
+                "ci_prob": plan.conf_level, "method": method, INDEX_MEANING: VARIANCE_SHARE}),
         },
         coords={"input": plan.factors, **coords},
     )
@@ -182,6 +183,6 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
             ds[name].attrs["computed_at"] = (
                 f"{where} only (the report points, claim points and focus; NaN elsewhere: "
                 "rerun with --shapley-at grid for every point)")
-    ds.attrs.update(shapley_evaluations=int(res["evaluations"]),
+    ds.attrs.update(shapley_evaluations=int(res["evaluations"]) * plan.grid_points,
                     shapley_method=method)
     return ds

@@ -89,10 +89,15 @@ def apply_grid_units(book: Book, spec: ModelSpec) -> list[str]:
         dims = list(spec.grid) + [d for d in spec.grid_rules if d not in spec.grid]
         for dim in book.grid:
             if dim not in dims:
+                import difflib
+
+                close = difflib.get_close_matches(dim, [*dims, *book.inputs], n=1)
+                hint = f"; did you mean [grid.{close[0]}]?" if close else ""
                 raise book.error(
                     f"grid.{dim}",
-                    f"the model has no grid dimension '{dim}' (its grid: {', '.join(dims)}), "
-                    f"so [grid.{dim}] would be dropped; remove it",
+                    f"the model has no grid dimension '{dim}' (its grid: {', '.join(dims)}) "
+                    f"and the book no input '{dim}', so [grid.{dim}] would be dropped; remove "
+                    f"it, or name an input to fix it at each value{hint}",
                 )
     for dim, grid in list(book.grid.items()):
         rule = spec.grid_rules.get(dim) or spec.grid.get(dim)

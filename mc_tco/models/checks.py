@@ -89,7 +89,7 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
     for name, inp in book.inputs.items():
         rule = spec.inputs[name]
         lo, hi = inp.support()
-        continuous = not inp.is_constant and inp.family != "discrete"
+        continuous = inp.is_sampled and inp.family != "discrete"
         if continuous and math.isinf(lo):
             lo = float(inp.dist.ppf(TAIL))
         if continuous and math.isinf(hi):
@@ -98,15 +98,19 @@ def check_book(book: Book, spec: ModelSpec) -> list[str]:
             if inp.is_constant:
                 what = f"the value {inp.value:g}"
                 fix = "change the value"
+            elif inp.is_grid:
+                bad = [v for v in inp.grid_values if not rule.admits(v, v, False)]
+                what = f"the grid value {bad[0]:g} ([grid.{name}])"
+                fix = "change or remove that value"
             elif math.isinf(inp.support()[0]) or math.isinf(inp.support()[1]):
                 what = f"{a_or_an(inp.family)} distribution with mass from {lo:g} to {hi:g}"
                 fix = "use truncnormal with low/high, lognormal, pert or another bounded family"
             else:
                 what = f"{a_or_an(inp.family)} distribution over [{lo:g}, {hi:g}]"
                 fix = "narrow the range"
-            crossed = "" if inp.is_constant else bound_text(rule, lo, hi)
+            crossed = "" if not inp.is_sampled else bound_text(rule, lo, hi)
             raise book.error(
-                f"inputs.{name}",
+                f"grid.{name}" if inp.is_grid else f"inputs.{name}",
                 f"{what} reaches outside what the model allows: {name} must be "
                 f"{rule.range_text()}{unit_suffix(rule.unit)}{crossed}; {fix}"
                 f"{percent_hint(inp, rule, lo, hi)}",

@@ -29,7 +29,8 @@ def inputs_table(book) -> str:
                  for i, (c, w) in enumerate(zip(r[:-1], widths, strict=True))]
         lines.append("  ".join(cells) + "  " + r[-1])
     n_unc, n_const = len(book.uncertain), len(book.constants)
-    title = f"{book.name} ({book.path}): {n_unc} uncertain inputs, {n_const} constants"
+    title = f"{book.name} ({book.path}): {n_unc} uncertain inputs, {n_const} constants" + (
+        f", {len(book.input_grid)} fixed at each value of a grid" if book.input_grid else "")
     return title + "\n" + "\n".join(lines) + _correlations_table(book)
 
 

@@ -48,7 +48,11 @@ def evpi_figure(ds: xr.Dataset, *, among_sets=None, evpi: list[xr.DataArray] | N
         ax = fig.add_subplot()
     else:
         fig = ax.figure
-    for e in evpi:
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from mc_tco.report.fmt import money
+
+    for k, e in enumerate(evpi):
         d = e["demand"].values
         y = e.values
         half = 1.959963984540054 * e["evpi_se"].values
@@ -56,12 +60,19 @@ def evpi_figure(ds: xr.Dataset, *, among_sets=None, evpi: list[xr.DataArray] | N
         ax.fill_between(d, np.clip(y - half, 0, None), y + half, color=line.get_color(),
                         alpha=0.2, lw=0)
         for i in _peaks(y):
-            ax.annotate(f"{y[i]:,.0f} at {fmt_tokens(float(d[i]))}", (d[i], y[i]),
-                        textcoords="offset points", xytext=(-6, 8), ha="right", fontsize=8,
-                        color=line.get_color())
+            # each curve's labels on their own line, so that two curves' peaks at one
+            # demand are not drawn over each other
+            ax.annotate(f"{money(float(y[i]), digits=2)} at {fmt_tokens(float(d[i]))}",
+                        (d[i], y[i]), textcoords="offset points", xytext=(-6, 8 + 13 * k),
+                        ha="right", fontsize=8, color=line.get_color())
     for dr in ds.mc_tco.report.get("demand", []):
         ax.axvline(dr, color="0.85", lw=0.8, zorder=0)
     ax.set_xscale("log")
+    # one token axis style in every figure (1B ... 10T), money in $k / $M
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: fmt_tokens(float(x))))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    if ds.mc_tco.run.is_tco_model:
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _p: money(float(x), digits=3)))
     unit = evpi[0].attrs.get("units", "")
     dunit = ds["demand"].attrs.get("units", "tokens/month")
     ax.set_xlabel(f"demand ({dunit})")

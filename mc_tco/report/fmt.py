@@ -29,7 +29,7 @@ import numpy as np
 
 __all__ = ["fmt_money", "fmt_pct", "fmt_prob_ci", "fmt_tokens", "fmt_value", "money",
            "months", "number", "pct", "pct_ci", "pct_range", "prob", "prob_ci",
-           "rounded", "share_of", "tokens", "users"]
+           "rounded", "share_of", "to_error", "tokens", "users"]
 
 _SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 #: an amount of money below this (USD) prints as 0: a millionth of a dollar is far below
@@ -186,6 +186,30 @@ def money(x: float, per: str = "", digits: int = 2, *, symbol: str = "$",
 def fmt_money(x: float) -> str:
     """Money for the terminal: '1,152', '77', '0.88', '0', 'n/a' (:func:`money`)."""
     return money(x, symbol="", compact=False)
+
+
+def to_error(x: float, half: float, digits: int = 2) -> tuple[str, str]:
+    """An amount and its Monte Carlo half-width with no more digits than the error
+    supports: the half-width to ``digits`` significant digits, the amount rounded to the
+    same decimal place, both with thousands separators.
+
+    Examples
+    --------
+    >>> to_error(169323, 7260)
+    ('169,300', '7,300')
+    >>> to_error(201.4, 58.3), to_error(0.01234, 0.0021)
+    (('201', '58'), ('0.0123', '0.0021'))
+    >>> to_error(5.0, 0.0)
+    ('5', '0')
+    """
+    x, half = float(x), abs(float(half))
+    if not (math.isfinite(x) and math.isfinite(half)):
+        return (fmt_money(x), fmt_money(half))
+    if half == 0:
+        return (fmt_money(x), "0")
+    place = digits - 1 - math.floor(math.log10(half))  # decimals kept (negative: tens ...)
+    decimals = max(place, 0)
+    return (f"{round(x, place):,.{decimals}f}", f"{round(half, place):,.{decimals}f}")
 
 
 def fmt_tokens(x: float) -> str:

@@ -11,10 +11,10 @@ from mc_tco.decision.shares import MIN_EVENTS, rare_indicator
 from mc_tco.decision.timeaxis import median_with_interval
 from mc_tco.report.book_table import inputs_table
 from mc_tco.report.fmt import fmt_prob_ci, fmt_value
+from mc_tco.report.words.input_grid import input_grid_note
 from mc_tco.results.ranking import rank_order
 
 __all__ = ["inputs_table", "run_table"]
-
 
 
 def _dim_header(name: str | None, unit: str) -> str:
@@ -80,7 +80,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = None) -> str:
-    """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST."""
+    """The table ``mc-tco run`` prints: P(target > 0), distributions, top inputs by ST;
+    at the focus value of each grid input (said), with P(target > 0) by its values."""
+    full, ds = ds, ds.mc_tco.at_input_grid()
     run = ds.mc_tco.run
     targets = ds.mc_tco.targets
     label = run.indicator_label
@@ -92,7 +94,9 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
     out.append(head)
     out.append(
         f"  {ds.sizes['input']} uncertain inputs, {run.samples:,} base samples x "
-        f"{run.rows_per_sample} design rows = {runs}, seed {run.seed}"
+        f"{run.rows_per_sample} design rows" + "".join(
+            f" x {len(g['values'])} values of {n}" for n, g in full.mc_tco.input_grid.items())
+        + f" = {runs}, seed {run.seed}"
         + (f", {elapsed:.1f} s" if elapsed is not None else "")
     )
     if path:
@@ -105,6 +109,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
         out.append(f"P({what}), with its {conf} Monte Carlo interval")
         out.append(_grid_table(ds, prob, t, "P", lambda point, prob=prob, ci=ci: fmt_prob_ci(
             float(_sel(prob, point)), *(float(v) for v in _sel(ci, point).values))))
+    out.extend(_input_grid_tables(full, ds, targets, label, conf))
     if "independent_p_positive" in ds:
         out.append("")
         out.append(_independence_table(ds, targets, label, conf))
@@ -140,11 +145,15 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
     )
     where = f" at {where}" if where else ""
     hinted = False
+    rule = ds.mc_tco.ranking_index  # the index that ranks (mc_tco.results.ranking)
     if "correlation_used" in ds:
         out.append("")
         within = ds.mc_tco.run.groups_independent
-        out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
-                   "Shapley effects shown" + (
+        shown = {"shapley": "Shapley effects rank them",
+                 "ST_group": "the groups rank by their grouped indices",
+                 }.get(rule, "no index ranks them (rerun with --shapley)")
+        out.append("Inputs are correlated: Sobol' S1/ST of single inputs are not shares of "
+                   f"the variance (the file keeps them, 'moved one at a time'); {shown}" + (
                        " (with grouped Sobol' indices, exact: every correlation stays "
                        "within a group)" if within and "ST_group" in ds else
                        "; every correlation stays within a group, so grouped Sobol' "
@@ -155,7 +164,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
             plain = label in ("> 0", "")
             what = (f"'{t} > 0'" + ("" if plain else f" ({label})") if target.endswith(">0")
                     else f"'{t}'")
-            by = "Shapley effect" if "correlation_used" in ds else "ST"
+            by = "Shapley effect" if rule == "shapley" else "ST"
             st = _sel(ds["ST"].sel(target=target), focus)
             if st.ndim != 1:
                 if not hinted:
@@ -183,7 +192,7 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
                         + _nearest_enough(ds, target, focus)
                     )
                     continue
-            correlated = "correlation_used" in ds  # per-input S1/ST are not defined then
+            correlated = rule != "ST"  # per-input S1/ST are not shares of the variance
             for dim, suffix, noun in (("group", "_group", "groups"), ("input", "", "inputs")):
                 if f"ST{suffix}" not in ds or (correlated and dim == "input"):
                     continue
@@ -205,6 +214,43 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
                 out.append(f"Largest second-order indices S2 for {what}{where}")
                 out.append(_pairs(ds, target, focus))
     return "\n".join(out)
+
+
+def _input_grid_tables(full: xr.Dataset, view: xr.Dataset, targets, label: str,
+                       conf: str) -> list[str]:
+    """The note of :func:`~mc_tco.report.words.input_grid.input_grid_note`, then per grid
+    input P(target > 0) with its interval by its values (columns) and strategy (rows), at
+    the focus point and the other grid inputs' focus values ([] without a grid input)."""
+    note = input_grid_note(view, "the table below")
+    if not note:
+        return []
+    report, focus = _report(full)
+    at = view.mc_tco.input_grid_at
+    out = ["", note]
+    for name in at:
+        point = {k: v for k, v in {**focus, **at}.items()
+                 if k not in ("target", name, full.mc_tco.alternatives)}
+        where = ", ".join(f"{k} = {fmt_value(v, full[k].attrs.get('units', ''))}"
+                          for k, v in point.items() if k in full.dims
+                          and not isinstance(v, str))
+        unit = full[name].attrs.get("units", "")
+        for t in targets:
+            prob = _sel(full["p_positive"].sel(target=f"{t}>0"), point)
+            ci = _sel(full["p_positive_ci"].sel(target=f"{t}>0"), point)
+            what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
+            rows = [d for d in prob.dims if d != name]
+            combos = [dict(zip(rows, c, strict=True)) for c in product(
+                *[report.get(d, list(full[d].values)) for d in rows])]
+            body = [[", ".join(str(v) for v in row.values()) or t] + [fmt_prob_ci(
+                float(_sel(prob, {**row, name: v})),
+                *(float(x) for x in _sel(ci, {**row, name: v}).values))
+                for v in full[name].values] for row in combos]
+            out += ["", f"P({what}) by {name}, with its {conf} Monte Carlo interval"
+                    + (f", at {where}" if where else "") + " (paired: the same scenarios "
+                    "at every value)",
+                    _table([_dim_header(name, unit)]
+                           + [fmt_value(float(v), unit) for v in full[name].values], body)]
+    return out
 
 
 def _nearest_enough(ds: xr.Dataset, target: str, focus: dict) -> str:

@@ -8,6 +8,9 @@ Registered as an xarray Dataset accessor when :mod:`mc_tco` is imported::
     ds.mc_tco.ranking("saving", demand="500B", strategy="buy")
     ds.mc_tco.bands("saving", strategy="buy")
     ds.mc_tco.p_exceeds("npv", 1e6, strategy="buy", demand="500B")  # P(npv > 1M USD)
+    ds.mc_tco.cdf("saving", demand="500B")                # P(saving <= x), P(saving > x)
+    ds.mc_tco.scatter("saving", strategy="buy")           # top inputs against the saving
+    ds.mc_tco.given("api_price_annual_change>-0.05")      # P(beats the API) given that
     ds.mc_tco.options                                     # the run's run_options
     ds.mc_tco.run.conf_level                              # how the run was made (RunInfo)
 
@@ -20,6 +23,7 @@ with the schema's default for a file that lacks it; grid points are matched by
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
 import numpy as np
@@ -27,7 +31,7 @@ import xarray as xr
 
 from mc_tco.errors import OptionError
 from mc_tco.results.points import match_point, nearest_point, scale_of
-from mc_tco.results.ranking import rank_order
+from mc_tco.results.ranking import rank_order, ranking_rule
 from mc_tco.results.run_info import RunInfo, json_attr
 from mc_tco.results.schema import SCHEMA_VERSION
 
@@ -106,8 +110,53 @@ class ResultsAccessor:
 
     @property
     def constants(self) -> dict[str, float]:
-        """The book's constant inputs and their values."""
-        return dict(json_attr(self._ds.attrs, "constants"))
+        """The book's constant inputs and their values; on a view of one value of each grid
+        input (:meth:`at_input_grid`) those inputs too, fixed there."""
+        return {**json_attr(self._ds.attrs, "constants"), **self.input_grid_at}
+
+    @property
+    def input_grid(self) -> dict[str, dict]:
+        """The inputs that are grid dims of these results (``[grid.<input>]``): name ->
+        ``{"values": [...], "unit": ..., "focus": value}``; each input was fixed at every
+        value in turn, on the same samples of the others. ``{}`` when none (or when
+        :meth:`at_input_grid` selected one value of each: see :attr:`input_grid_at`)."""
+        return {k: v for k, v in self.input_grid_declared.items() if k in self._ds.dims}
+
+    @property
+    def input_grid_declared(self) -> dict[str, dict]:
+        """:attr:`input_grid` as the run wrote it, also on a view that
+        :meth:`at_input_grid` selected (where the dims are gone)."""
+        return dict(json_attr(self._ds.attrs, "input_grid"))
+
+    @property
+    def input_grid_at(self) -> dict[str, float]:
+        """The value of each grid input that :meth:`at_input_grid` selected (``{}`` when
+        these results were not selected so)."""
+        return {str(k): float(v) for k, v in json_attr(self._ds.attrs, "input_grid_at").items()}
+
+    def input_grid_point(self, **at) -> dict[str, float]:
+        """The value of each grid input: the one in ``at`` (matched as :meth:`point`
+        does), else the file's focus (the middle value unless the book named one);
+        ``{}`` when the results have no grid input. Other keys of ``at`` are ignored."""
+        grids = self.input_grid
+        point = self.point(**{k: v for k, v in at.items() if k in grids})
+        for name, grid in grids.items():
+            if name not in point:
+                focus = grid.get("focus")
+                values = self._ds[name].values
+                point[name] = float(values[(values.size - 1) // 2] if focus is None
+                                    else match_point(values, focus, dim=name))
+        return point
+
+    def at_input_grid(self, **at) -> xr.Dataset:
+        """The results at one value of each grid input (:meth:`input_grid_point`: ``at``'s,
+        else the focus), for a reader that shows one point; the dim becomes a scalar
+        coordinate, and attr ``input_grid_at`` records the values (a reader says so in one
+        line). The results themselves when they have no grid input."""
+        point = self.input_grid_point(**at)
+        if not point:
+            return self._ds
+        return self._ds.sel(point).assign_attrs(input_grid_at=json.dumps(point))
 
     @property
     def convergence_path(self) -> list[dict]:
@@ -218,6 +267,44 @@ class ResultsAccessor:
         """P(target < x): :meth:`p_exceeds` with ``below=True``."""
         return self.p_exceeds(target, x, strategy=strategy, demand=demand, below=True, **at)
 
+    def cdf(self, target: str, x=None, strategy=None, demand: float | str | None = None,
+            points: int = 201, band: str = "scrambles", **at) -> xr.Dataset:
+        """P(target <= x) and P(target > x) per strategy at one point, with the scrambles'
+        pointwise band or the DKW band (:func:`mc_tco.results.curves.cdf`)."""
+        from mc_tco.results.curves import cdf
+
+        if demand is not None:
+            at["demand"] = demand
+        return cdf(self._ds, target, x, strategy=strategy, points=points, band=band, **at)
+
+    def scatter(self, target: str, strategy: str | None = None,
+                demand: float | str | None = None, inputs=None, top: int = 4,
+                threshold: float | str = 0.0, **at) -> xr.Dataset:
+        """The top inputs' values beside the target's, winners (target > threshold) and
+        losers marked, with scores and P(win) (:func:`mc_tco.results.curves.scatter`)."""
+        from mc_tco.results.curves import scatter
+
+        if demand is not None:
+            at["demand"] = demand
+        return scatter(self._ds, target, strategy=strategy, inputs=inputs, top=top,
+                       threshold=threshold, **at)
+
+    def given(self, conditions, target: str | None = None, strategy=None,
+              demand: float | str | None = None, threshold: float | str = 0.0,
+              min_rows: int | None = None, **at) -> xr.Dataset:
+        """P(target > threshold) and the bands on the rows where ``conditions`` hold
+        (``"api_price_annual_change>-0.05"``, ``"x in p10..p50"``; all hold), beside all
+        rows; refused below ``min_rows`` rows (:func:`mc_tco.results.given.given`)."""
+        from mc_tco.results.given import MIN_ROWS, given
+
+        target = target or (self.targets[0] if self.targets else None)
+        if target is None:
+            raise OptionError("the results name no target; pass target='NAME'")
+        if demand is not None:
+            at["demand"] = demand
+        return given(self._ds, conditions, target, strategy=strategy, threshold=threshold,
+                     min_rows=MIN_ROWS if min_rows is None else min_rows, **at)
+
     @property
     def correlations(self) -> list[dict]:
         """The book's correlated pairs (between, kind, value, source); [] when independent."""
@@ -258,29 +345,67 @@ class ResultsAccessor:
             point[dim] = nearest_point(have, float(point[dim]), scale_of(dim))
         return point
 
+    @property
+    def ranking_index(self) -> str:
+        """The index that ranks the inputs: ``ST``, ``shapley`` (correlations), ``ST_group``
+        (correlations within exact groups, no Shapley effects) or ``none``.
+
+        The file's ``ranking_index`` (:func:`mc_tco.results.ranking.ranking_rule`, which
+        every reader follows); for a file written before it, the same rule applied to the
+        file's contents."""
+        stored = self._ds.attrs.get("ranking_index")
+        if stored:
+            return str(stored)
+        correlated = bool(self.correlations) or "correlation_used" in self._ds
+        exact = bool(self._ds.attrs.get("by_group", 0)) and self.run.groups_independent
+        return ranking_rule(correlated, "shapley" in self._ds, exact and "ST_group" in self._ds)
+
     def ranking(self, target: str | None = None, index: str | None = None,
                 **at) -> xr.Dataset:
-        """Inputs ranked by ``index`` (ST, S1 or shapley) at a point, with half-widths.
+        """Inputs ranked by ``index`` at a point, with half-widths.
 
-        ``index`` defaults to ``shapley`` when the inputs are correlated (per-input Sobol'
-        indices are not defined then), else ``ST``.
+        ``index`` defaults to :attr:`ranking_index`, the file's rule: ``ST`` with
+        independent inputs, ``shapley`` when the inputs are correlated (per-input Sobol'
+        indices are not shares of the variance then: the ``ST``/``S1`` beside are "moved
+        one at a time", their attr ``index_meaning`` says so), ``ST_group`` (the groups,
+        along ``group``) when only exact grouped indices rank.
 
         Returns
         -------
         xr.Dataset
             ``S1``, ``S1_conf``, ``ST``, ``ST_conf`` (and ``shapley``, ``shapley_conf``
-            when the run has them) along ``input``, sorted by ``index`` (largest first;
-            NaN last). attrs ``too_few_events`` (bool): True where ``target`` is an
+            when the run has them) along ``input`` (the ``*_group`` ones along ``group``
+            for ``ST_group``), sorted by ``index`` (largest first; NaN last). attrs
+            ``index`` (what it is sorted by), ``ranking_index`` (the file's rule),
+            ``too_few_events`` (bool): True where ``target`` is an
             indicator (``saving>0``) with fewer than ``MIN_EVENTS`` winning (or losing)
             scenarios at the point, its indices noise; then ``note`` says so in one line
             and ``rare_nearest_demand`` is the nearest demand with enough (NaN if none),
             ``rare_events``, ``rare_rows``, ``rare_min_events`` the counts.
+
+        Raises
+        ------
+        OptionError
+            With correlations and nothing that ranks (``ranking_index = none``) unless
+            ``index`` is given; at a point the run has no Shapley effects for.
         """
         target = target or (self.targets[0] if self.targets else None)
+        rule = self.ranking_index
         if index is None:
-            index = "shapley" if "shapley" in self._ds and self.correlations else "ST"
-        names = [n for n in ("S1", "S1_conf", "ST", "ST_conf", "shapley", "shapley_conf")
-                 if n in self._ds]
+            if rule == "none":
+                raise OptionError(
+                    "the inputs are correlated and the run has no Shapley effects, so no "
+                    "index ranks single inputs (ST here is 'moved one at a time'): rerun "
+                    "with --shapley, or pass index='ST' for the moved-one-at-a-time indices")
+            index = rule
+        dim = "group" if index.endswith("_group") else "input"
+        suffix = "_group" if dim == "group" else ""
+        names = [n for n in (f"S1{suffix}", f"S1{suffix}_conf", f"ST{suffix}",
+                             f"ST{suffix}_conf")
+                 + (("shapley", "shapley_conf") if dim == "input" else ()) if n in self._ds]
+        if index not in names:
+            raise OptionError(f"index {index!r}: the file has no such index (it has "
+                              f"{', '.join(n for n in names if not n.endswith('_conf'))})")
         sub = self._ds[names].sel(target=target)
         sub = self._sel_ds(sub, at)
         if index == "shapley" and "input" in sub[index].dims and not np.isfinite(
@@ -289,11 +414,12 @@ class ResultsAccessor:
                 f"the run estimated its Shapley effects at {self.shapley_where()} only "
                 "(--shapley-at report); rank at one of these, rerun with --shapley-at grid, "
                 "or pass index='ST'")
-        extra = [str(d) for d in sub[index].dims if d != "input"]
+        extra = [str(d) for d in sub[index].dims if d != dim]
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "
                               f"e.g. {extra[0]}=...")
-        out = sub.isel(input=rank_order(sub[index].values))
+        out = sub.isel({dim: rank_order(sub[index].values)})
+        out.attrs.update(index=index, ranking_index=rule)
         from mc_tco.results.targets import rare_ranking
 
         rare = rare_ranking(self._ds, str(target), self.point(**at))

@@ -93,8 +93,12 @@ VARIABLES = (
     Var("input_value", ("sample", "input"), "input's unit", "sampled value of each uncertain "
         "input on the base rows"),
     Var("S1", ("target", "input", G), "1", "first-order Sobol' index (NaN where the target "
-        "is constant)"),
-    Var("ST", ("target", "input", G), "1", "total-order Sobol' index"),
+        "is constant); attr index_meaning: 'share of the variance' with independent inputs, "
+        "'moved one at a time: ...' with correlations (then not the ranking: see "
+        "ranking_index)"),
+    Var("ST", ("target", "input", G), "1", "total-order Sobol' index (attr index_meaning as "
+        "S1); its half-width is the larger of the replicate t interval and the t interval "
+        "of log ST over the scrambles"),
     Var("S1_conf", ("target", "input", G), "1", "half-width of S1's interval (attrs: "
         "ci_prob, method)"),
     Var("ST_conf", ("target", "input", G), "1", "half-width of ST's interval"),
@@ -165,8 +169,9 @@ VARIABLES = (
         "[[correlation]], --ci rqmc (default)"),
     Var("convergence_samples", ("step",), "1", "base samples after each doubling",
         "--target-halfwidth"),
-    Var("convergence_worst_halfwidth", ("step",), "1", "largest ST half-width of the "
-        "decision indicators not yet settled (inf: undefined)", "--target-halfwidth"),
+    Var("convergence_worst_halfwidth", ("step",), "1", "largest half-width of the ranking "
+        "index (ranking_index: ST, or the Shapley effects with correlations) of the decision "
+        "indicators not yet settled (inf: undefined)", "--target-halfwidth"),
     Var("family_check_p_positive", ("family_variant", "target", G), "1",
         "P(target > 0) with the families swapped", "--family-check"),
     Var("family_check_p_positive_ci", ("family_variant", "target", G, "ci_bound"), "1",
@@ -206,7 +211,8 @@ ATTRS = (
     Attr("samples", "int", "base sample size N of the file",
          default_words="the size of dim sample"),
     Attr("rows_per_sample", "int", "design rows per base sample", default=0),
-    Attr("model_runs", "int", "model evaluations (N x rows_per_sample)", default=0),
+    Attr("model_runs", "int", "model evaluations (N x rows_per_sample, x the values of each "
+         "grid input)", default=0),
     Attr("bootstrap_resamples", "int", "resamples of the bootstrap intervals (--ci "
          "bootstrap)"),
     Attr("second_order", "int", "1 with --second-order", default=0),
@@ -234,6 +240,13 @@ ATTRS = (
     Attr("baseline", "str", "the alternative every benefit is measured against ('' if none)",
          default=""),
     Attr("constants", "JSON object", "the book's constant inputs", default={}),
+    Attr("input_grid", "JSON object", "the inputs fixed at each value of a grid dim "
+         "([grid.<input>]): name -> values, unit and focus value (ds.mc_tco.input_grid); "
+         "each is a dim of the results after sample, on the same samples of the other "
+         "inputs at every value (its differences are paired); {}: none", default={}),
+    Attr("input_grid_at", "JSON object", "never in a file: on the view "
+         "ds.mc_tco.at_input_grid() returns, the value of each grid input it selected",
+         "ds.mc_tco.at_input_grid()", default={}),
     Attr("ci", "str", "interval method of the Sobol' indices: rqmc, asymptotic, bootstrap",
          default="bootstrap", default_words="bootstrap (the method before rqmc)"),
     Attr("replicates", "int", "independent scrambles (rqmc; 1 otherwise)", default=1),
@@ -263,6 +276,13 @@ ATTRS = (
          "[[correlation]]", default=0),
     Attr("correlation_min_eigenvalue", "float", "smallest eigenvalue of "
          "correlation_normal (< 0: not jointly possible as written)", "[[correlation]]"),
+    Attr("ranking_index", "str", "the index that ranks the inputs, which the accessor's "
+         "ranking, the terminal, the memo, the app and --target-halfwidth follow: 'ST' "
+         "(independent inputs), 'shapley' (correlations; the default), 'ST_group' "
+         "(correlations within the groups, --by group, --no-shapley: the groups rank), "
+         "'none' (correlations, --no-shapley: nothing ranks)",
+         default_words="from the file: 'shapley' if it has correlations and Shapley "
+         "effects, 'none' if correlations only, else 'ST' (ds.mc_tco.ranking_index)"),
     Attr("groups_independent", "int", "1 if every correlation stays within one of the "
          "book's groups (grouped Sobol' indices are then exact)", "[[correlation]]",
          default=0),
@@ -340,8 +360,8 @@ def markdown() -> str:
         "ds = mc_tco.open_results('results/deepseek-v4.1-flash.nc')",
         "ds.mc_tco.p_beats('buy')                       # P(buy beats the API) by demand, "
         "with its interval",
-        "ds.mc_tco.ranking('saving', demand='500B', strategy='buy')   # inputs by ST, with "
-        "half-widths",
+        "ds.mc_tco.ranking('saving', demand='500B', strategy='buy')   # inputs by "
+        "ranking_index (ST, or Shapley with correlations), with half-widths",
         "ds.mc_tco.bands('saving', strategy='buy')      # quantiles by demand",
         "ds.mc_tco.options                              # the run's options (run_options)",
         "ds.mc_tco.run.conf_level                       # how the run was made (RunInfo)",

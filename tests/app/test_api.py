@@ -94,12 +94,25 @@ def test_a_book_naming_other_code_is_refused():
 @pytest.mark.slow
 def test_quick_run_equals_the_engine_and_answers(default_book):
     cache = api.RunCache()
+    # the first answer (base rows without the break-even search), then with it
+    first = cache.get(TEXT, PATH, 256, 4, session="a", stage="answer")
+    assert "ST" not in first and "breakeven_demand" not in first
+    assert api.answer(first, 1e12)["ranking"] is None  # the ranking follows
+    base = cache.get(TEXT, PATH, 256, 4, session="a", stage="base")
+    assert "ST" not in base and cache.cached(TEXT, 256, 4, "answer")
     ds = cache.get(TEXT, PATH, 256, 4, session="a")
     assert cache.get(TEXT, PATH, 256, 4, session="a") is ds  # cached
-    # the page's quick run skips the Shapley pass and the independence check (not shown)
-    ref = run(load_book(DEFAULT_BOOK), samples=256, seed=4, shapley=False,
-              independence_check=False)
+    assert cache.get(TEXT, PATH, 256, 4, session="a", stage="answer") is ds  # the fullest
+    # the page's quick run skips the independence check (not shown), not the Shapley pass
+    ref = run(load_book(DEFAULT_BOOK), samples=256, seed=4, independence_check=False)
     np.testing.assert_array_equal(ds["p_positive"].values, ref["p_positive"].values)
+    np.testing.assert_array_equal(ds["shapley"].values, ref["shapley"].values)
+    # the earlier stages are the same base rows: the same numbers
+    for name in ("p_positive", "p_positive_ci", "target_quantile", "cost"):
+        np.testing.assert_array_equal(first[name].values, ds[name].values, err_msg=name)
+    for name in ("breakeven_demand", "breakeven_demand_p_never"):
+        np.testing.assert_array_equal(base[name].values, ds[name].values, err_msg=name)
+    assert api.answer(first, 1e12)["sentence"] == api.answer(ds, 1e12)["sentence"]
     res = api.results_json(ds)
     json.dumps(res, allow_nan=False)
     assert res["baseline"] == ["api"]
@@ -113,6 +126,12 @@ def test_quick_run_equals_the_engine_and_answers(default_book):
     ans = api.answer(ds, 1e12)
     assert ans["demand"] == 1e12 and "beats the API in" in ans["sentence"]
     assert len(ans["ranking"]["buy"]["rows"]) == 8
+    # ranked as `mc-tco run` ranks them: by Shapley effect (correlated inputs), so titled
+    rk = ans["ranking"]["buy"]
+    assert rk["index"] == "shapley" and rk["title"].startswith("Top inputs by Shapley effect")
+    cli = ds.mc_tco.ranking(rk["target"], **ds.mc_tco.shapley_point(demand=1e12,
+                                                                    strategy="buy"))
+    assert [r[0] for r in rk["rows"]] == [str(v) for v in cli["input"].values[:8]]
 
 
 def test_a_newer_request_of_the_same_tab_cancels_the_older():
@@ -264,3 +283,51 @@ def test_target_chance_is_the_accessors(tmp_path, result_files):
         assert [cell["lo"], cell["hi"]] == [float(v) for v in ref["p_ci"].values]
     with pytest.raises(OptionError, match="threshold lots: not a number"):
         target_chance(ds, 5e11, "lots")
+
+
+def test_the_seed_and_samples_must_be_whole_numbers(app_server):
+    from mc_tco.app.endpoints import _whole
+    from mc_tco.errors import McTcoError
+
+    app, _, _ = app_server
+    assert [_whole(v, "seed", 0, 0) for v in (None, "", "3", 3, 3.0, "12")] == [0, 0, 3, 3, 3, 12]
+    for bad in (-1, "-1", 2.7, "2.7", "abc", True):
+        with pytest.raises(McTcoError, match=f"seed {bad}: must be a whole number >= 0"):
+            app.preview({"text": TEXT, "path": PATH, "seed": bad})
+    with pytest.raises(McTcoError, match="samples 0: must be a whole number >= 1"):
+        app.run({"text": TEXT, "path": PATH, "samples": 0})
+
+
+def test_status_says_what_uses_the_cores(app_server):
+    from mc_tco.app.endpoints import Job
+
+    app, _, _ = app_server
+    assert app.status({}) == {"full_run": None, "quick_runs": 0}
+    app.jobs["x"] = Job("x", "b.toml", done=1024, total=8192)
+    try:
+        got = app.status({})["full_run"]
+        assert (got["done"], got["total"]) == (1024, 8192)
+    finally:
+        app.jobs.pop("x")
+
+
+def test_the_first_page_reopens_a_book_saved_from_it(app_server, tmp_path):
+    app, _, folder = app_server
+    saved = folder / "mine-edited.toml"
+    saved.write_text(api.edited_text(TEXT, PATH, CHEAP), encoding="utf-8")
+    state = app.initial({"path": str(saved)})
+    assert state["path"] == str(saved) and "low = 10000" in state["text"]
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text(TEXT, encoding="utf-8")
+    with pytest.raises(api.bridge.BookError, match="outside the app's folder"):
+        app.initial({"path": str(outside)})
+
+
+def test_a_utilisation_above_1_names_the_bound_not_percent():
+    edits = {"utilization": {"dist": "pert", "fields": {"min": "0.6", "mode": "0.75",
+                                                        "max": "1.5"}}}
+    err = api.check_edits(TEXT, PATH, edits, MODEL)["error"]
+    assert err["input"] == "utilization"
+    assert err["message"].endswith("utilization must be in (0, 1] and 1.5 is above its upper "
+                                   "bound 1; narrow the range")
+    assert "percent" not in err["message"] and "(1)" not in err["message"]

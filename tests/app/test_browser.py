@@ -57,7 +57,7 @@ def page_of(browser, app_server):
         contexts.append(ctx)
         page = ctx.new_page()
         page.goto(url + "/")
-        wait_runs(page, 1)
+        wait_answers(page, 1)
         return page
 
     yield open_page
@@ -66,8 +66,14 @@ def page_of(browser, app_server):
     assert not outside, f"requests left the machine: {outside}"
 
 
-def wait_runs(page, n: int, timeout: float = 30_000) -> None:
+def wait_runs(page, n: int, timeout: float = 120_000) -> None:
+    """Until the page has shown ``n`` full quick runs (with their ranking)."""
     page.wait_for_function(f"(+document.body.dataset.runs || 0) >= {n}", timeout=timeout)
+
+
+def wait_answers(page, n: int, timeout: float = 60_000) -> None:
+    """Until the page has shown ``n`` answers (the first stage of a change: P, the fan)."""
+    page.wait_for_function(f"(+document.body.dataset.answers || 0) >= {n}", timeout=timeout)
 
 
 def p_buy_1t(page) -> float:
@@ -87,6 +93,7 @@ def set_field(page, name: str, field: str, value: str) -> None:
 @pytest.mark.slow
 def test_page_loads_with_the_answer_and_no_request_leaves(page_of, app_server):
     page = page_of()
+    wait_runs(page, 1)
     assert "beats the API in" in page.inner_text("#sentence")
     # the page's P(buy beats the API) at 1T is the engine's, for the same book, size, seed
     import mc_tco
@@ -113,7 +120,7 @@ def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, t
     start = time.monotonic()
     set_field(page, "node_price", "low", "10000")
     set_field(page, "node_price", "high", "20000")
-    wait_runs(page, 2)
+    wait_answers(page, 2)
     page.wait_for_function(f"+document.querySelector(\"{AT_1T}\").dataset.p > {before + 0.3}")
     took = time.monotonic() - start
     after = p_buy_1t(page)
@@ -141,7 +148,7 @@ def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, t
 def test_invalid_value_shows_the_cli_message_and_changes_nothing(page_of):
     page = page_of()
     before = p_buy_1t(page)
-    runs = page.evaluate("+document.body.dataset.runs")
+    runs = page.evaluate("+document.body.dataset.answers")
     set_field(page, "node_price", "low", "600000")
     err = page.locator(".input[data-input='node_price'] .error")
     err.wait_for(state="visible")
@@ -149,7 +156,7 @@ def test_invalid_value_shows_the_cli_message_and_changes_nothing(page_of):
         "inputs.node_price.low: low (600000) must be below high (550000); swap them")
     assert "\n" not in err.inner_text()
     page.wait_for_timeout(600)
-    assert page.evaluate("+document.body.dataset.runs") == runs  # nothing was run
+    assert page.evaluate("+document.body.dataset.answers") == runs  # nothing was run
     assert p_buy_1t(page) == before
     page.eval_on_selector(".input[data-input='node_price']",
                           "e => e.scrollIntoView({block: 'center'})")
@@ -162,10 +169,10 @@ def test_two_tabs_keep_separate_state(page_of):
     base = p_buy_1t(b)
     set_field(a, "node_price", "low", "10000")
     set_field(a, "node_price", "high", "20000")
-    wait_runs(a, 2)
+    wait_answers(a, 2)
     a.wait_for_function(f"+document.querySelector(\"{AT_1T}\").dataset.p > {base + 0.3}")
     set_field(b, "utilization", "max", "0.9")
-    wait_runs(b, 2)
+    wait_answers(b, 2)
     assert p_buy_1t(a) > base + 0.3
     assert p_buy_1t(b) < base + 0.1  # b did not get a's cheap nodes
     assert b.input_value(".input[data-input='node_price'] input[data-field='low']") == "400000"

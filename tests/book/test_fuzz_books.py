@@ -312,6 +312,9 @@ def _valid_params(draw, family: str) -> dict:
             if draw(st.booleans()):
                 p.update(loc=lo, scale=pos)
             return p
+        case "empirical":  # bad_books/fuzz_data.csv: x numbers, y a word in row 3
+            return {"file": draw(st.sampled_from(["fuzz_data.csv"] * 3 + ["no_such.csv"])),
+                    "column": draw(st.sampled_from(["x", "x", "y", "z"]))}
     raise AssertionError(family)
 
 
@@ -536,6 +539,12 @@ U = np.concatenate([[0.0, 2.0**-30, 1e-9], np.linspace(0, 1, 33)[1:-1], [1 - 2.0
 def check_loaded(book: Book) -> None:
     """A loaded book is usable: finite ordered input values, grids, a printable table."""
     for inp in book.inputs.values():
+        if inp.is_grid:  # set per grid value, not sampled: finite, increasing values
+            v = np.asarray(inp.params["values"], dtype=float)
+            assert v.size >= 1 and np.all(np.isfinite(v)), (inp.name, v)
+            assert np.all(np.diff(v) > 0), (inp.name, v)
+            assert isinstance(inp.describe(), str)
+            continue
         x = inp.ppf(U)
         assert np.all(np.isfinite(x)), (inp.name, inp.describe(), x)
         assert np.all(np.diff(x) >= 0), (inp.name, inp.describe(), x)
@@ -740,7 +749,8 @@ def _x(body: str) -> str:
         ("[grid.sample]\nvalues = [1]\n" + _x('dist = "uniform"\nlow = 0\nhigh = 1'),
          "'sample' is a dimension of the results file"),
         ("[grid.x]\nvalues = [1]\n" + _x('dist = "uniform"\nlow = 0\nhigh = 1'),
-         "'x' is both an input and a grid dimension"),
+         "every input is a constant or fixed by a grid ([grid.x]); give another input a "
+         "distribution"),
     ],
 )
 def test_regressions_found_by_the_fuzz(text, fragment):

@@ -225,16 +225,35 @@ def test_demand_trigger_is_the_first_larger_demand_won_in_half():
     assert demand_trigger(ds, 2e12) is None
 
 
-def test_page_numbers_are_medians_over_the_scenarios():
+def test_page_numbers_are_p10_p50_p90_over_the_scenarios():
     ds = _results()
     ds["investment"] = ds["cost"].sel(strategy="buy", drop=True) * 10
-    for v in ("peak_cash_need", "npv", "payback_months"):
+    for v in ("peak_cash_need_nominal", "npv", "payback_months", "simple_payback_months"):
         ds[v] = ds["cost"] * 2
+    held = ds["cost"].sel(strategy="buy", drop=True)
+    ds["hybrid_served_share"] = held.where(held > held.median(), 0.0)
+    top = float(ds["demand"].max())
+    got = one_page.page_numbers(ds, top)
+    # twice the grid's last demand lies past it: that column is left out (issue 24)
+    assert [f for f, _ in got.points] == [0.5, 1.0]
     got = one_page.page_numbers(ds, 1e11)
-    assert got.points == ((0.5, 3e10), (1.0, 1e11), (2.0, 1e11))
+    pts = [d for _, d in got.points]
+    assert got.points[1] == (1.0, 1e11)
     api = ds["cost"].sel(strategy="api")
+
+    def band(v):  # inverted_cdf by hand: x_(ceil(q n))
+        v = np.sort(np.asarray(v, dtype=float))
+        return tuple(float(v[int(np.ceil(q * v.size)) - 1]) for q in (0.1, 0.5, 0.9))
+
     assert got.table[("api_bill_year", "api")] == tuple(
-        12 * statistics.median_low(api.sel(demand=d).values) for d in (3e10, 1e11, 1e11))
+        tuple(12 * x for x in band(api.sel(demand=d).values)) for d in pts)
+    assert got.table[("api_bill_year", "api")][1][1] == 12 * statistics.median_low(
+        api.sel(demand=1e11).values)
+    assert got.table[("simple_payback", "hybrid")] == tuple(
+        band(ds["simple_payback_months"].sel(demand=d, strategy="hybrid").values)
+        for d in pts)
+    assert got.table[("never_buys", "hybrid")] == tuple(
+        float((ds["hybrid_served_share"].sel(demand=d) == 0).mean()) for d in pts)
     assert list(got.table) == [(q, s) for q, (ss, _) in one_page.QUANTITIES.items()
                                for s in ss]
     sh = shares.cheapest_shares(ds, 1e11)["share"]

@@ -114,8 +114,9 @@ def test_chunking_keeps_correlated_rows_and_rank_correlation_hits_target(tmp_pat
 def test_summary_ranks_by_shapley_and_keeps_exact_groups(tmp_path):
     ds = run(owen_book(tmp_path), samples=64, by_group=True, shapley_permutations=256)
     text = run_table(ds)
-    assert ("Inputs are correlated: Sobol' S1/ST of single inputs are not defined; "
-            "Shapley effects shown") in text
+    assert ("Inputs are correlated: Sobol' S1/ST of single inputs are not shares of the "
+            "variance (the file keeps them, 'moved one at a time'); Shapley effects rank "
+            "them") in text
     assert "Top inputs by Shapley effect for 'y'" in text
     assert "model runs (+ 2,560 for the Shapley effects)" in text  # 4 x 256 + 256 x 2 x 3
     assert "Top inputs by total Sobol' index" not in text

@@ -83,8 +83,9 @@ def test_an_unused_grid_dim_is_refused_naming_the_models_dims():
     with pytest.raises(BookError) as exc:
         check_book(loads_book(text, "b.toml"), SPEC)
     assert str(exc.value) == (f"b.toml:{line}: grid.region: the model has no grid dimension "
-                              "'region' (its grid: demand), so [grid.region] would be "
-                              "dropped; remove it")
+                              "'region' (its grid: demand) and the book no input "
+                              "'region', so [grid.region] would be dropped; remove it, or "
+                              "name an input to fix it at each value")
 
 
 @pytest.mark.parametrize("path", [DEFAULT_BOOK, ARTICLE_BOOK], ids=lambda p: p.stem)

@@ -399,12 +399,15 @@ def test_the_shipped_books_draws_against_the_reference(default_book, article_boo
                                                rtol=1e-9, atol=1e-9 * scale)
 
 
-def test_the_vectorized_kernel_equals_the_scalar_month_loop():
-    """block.npv_row (16 demands at a time, the engine's hot path and the break-even scan)
-    against npv.npv_cell (one demand at a time, itself checked against the reference
-    above), on random points with every mechanism on and analyst points, at 37 demands
-    (two full blocks and a padded one); rows with a tax life shorter than the horizon go
-    to the scalar loop by design, so the long ones are checked here."""
+@pytest.mark.parametrize("n_dems", [37, 22, 6])
+def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
+    """block.npv_row (16 demands at a time, the engine's hot path and the break-even scan;
+    fewer than 8 demands go to the scalar loop) against npv.npv_cell (one demand at a
+    time, itself checked against the reference above), on random points with every
+    mechanism on and analyst points, at 37 demands (two full blocks and a padded one), 22
+    (a full and a padded one) and 6 (the scalar loop); the grid spans demands where the
+    hybrid's rule is skipped (no node can pay) and where it is not. Rows with a tax life
+    shorter than the horizon go to the scalar loop by design, so the long ones are checked here."""
     rng = np.random.default_rng(41)
     points = [finite(spread(rng)) for _ in range(30)] + [
         finite(p) for p in analyst_points(30, seed=4)]
@@ -412,7 +415,7 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop():
         p["tax_depreciation_years"] = 5.0  # every purchase still depreciating at exit
     x = {k: np.array([p[k] for p in points]) for k in tco.INPUTS}
     V, S = rows.row_factors(x)
-    dems = np.geomspace(1e9, 3e13, 37)
+    dems = np.geomspace(1e9, 3e13, n_dems)
     W = np.empty((npv.NW_NPV, V.shape[2]))
     buf = np.zeros((2, 64))
     got, want = np.empty((dems.size, npv.NRES_OUT)), np.empty(npv.NRES_OUT)

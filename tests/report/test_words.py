@@ -93,5 +93,7 @@ def test_fmt_money(x, expected):
 def test_pm_uses_the_normal_quantile():
     from mc_tco.report.words.common import pm
 
-    assert pm(1152.0, 100.0) == "1,152 ± 196"
-    assert pm(1152.0, 100.0, conf_level=0.9) == "1,152 ± 164"
+    # no more digits than the half-width supports (issue 24): 2 significant digits of it
+    assert pm(1152.0, 100.0) == "1,150 ± 200"
+    assert pm(1152.0, 100.0, conf_level=0.9) == "1,150 ± 160"
+    assert pm(169323.0, 7260.0 / 1.959963984540054) == "169,300 ± 7,300"

@@ -286,6 +286,36 @@ def test_rqmc_intervals_cover_at_nominal_rate():
     assert np.all((rate >= 0.88) & (rate <= 0.99)), rate
 
 
+
+def test_st_half_width_is_the_larger_of_the_t_and_the_log_scale_interval():
+    """The stored ST half-width, written out with numpy/scipy from the replicate estimates:
+    max(t sd / sqrt(R), ST (exp(t sd(log ST_r) / sqrt(R)) - 1)); S1 keeps the plain t
+    interval. Sobol' G with 12 inputs at a = 0.5 (heavy-tailed: the log side is wider for
+    some inputs) and the linear model with an input of no effect (ST_r = 0: no log side)."""
+    from scipy import stats
+
+    for f in (tf.sobol_g(np.full(12, 0.5)), tf.linear()):
+        seeds = rqmc_seeds(5, 8)
+        ys = [qmc_outputs(f, 64, s) for s in seeds]
+        res = rqmc_result([sums_of(y, shift=ys[0][0, 0]) for y in ys])
+        rep = res["ST_rep"][:, :, 0]
+        tq = stats.t.ppf(0.975, 7)
+        plain = tq * rep.std(axis=0, ddof=1) / np.sqrt(8)
+        pos = (rep > 0).all(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_side = res["ST"][:, 0] * np.expm1(
+                tq * np.log(rep).std(axis=0, ddof=1) / np.sqrt(8))
+        want = np.where(pos, np.maximum(plain, log_side), plain)
+        np.testing.assert_allclose(res["ST_conf"][:, 0], want, rtol=1e-12, atol=1e-15)
+        s1_plain = tq * res["S1_rep"][:, :, 0].std(axis=0, ddof=1) / np.sqrt(8)
+        np.testing.assert_allclose(res["S1_conf"][:, 0], s1_plain, rtol=1e-12)
+        assert np.isnan(res["ST_conf_log"][:, 0][~pos]).all()
+        if f.name == "sobol_g":  # heavy-tailed: the log side is the wider one somewhere
+            assert (log_side[pos] > plain[pos]).any()
+        else:  # the input of no effect has ST_r = 0: the plain t interval (0)
+            assert not pos.all()
+
+
 @pytest.mark.slow
 def test_rqmc_is_far_narrower_than_the_bootstrap_on_borehole_and_covers():
     """Borehole, R = 8 scrambles of 2^12: the row bootstrap on the pooled 2^15 rows is more

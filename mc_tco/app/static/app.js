@@ -1,6 +1,13 @@
 // mc-tco explorer: plain JavaScript, no library, nothing fetched from outside this server.
 // State lives in this tab only (the server is stateless but for a cache of runs), so two
-// tabs never share edits, runs or pins.
+// tabs never share edits, runs or pins. The figures are charts.js, the editor editor.js
+// (both loaded before this file).
+//
+// A change is answered in three requests (mc_tco/app/runs.py): /api/preview checks it
+// and answers from the base rows (the sentence, the table, P and the fan chart), then
+// /api/run stage "base" adds the break-even demands and stage "full" the ranking. Until
+// its part arrives, each card shows the previous answer dimmed and labelled
+// "recomputing…"; an invalid change labels them "not computed: fix …".
 "use strict";
 
 const TOKEN = document.querySelector('meta[name="mc-tco-token"]').content;
@@ -17,7 +24,7 @@ const S = {
   inputs: {},        // {input: input json as loaded}
   families: {},
   samples: 1024, seed: 0, defaultSamples: 8192,
-  results: null, answer: null, pinned: null,
+  results: null, answer: null, ranking: null, pinned: null, dirty: false,
   demandIndex: 0, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
 };
 
@@ -87,178 +94,29 @@ function fmtPct(p) {
 }
 // fmt:end
 function fmtNum(x) { return typeof x === "number" ? String(+x.toPrecision(6)) : String(x); }
-
-// ------------------------------------------------------------------ svg helpers
-function el(tag, attrs, parent) {
-  const e = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-function clear(svg) { while (svg.firstChild) svg.removeChild(svg.firstChild); }
-
-function niceTicks(lo, hi, n) {
-  const span = hi - lo || Math.abs(hi) || 1;
-  const step0 = span / n, mag = Math.pow(10, Math.floor(Math.log10(step0)));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => span / s <= n) || 10 * mag;
-  const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9 * step; v += step) out.push(Math.abs(v) < 1e-12 * step ? 0 : v);
-  return out;
-}
-
-// A line chart on a log x axis. spec: {x, ymin, ymax, yfmt, series: [{y, lo, hi, color, dash,
-// label, band}], bands: [{lo, hi, color, opacity}], marker, ylabel}
-function lineChart(svg, spec) {
-  clear(svg);
-  const W = svg.clientWidth || 500, H = svg.clientHeight || 250;
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  const m = { l: 56, r: 10, t: 8, b: 30 };
-  const xs = spec.x, lx = xs.map(Math.log10);
-  const x0 = Math.min(...lx), x1 = Math.max(...lx);
-  const X = (v) => m.l + (Math.log10(v) - x0) / (x1 - x0 || 1) * (W - m.l - m.r);
-  const Y = (v) => H - m.b - (v - spec.ymin) / (spec.ymax - spec.ymin || 1) * (H - m.t - m.b);
-  const ax = el("g", { class: "axis" }, svg);
-  for (const t of niceTicks(spec.ymin, spec.ymax, 5)) {
-    el("line", { x1: m.l, x2: W - m.r, y1: Y(t), y2: Y(t), class: "gridline" }, ax);
-    const tx = el("text", { x: m.l - 4, y: Y(t) + 4, "text-anchor": "end" }, ax);
-    tx.textContent = spec.yfmt(t);
-  }
-  for (let e = Math.ceil(x0); e <= Math.floor(x1); e++) {
-    el("line", { x1: X(10 ** e), x2: X(10 ** e), y1: m.t, y2: H - m.b, class: "gridline" }, ax);
-    const tx = el("text", { x: X(10 ** e), y: H - m.b + 14, "text-anchor": "middle" }, ax);
-    tx.textContent = fmtTokens(10 ** e);
-  }
-  el("line", { x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b }, ax);
-  const lab = el("text", { x: W - m.r, y: H - 2, "text-anchor": "end" }, ax);
-  lab.textContent = spec.xlabel || "demand (tokens/month)";
-  const path = (ys) => {
-    let d = "", pen = false;
-    ys.forEach((v, i) => {
-      if (v === null || !Number.isFinite(v)) { pen = false; return; }
-      d += (pen ? "L" : "M") + X(xs[i]).toFixed(1) + "," + Y(Math.max(spec.ymin, Math.min(spec.ymax, v))).toFixed(1);
-      pen = true;
-    });
-    return d;
-  };
-  const area = (lo, hi) => {
-    const idx = xs.map((_, i) => i).filter((i) => Number.isFinite(lo[i]) && Number.isFinite(hi[i]));
-    if (!idx.length) return "";
-    const clamp = (v) => Math.max(spec.ymin, Math.min(spec.ymax, v));
-    return "M" + idx.map((i) => X(xs[i]).toFixed(1) + "," + Y(clamp(hi[i])).toFixed(1)).join("L")
-      + "L" + idx.reverse().map((i) => X(xs[i]).toFixed(1) + "," + Y(clamp(lo[i])).toFixed(1)).join("L") + "Z";
-  };
-  for (const b of spec.bands || []) el("path", { d: area(b.lo, b.hi), fill: b.color, "fill-opacity": b.opacity || 0.15, stroke: "none" }, svg);
-  if (spec.zero) el("line", { x1: m.l, x2: W - m.r, y1: Y(0), y2: Y(0), stroke: "#555", "stroke-width": 0.8 }, svg);
-  for (const s of spec.series) {
-    el("path", { d: path(s.y), fill: "none", stroke: s.color, "stroke-width": s.width || 2,
-      "stroke-dasharray": s.dash ? "5,4" : "none", class: "series", "data-label": s.label || "" }, svg);
-  }
-  if (spec.marker) {
-    el("line", { x1: X(spec.marker), x2: X(spec.marker), y1: m.t, y2: H - m.b, stroke: "#333", "stroke-dasharray": "2,3" }, svg);
-  }
-  const lg = el("g", { class: "legend" }, svg);
-  (spec.legend || []).forEach((item, i) => {
-    const y = spec.legendBottom ? H - m.b - 6 - 14 * ((spec.legend || []).length - 1 - i) : m.t + 10 + 14 * i;
-    el("line", { x1: m.l + 8, x2: m.l + 26, y1: y - 4, y2: y - 4, stroke: item.color, "stroke-width": 2, "stroke-dasharray": item.dash ? "5,4" : "none" }, lg);
-    const t = el("text", { x: m.l + 30, y: y }, lg);
-    t.textContent = item.label;
-  });
-}
-
-function pdfPicture(svg, pdf) {
-  clear(svg);
-  const W = 130, H = 44, pad = 3;
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  if (!pdf) return;
-  const xs = pdf.x, ys = pdf.y;
-  const lo = Math.min(...xs), hi = Math.max(...xs), top = Math.max(...ys) || 1;
-  const X = (v) => (hi > lo ? pad + (v - lo) / (hi - lo) * (W - 2 * pad) : W / 2);
-  const Y = (v) => H - pad - 10 - v / top * (H - 2 * pad - 12);
-  if (pdf.kind === "pdf") {
-    const log = xs[0] > 0 && xs[2] / xs[1] > 1.0001 && Math.abs((xs[2] - xs[1]) - (xs[1] - xs[0])) > 1e-9 * Math.abs(xs[1]);
-    const Xs = log ? (v) => pad + (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo)) * (W - 2 * pad) : X;
-    let d = `M${Xs(xs[0])},${Y(0)}`;
-    xs.forEach((x, i) => { d += `L${Xs(x).toFixed(1)},${Y(ys[i]).toFixed(1)}`; });
-    d += `L${Xs(xs[xs.length - 1])},${Y(0)}Z`;
-    el("path", { d, fill: "#9ec5e8", stroke: "#1f77b4", "stroke-width": 1 }, svg);
-    const t = el("text", { x: 2, y: H - 2, "font-size": 9, fill: "#556" }, svg);
-    t.textContent = fmtNum(+pdf.q[0].toPrecision(3)) + " … " + fmtNum(+pdf.q[2].toPrecision(3)) + " (90%)";
-  } else {
-    xs.forEach((x, i) => el("line", { x1: X(x), x2: X(x), y1: Y(0), y2: Y(ys[i]), stroke: "#1f77b4", "stroke-width": 3 }, svg));
-    const t = el("text", { x: 2, y: H - 2, "font-size": 9, fill: "#556" }, svg);
-    t.textContent = pdf.kind === "constant" ? "constant " + fmtNum(xs[0]) : xs.length + " values";
-  }
-}
-
-// ------------------------------------------------------------------ the editor (left)
-function familyChoices() {
-  const out = [];
-  for (const [name, f] of Object.entries(S.families)) {
-    if (f.alternatives.length) f.alternatives.forEach((alt, i) => out.push({ value: name + "|" + i, label: name + " (" + alt.join(", ") + ")", name, fields: [...alt, ...Object.keys(f.optional).filter((k) => !(!alt.includes("low") && k === "ci"))] }));
-    else out.push({ value: name, label: name, name, fields: [...f.required, ...Object.keys(f.optional)] });
-  }
-  return out;
-}
-function choiceOf(inp) {
-  const f = S.families[inp.family];
-  if (!f.alternatives.length) return inp.family;
-  const i = f.alternatives.findIndex((alt) => alt.every((k) => k in inp.params));
-  return inp.family + "|" + Math.max(i, 0);
-}
-
-function renderInputs(state) {
-  const box = $("inputs");
-  box.innerHTML = "";
-  S.inputs = {};
-  const choices = familyChoices();
-  for (const g of state.groups) {
-    const det = document.createElement("details");
-    det.className = "group"; det.open = true;
-    det.innerHTML = `<summary>${escapeHtml(g.group)} <span class="muted">(${g.inputs.length})</span></summary>`;
-    for (const inp of g.inputs) {
-      S.inputs[inp.name] = inp;
-      const card = document.createElement("div");
-      card.className = "input"; card.dataset.input = inp.name;
-      card.innerHTML = `<div class="input-head"><span class="name" title="${escapeHtml(inp.description)}">${escapeHtml(inp.name)}</span><span class="muted">${escapeHtml(inp.unit)}</span></div>
-        <div class="input-body"><div class="fields"></div><svg class="pdf"></svg></div>
-        <div class="error" hidden></div><div class="source">source: ${escapeHtml(inp.source || "(none)")}</div>`;
-      const sel = document.createElement("select");
-      sel.className = "family"; sel.setAttribute("aria-label", inp.name + " family");
-      for (const c of choices) { const o = document.createElement("option"); o.value = c.value; o.textContent = c.label; sel.appendChild(o); }
-      sel.value = choiceOf(inp);
-      sel.addEventListener("change", () => { drawFields(card, inp, sel.value, true); onEdit(inp.name); });
-      const wrap = document.createElement("label"); wrap.textContent = "family"; wrap.appendChild(sel);
-      card.querySelector(".fields").appendChild(wrap);
-      drawFields(card, inp, sel.value, false);
-      pdfPicture(card.querySelector("svg.pdf"), inp.pdf);
-      det.appendChild(card);
-    }
-    box.appendChild(det);
-  }
-}
-
-function drawFields(card, inp, choice, keep) {
-  const fieldsBox = card.querySelector(".fields");
-  const old = {};
-  fieldsBox.querySelectorAll("input[data-field]").forEach((e) => { old[e.dataset.field] = e.value; e.parentElement.remove(); });
-  const c = familyChoices().find((x) => x.value === choice);
-  const fam = S.families[c.name];
-  for (const k of c.fields) {
-    const lab = document.createElement("label");
-    lab.textContent = k;
-    const e = document.createElement("input");
-    e.type = "text"; e.dataset.field = k; e.name = inp.name + "." + k;
-    if (k === "values" || k === "weights") e.className = "wide";
-    let v = keep && k in old ? old[k] : (k in inp.params ? inp.params[k] : (k in fam.optional ? fam.optional[k] : ""));
-    e.value = Array.isArray(v) ? v.map(fmtNum).join(", ") : (v === "" ? "" : fmtNum(v));
-    e.addEventListener("input", () => onEdit(inp.name));
-    lab.appendChild(e);
-    fieldsBox.appendChild(lab);
-  }
-}
-
+function fmtNum(x) { return typeof x === "number" ? String(+x.toPrecision(6)) : String(x); }
 function escapeHtml(s) { return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]); }
+function showGlobalError(msg) { const g = $("global-error"); g.hidden = !msg; g.textContent = msg || ""; }
+function setStatus(text, busy) { const s = $("status"); s.textContent = text; s.classList.toggle("busy", !!busy); }
 
+// ------------------------------------------------------------------ staleness
+// The parts of the answer, each current or stale (dimmed, labelled) on its own.
+const PARTS = { answer: ["answer-card", "card-p", "card-fan"], base: ["card-be"], full: ["card-rank"] };
+function markStale(label, parts) {
+  for (const part of parts || Object.keys(PARTS)) for (const id of PARTS[part]) $(id).dataset.stale = label;
+  document.body.dataset.state = label.startsWith("not computed") ? "invalid" : "recomputing";
+}
+function markCurrent(part) {
+  for (const id of PARTS[part]) delete $(id).dataset.stale;
+  if (!document.querySelector("[data-stale]")) document.body.dataset.state = "current";
+}
+function pictureStale(name, label) {
+  const card = document.querySelector(`.input[data-input="${CSS.escape(name)}"] .picture`);
+  if (!card) return;
+  if (label) card.dataset.stale = label; else delete card.dataset.stale;
+}
+
+// ------------------------------------------------------------------ edits -> runs
 let checkTimer = null;
 function onEdit(name) {
   const card = document.querySelector(`.input[data-input="${CSS.escape(name)}"]`);
@@ -266,62 +124,137 @@ function onEdit(name) {
   const fields = {};
   card.querySelectorAll("input[data-field]").forEach((e) => { fields[e.dataset.field] = e.value; });
   S.edits[name] = { dist: choice.split("|")[0], fields };
+  S.dirty = true;
   card.classList.add("changed");
+  markStale("recomputing…");
+  pictureStale(name, "recomputing…");
   clearTimeout(checkTimer);
-  checkTimer = setTimeout(check, 250);
+  checkTimer = setTimeout(refresh, 40);  // a burst of keys (a pasted number) is one change
 }
 
-async function check() {
-  const seq = ++S.checkSeq;
-  const res = await api("/api/check", { text: S.base.text, path: S.base.path, edits: S.edits }).catch((e) => ({ ok: false, error: { message: e.message } }));
-  if (seq !== S.checkSeq) return;
+function seedError() {
+  const raw = $("seed").value.trim();
+  return /^\d+$/.test(raw) ? null : `seed ${raw || "(empty)"}: must be a whole number >= 0, e.g. 0`;
+}
+
+function showSeedError() {
+  const bad = seedError();
+  $("seed").classList.toggle("bad", !!bad);
+  $("seed-error").hidden = !bad; $("seed-error").textContent = bad || "";
+  return bad;
+}
+
+function clearErrors() {
   document.querySelectorAll(".input .error").forEach((e) => { e.hidden = true; e.textContent = ""; });
   document.querySelectorAll(".input.invalid").forEach((e) => e.classList.remove("invalid"));
   document.querySelectorAll(".fields input.bad").forEach((e) => e.classList.remove("bad"));
+  document.querySelectorAll(".picture[data-stale]").forEach((e) => { delete e.dataset.stale; });
   showGlobalError(null);
-  if (!res.ok) {
-    const err = res.error;
-    const card = err.input && document.querySelector(`.input[data-input="${CSS.escape(err.input)}"]`);
-    if (card) {
-      card.classList.add("invalid");
-      const box = card.querySelector(".error"); box.hidden = false; box.textContent = err.message;
-      const f = err.field && card.querySelector(`input[data-field="${CSS.escape(err.field)}"]`);
-      if (f) f.classList.add("bad");
-    } else showGlobalError(err.message);
-    setStatus("not run: fix the value marked in red", false);
+}
+
+function showInvalid(err) {
+  const card = err.input && document.querySelector(`.input[data-input="${CSS.escape(err.input)}"]`);
+  const where = err.input ? err.input + (err.field ? "." + err.field : "") : "the book";
+  const label = `not computed: fix ${where}`;
+  if (card) {
+    card.classList.add("invalid");
+    const box = card.querySelector(".error"); box.hidden = false; box.textContent = err.message;
+    badFields(card, err).forEach((f) => f.classList.add("bad"));
+    pictureStale(err.input, label);
+  } else showGlobalError(err.message);
+  markStale(label);
+  setStatus("not run: fix the value marked in red", false);
+}
+
+// A change, a new seed or sample size, a loaded book: check and answer, then the rest.
+async function refresh() {
+  const seq = ++S.runSeq;
+  clearTimeout(checkTimer);
+  if (showSeedError()) { markStale("not computed: fix the seed"); setStatus("not run: fix the seed", false); return; }
+  S.seed = +$("seed").value.trim();
+  markStale("recomputing…");
+  setStatus(`checking and running ${S.samples.toLocaleString("en")} base rows…`, true);
+  const demand = S.results ? S.results.grid[S.demandIndex] : null;
+  const body = { text: S.base.text, path: S.base.path, edits: S.edits, samples: S.samples, seed: S.seed, session: SESSION, demand };
+  let res;
+  try {
+    res = await waitNote(api("/api/preview", body), seq, "the answer");
+  } catch (e) {
+    if (e.status === 409 || seq !== S.runSeq) return;
+    clearErrors(); markStale("not computed: " + e.message.slice(0, 80)); setStatus("run failed", false); showGlobalError(e.message);
     return;
   }
+  if (seq !== S.runSeq) return;
+  clearErrors();
+  if (!res.ok) { showInvalid(res.error); return; }
   for (const [name, inp] of Object.entries(res.inputs)) {
     const card = document.querySelector(`.input[data-input="${CSS.escape(name)}"]`);
     if (card) pdfPicture(card.querySelector("svg.pdf"), inp.pdf);
   }
   S.text = res.text;
-  $("unsaved").hidden = res.text === S.base.text;
-  document.querySelectorAll(".input.changed").forEach((c) => { if (res.text === S.base.text) c.classList.remove("changed"); });
-  runQuick();
+  S.dirty = res.text !== S.base.text;
+  $("unsaved").hidden = !S.dirty;
+  if (!S.dirty) document.querySelectorAll(".input.changed").forEach((c) => c.classList.remove("changed"));
+  show(res, "answer");
+  for (const stage of ["base", "full"]) {
+    if (seq !== S.runSeq) return;
+    try {
+      const r = await waitNote(api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: S.results.grid[S.demandIndex], stage }), seq, stage === "base" ? "the break-even demands" : "the ranking");
+      if (seq !== S.runSeq) return;
+      show(r, stage);
+    } catch (e) {
+      if (e.status === 409 || seq !== S.runSeq) return;
+      setStatus("run failed", false); showGlobalError(e.message); return;
+    }
+  }
 }
 
-function showGlobalError(msg) { const g = $("global-error"); g.hidden = !msg; g.textContent = msg || ""; }
-function setStatus(text, busy) { const s = $("status"); s.textContent = text; s.classList.toggle("busy", !!busy); }
-
-// ------------------------------------------------------------------ runs (right)
-async function runQuick() {
-  const seq = ++S.runSeq;
-  setStatus(`running ${S.samples.toLocaleString("en")} samples…`, true);
-  const demand = S.results ? S.results.grid[S.demandIndex] : null;
-  try {
-    const res = await api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand });
-    if (seq !== S.runSeq) return;
-    S.results = res.results; S.answer = res.answer;
-    const i = S.results.grid.indexOf(res.answer.demand);
-    S.demandIndex = i >= 0 ? i : 0;
-    setStatus(`${S.results.n.toLocaleString("en")} samples, seed ${S.results.seed}, ${res.results.elapsed} s`, false);
-    document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
-    renderResults(); updateTarget();
-  } catch (e) {
-    if (e.status === 409 || seq !== S.runSeq) return;
-    setStatus("run failed", false); showGlobalError(e.message);
+// Show a stage's results: the answer's parts (sentence, tables, P and the fan), then the
+// break-even demands, then the ranking; the parts not yet computed stay stale.
+function runKey() { return `${S.samples}|${S.seed}|${S.text}`; }
+function show(res, stage) {
+  const old = S.results;
+  // a later stage answers at the demand of its request: the slider may have moved since
+  const keep = stage !== "answer" && old ? old.grid[S.demandIndex] : null;
+  S.results = res.results;
+  if (!S.results.breakeven && old && old.breakeven && stage === "answer") S.results.breakeven = old.breakeven;  // drawn stale
+  const i = S.results.grid.indexOf(keep ?? res.answer.demand);
+  S.demandIndex = i >= 0 ? i : 0;
+  const moved = keep !== null && keep !== res.answer.demand;
+  if (!moved) {
+    S.answer = res.answer;
+    if (res.answer.ranking) S.ranking = { ...res.answer, key: runKey() };
   }
+  const n = S.results.n.toLocaleString("en"), took = S.results.cached ? "cached" : `${S.results.elapsed} s`;
+  if (stage === "full") setStatus(`${n} samples, seed ${S.results.seed}, ${took}` + (S.results.note ? "; " + S.results.note : ""), false);
+  else setStatus(`${stage === "answer" ? "answer" : "break-even"} from the ${n} base rows (${took}); ${stage === "answer" ? "break-even demands and ranking" : "ranking"} follow…`, true);
+  renderResults();
+  markCurrent("answer");
+  if (stage !== "answer") markCurrent("base");
+  if (stage === "full") {
+    document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
+  } else if (!res.results.breakeven) markStale("recomputing…", ["base"]);
+  document.body.dataset.answers = String((+document.body.dataset.answers || 0) + 1);
+  if (moved) updateAnswer(); else updateTarget();
+}
+
+// After a second without an answer, say what the cores are busy with (a full run, maybe
+// started in another tab, or other tabs' runs): the wait then has a reason on the page.
+function waitNote(promise, seq, what) {
+  let timer = null;
+  const poll = async () => {
+    try {
+      const st = await api("/api/status");
+      if (seq !== S.runSeq) return;
+      let why = "";
+      if (st.full_run) why = `waiting for the cores: a full run is going (${st.full_run.done.toLocaleString("en")} of ${st.full_run.total.toLocaleString("en")} samples, ${st.full_run.elapsed} s; started in this or another tab)`;
+      else if (st.quick_runs > 1) why = `sharing the cores with ${st.quick_runs - 1} other tab's run`;
+      if (why) { setStatus(`${what}: ${why}`, true); $("status").dataset.waiting = "1"; }
+    } catch (e) { /* the status is a courtesy */ }
+    timer = setTimeout(poll, 1500);
+  };
+  timer = setTimeout(poll, 1000);
+  return promise.finally(() => { clearTimeout(timer); delete $("status").dataset.waiting; });
 }
 
 async function updateAnswer() {
@@ -331,7 +264,9 @@ async function updateAnswer() {
   try {
     const a = await api("/api/answer", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, demand: d });
     if (a.demand !== S.results.grid[S.demandIndex]) return;
-    S.answer = a; renderAnswer(); updateTarget();
+    S.answer = a;
+    if (a.ranking) S.ranking = { ...a, key: runKey() };
+    renderAnswer(); updateTarget();
   } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
 }
 
@@ -390,86 +325,24 @@ function renderAnswer() {
     html += "</tr>";
   }
   $("ptable").innerHTML = html;
+  if (S.ranking && S.ranking.key === runKey() && S.ranking.demand === d) markCurrent("full");
+  else markStale("recomputing…", ["full"]);
   renderRanking();
 }
 
-function renderCharts() {
-  const r = S.results, P = S.pinned, d = r.grid[S.demandIndex];
-  // P(beats the API)
-  const series = [], bands = [], legend = [];
-  r.strategies.forEach((s, i) => {
-    bands.push({ lo: r.p[s].lo, hi: r.p[s].hi, color: color(s, i) });
-    series.push({ y: r.p[s].p, color: color(s, i), label: s });
-    legend.push({ label: s, color: color(s, i) });
-    if (P && P.p[s]) series.push({ y: regrid(P, r, P.p[s].p), color: color(s, i), dash: true, width: 1.5, label: s + " pinned" });
-  });
-  if (P) legend.push({ label: "pinned (dashed)", color: "#777", dash: true });
-  lineChart($("chart-p"), { x: r.grid, ymin: 0, ymax: 1, yfmt: (v) => Math.round(100 * v) + "%", series, bands, legend, marker: d });
-  // fan chart of the target
-  const s = $("fan-strategy").value || r.strategies[0];
-  const q = r.fan.quantiles, vals = r.fan.values[s];
-  const qi = (x) => q.findIndex((v) => Math.abs(v - x) < 1e-9);
-  const lo = vals[0], hi = vals[vals.length - 1], med = vals[qi(0.5) >= 0 ? qi(0.5) : Math.floor(vals.length / 2)];
-  const inner = qi(0.25) >= 0 && qi(0.75) >= 0 ? [vals[qi(0.25)], vals[qi(0.75)]] : null;
-  let all = [...lo, ...hi].filter(Number.isFinite);
-  let pmed = null;
-  if (P && P.fan.values[s]) { pmed = regrid(P, r, P.fan.values[s][Math.floor(P.fan.values[s].length / 2)]); all = all.concat(pmed.filter(Number.isFinite)); }
-  const ymin = Math.min(0, ...all), ymax = Math.max(0, ...all);
-  const fb = [{ lo, hi, color: color(s, r.strategies.indexOf(s)), opacity: 0.15 }];
-  if (inner) fb.push({ lo: inner[0], hi: inner[1], color: color(s, r.strategies.indexOf(s)), opacity: 0.3 });
-  const fs = [{ y: med, color: color(s, r.strategies.indexOf(s)), label: "median" }];
-  if (pmed) fs.push({ y: pmed, color: "#555", dash: true, width: 1.5, label: "pinned median" });
-  lineChart($("chart-fan"), { x: r.grid, ymin, ymax, yfmt: fmtUsd, series: fs, bands: fb, zero: true, marker: d, legendBottom: true,
-    legend: [{ label: `${s}: median, 25–75% and ${fmtPct(q[0])}–${fmtPct(q[q.length - 1])} of scenarios (${r.target_unit})`, color: color(s, r.strategies.indexOf(s)) }].concat(pmed ? [{ label: "pinned median", color: "#555", dash: true }] : []) });
-  // break-even demand
-  if (r.breakeven) {
-    const bs = [], bl = [];
-    r.strategies.forEach((st, i) => {
-      const b = r.breakeven[st];
-      bs.push({ y: b.cdf, color: color(st, i), label: st });
-      bl.push({ label: `${st}: never in ${fmtPct(b.p_never)}`, color: color(st, i) });
-      if (P && P.breakeven && P.breakeven[st]) bs.push({ y: regrid(P, r, P.breakeven[st].cdf), color: color(st, i), dash: true, width: 1.5 });
-    });
-    lineChart($("chart-be"), { x: r.grid, ymin: 0, ymax: 1, yfmt: (v) => Math.round(100 * v) + "%", series: bs, legend: bl, marker: d });
-  }
-}
-
-function regrid(P, r, ys) {  // the pinned curve on the current grid (same points when the grid is unchanged)
-  return r.grid.map((x) => { const j = P.grid.indexOf(x); return j >= 0 ? ys[j] : null; });
-}
-
-function renderRanking() {
-  const svg = $("chart-rank"); clear(svg);
-  const s = $("rank-strategy").value || S.results.strategies[0];
-  const rk = S.answer.ranking[s];
-  if (!rk) return;
-  const moved = rk.at != null && Math.abs(rk.at / S.answer.demand - 1) > 1e-9;
-  $("rank-caption").textContent = `at ${fmtTokens(moved ? rk.at : S.answer.demand)}${moved ? ` (the nearest demand where the run estimated Shapley effects; ${fmtTokens(S.answer.demand)} is not one)` : ""}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.rare ? ` (only ${rk.rare.events} of ${rk.rare.rows} scenarios ${rk.wins < rk.rare.rows - rk.wins ? "beat" : "lose to"} the API: too few to rank by that${rk.rare.nearest != null ? `; the nearest demand with enough is ${fmtTokens(rk.rare.nearest)}` : ""})` : "")}; ` + (rk.index === "shapley" ? `bar Shapley effect ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width (the inputs are correlated)` : `bar ST ± ${Math.round(100 * (S.answer.conf_level || 0.95))}% half-width, tick S1`);
-  const W = svg.clientWidth || 500, H = svg.clientHeight || 250, m = { l: 205, r: 50, t: 6 };
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  const rows = rk.rows, top = Math.max(0.05, ...rows.map((x) => (x[1] || 0) + (x[2] || 0)));
-  const bh = (H - m.t - 6) / Math.max(rows.length, 1);
-  const X = (v) => m.l + Math.max(0, v) / top * (W - m.l - m.r);
-  rows.forEach(([name, st, conf, s1], i) => {
-    const y = m.t + i * bh;
-    const t = el("text", { x: m.l - 6, y: y + bh * 0.62, "text-anchor": "end", "font-size": 12 }, svg); t.textContent = name;
-    el("rect", { x: m.l, y: y + bh * 0.15, width: Math.max(0, X(st || 0) - m.l), height: bh * 0.7, fill: color(s, S.results.strategies.indexOf(s)), "fill-opacity": 0.75, class: "bar", "data-input": name }, svg);
-    if (conf) el("line", { x1: X(st - conf), x2: X(st + conf), y1: y + bh / 2, y2: y + bh / 2, stroke: "#222" }, svg);
-    if (s1 !== null && s1 !== undefined) el("line", { x1: X(s1), x2: X(s1), y1: y + bh * 0.1, y2: y + bh * 0.9, stroke: "#000", "stroke-width": 2 }, svg);
-    const v = el("text", { x: X((st || 0) + (conf || 0)) + 4, y: y + bh * 0.62, "font-size": 11, fill: "#445" }, svg); v.textContent = st === null ? "n/a" : st.toFixed(2);
-  });
-}
-
 // ------------------------------------------------------------------ loading, saving, full runs
+// "-edited" once: saving book-edited.toml again offers the same name (asked before overwriting)
+function savedName(path) { return path.replace(/\.toml$/, "").replace(/-edited$/, "") + "-edited.toml"; }
+
 function loadState(state) {
   S.base = { text: state.text, path: state.path };
-  S.text = state.text; S.edits = {}; S.families = state.families;
+  S.text = state.text; S.edits = {}; S.families = state.families; S.dirty = false;
   $("book-name").textContent = `${state.name} — ${state.path}`;
-  $("save-path").value = state.path.replace(/\.toml$/, "") + "-edited.toml";
+  $("save-path").value = savedName(state.path);
   $("unsaved").hidden = true;
   showGlobalError(null);
   renderInputs(state);
-  runQuick();
+  refresh();
 }
 
 async function saveBook(overwrite) {
@@ -480,8 +353,11 @@ async function saveBook(overwrite) {
       if (window.confirm(`${res.exists} exists. Overwrite it?`)) return saveBook(true);
       $("save-msg").textContent = "not saved: the file exists"; return;
     }
-    $("save-msg").textContent = `saved ${res.saved}` + (Object.keys(S.edits).length ? "; fill in the sources marked TODO" : "");
+    const todo = Object.keys(S.edits).length ? "; fill in the sources marked TODO" : "";
     loadState(res.state);
+    // a reload opens the saved file, not the book the app started with
+    history.replaceState(null, "", "?book=" + encodeURIComponent(res.saved));
+    $("save-msg").textContent = `saved ${res.saved}${todo}`;
   } catch (e) { $("save-msg").textContent = e.message; }
 }
 
@@ -520,18 +396,28 @@ async function openText(text, name) {
 }
 
 async function init() {
-  const st = await api("/api/book");
+  const saved = new URLSearchParams(location.search).get("book");
+  let st, note = null;
+  try { st = await api("/api/book" + (saved ? "?path=" + encodeURIComponent(saved) : "")); } catch (e) {
+    if (!saved) throw e;
+    note = `could not reopen ${saved} (${e.message}); showing the book the app started with`;
+    history.replaceState(null, "", location.pathname);
+    st = await api("/api/book");
+  }
   S.samples = st.samples; S.seed = st.seed; S.defaultSamples = st.default_samples;
   const sizes = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
   if (!sizes.includes(S.samples)) sizes.push(S.samples);
   $("samples").innerHTML = sizes.sort((a, b) => a - b).map((n) => `<option value="${n}">${n.toLocaleString("en")}</option>`).join("");
   $("samples").value = String(S.samples);
   $("seed").value = S.seed;
-  $("samples").addEventListener("change", () => { S.samples = +$("samples").value; runQuick(); });
-  $("seed").addEventListener("change", () => { const v = parseInt($("seed").value, 10); if (v >= 0) { S.seed = v; runQuick(); } });
+  $("samples").addEventListener("change", () => { S.samples = +$("samples").value; refresh(); });
+  $("seed").addEventListener("input", () => {  // refused at once; a valid seed runs once typed
+    clearTimeout(checkTimer);
+    if (showSeedError()) { ++S.runSeq; markStale("not computed: fix the seed"); setStatus("not run: fix the seed", false); } else checkTimer = setTimeout(refresh, 300);
+  });
   $("demand-slider").addEventListener("input", () => { S.demandIndex = +$("demand-slider").value; updateAnswer(); });
   $("target-x").addEventListener("change", () => S.results && updateTarget());
-  $("fan-strategy").addEventListener("change", renderCharts);
+  $("fan-strategy").addEventListener("change", renderFan);
   $("rank-strategy").addEventListener("change", renderRanking);
   $("pin").addEventListener("click", pin);
   $("unpin").addEventListener("click", () => { S.pinned = null; $("unpin").hidden = true; $("pin-note").textContent = ""; renderAnswer(); renderCharts(); });
@@ -540,8 +426,11 @@ async function init() {
   $("cancel").addEventListener("click", () => S.job && api("/api/cancel", { id: S.job }));
   $("open-file").addEventListener("change", async (ev) => { const f = ev.target.files[0]; if (f) openText(await f.text(), f.name); });
   $("paste-load").addEventListener("click", () => openText($("paste-text").value, "pasted.toml"));
-  window.addEventListener("resize", () => S.results && renderCharts());
+  window.addEventListener("resize", () => S.results && (renderCharts(), renderRanking()));
+  // unsaved edits: the browser asks before a reload or close drops them
+  window.addEventListener("beforeunload", (ev) => { if (S.dirty) { ev.preventDefault(); ev.returnValue = ""; } });
   loadState(st);
+  if (note) showGlobalError(note);
 }
 
 init().catch((e) => showGlobalError(e.message));

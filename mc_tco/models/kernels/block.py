@@ -8,7 +8,11 @@ AVX2 instruction. Its state lives in one flat buffer at offsets ``k * PB + j`` (
 constant, so LLVM sees that the state vectors are distinct). The fleet for all demand is
 the smallest ``k`` with ``k eta(k) >= x``, found from the root of that quadratic (``eta <
 1``) or line and corrected by one step each way; the hybrid tries the eight fleet sizes
-of :func:`.hybrid.n_star_closed` (its docstring tells why they suffice). Rows whose
+of :func:`.hybrid.n_star_closed` (its docstring tells why they suffice), in a loop of its
+own that is skipped in a month where no node can pay at the block's largest demand (a
+third of the work, and most months at the grid's small demands; a block of 8 demands ran
+at 0.4x this one's speed per demand, slower than the scalar loop: few demands go there
+instead). Rows whose
 purchases stop depreciating before exit (a tax life shorter than the horizon) go to
 :func:`.npv.npv_cell` instead.
 """
@@ -68,11 +72,11 @@ from .rows import (
 PB = 16  # demands per block
 # ---- state vectors (offsets in units of PB)
 (NBT, NBP, NHT, NHP, OWNS, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, OWNT, HYBT,
- TNEED) = range(20)
+ TNEED, NS) = range(21)
 # the purchase streams, four moments each (:func:`_purchase`): buy, buy's SSDs (also rent's
 # and owned's), reserved, hybrid
-X1, XS, X3, X5 = range(20, 36, 4)
-NST = 36
+X1, XS, X3, X5 = range(21, 37, 4)
+NST = 37
 
 
 @jit(inline="always")
@@ -200,6 +204,9 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
     owned_run = power + colo + mf12 * S[NODE0]
     s0, term = S[START], int(S[TERM])
     st[:] = 0.0
+    d_top = dems[0]
+    for j in range(PB):
+        d_top = max(d_top, dems[j])
     k_api = k_dd = s_sov = ann = t_d = 0.0
     t_start = -1
     for t in range(T):
@@ -234,8 +241,23 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
                 t_d += d
                 last = t == start + term - 1 or t == T - 1
         res_t = V[RN, t_start] * res_price * t_d if last else 0.0
-        # no demand: a node serves nothing, the rule holds none (or a tie at no cost)
-        zero_ns = (1.0 if -cnode - staff >= -TOL else 0.0) if du == 0.0 else 0.0
+        # the hybrid's rule, in a loop of its own: it is a third of the month's work, and
+        # where no node can pay at the block's largest demand (with c >= 0 a fleet of n >= 1
+        # nodes earns at most value (hp a + (1 - hp) b) - c - staff) its fleet is 0
+        if du == 0.0:  # no demand: a node serves nothing, none held (or a tie at no cost)
+            zero_ns = 1.0 if -cnode - staff >= -TOL else 0.0
+            for j in range(PB):
+                st[NS * PB + j] = zero_ns
+        elif cnode >= 0.0 and (max(0.0, vtok * d_top) * (hp * a + (1.0 - hp) * b) - cnode
+                               - staff < -TOL):
+            for j in range(PB):
+                st[NS * PB + j] = 0.0
+        else:
+            for j in range(PB):
+                D = dems[j] * du
+                st[NS * PB + j] = n_star_closed(cu / D, D * inv_cu, vtok * dems[j], cnode,
+                                                staff, a, hp, b, e1, inv, beta, capq,
+                                                floor_s, ceil_s, inv_eta_s)
         for j in range(PB):
             D = dems[j] * du
             api = p * D
@@ -246,11 +268,7 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
             nb_top = max(st[NBT * PB + j], need)
             nbt = nb_top if before else 0.0
             part_b = max(0.0, nbt - st[NBP * PB + j]) * pn
-            if du == 0.0:
-                ns = zero_ns
-            else:
-                ns = n_star_closed(u, q, vtok * dems[j], cnode, staff, a, hp, b, e1, inv, beta,
-                                   capq, floor_s, ceil_s, inv_eta_s)
+            ns = st[NS * PB + j]
             nh_top = max(st[NHT * PB + j], ns)
             nht = nh_top if before else 0.0
             part_h = max(0.0, nht - st[NHP * PB + j]) * pn

@@ -1,6 +1,6 @@
 """The investment memo: results file(s) in, Markdown + self-contained HTML + PNG + CSV out.
 
-The memo never re-runs the model: it reads the Dataset written by ``mc-tco run`` (and,
+The memo never reruns the book: it reads the Dataset written by ``mc-tco run`` (and,
 with ``compare``, a second one) and computes its figures, tables and sentences from it.
 
 >>> from mc_tco.results.io import open_results
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,9 +86,12 @@ def build_memo(
     compare : xr.Dataset, optional
         Results of a second book, set beside the first (TCO memo only).
     demand : float, optional
-        Decision demand in tokens/month (answer, ranking, tornado); must be on the grid
-        (default: the focus demand of the results' book,
-        :func:`mc_tco.decision.tco_data.focus_demand`; for another model the focus point).
+        Decision demand in tokens/month, any value inside the grid's range (default: the
+        focus demand of the results' book, :func:`mc_tco.decision.tco_data.focus_demand`;
+        for another model the focus point). A demand the grid lacks, and half and twice
+        it, are evaluated on the file's stored scenarios
+        (:func:`mc_tco.decision.at_demand.with_demands`); the Sobol' ranking is then the
+        nearest grid point's, and the memo says so.
     at : dict, optional
         Grid values by dim for the generic memo (``{"volume": 2}``); default the file's
         focus point, else the middle of each grid.
@@ -104,9 +107,10 @@ def build_memo(
     ------
     OptionError
         If a dataset is not a results file of ``mc-tco run`` (or a TCO run that kept only
-        its targets), or ``demand`` is not on its grid.
+        its targets), or ``demand`` is outside its grid's range.
     """
-    from mc_tco.decision.tco_data import check_results, focus_demand, grid_point, is_tco_model
+    from mc_tco.decision.at_demand import decision_demand, memo_demands, with_demands
+    from mc_tco.decision.tco_data import check_results, focus_demand, is_tco_model
 
     paths = dict(paths or {})
     if not is_tco_model(ds, paths.get("results", "results")):
@@ -116,29 +120,42 @@ def build_memo(
                               "drop --compare")
         return _generic_memo(ds, demand=demand, at=at, command=command, paths=paths,
                              created=created)
+    ds = ds.mc_tco.at_input_grid(**(at or {}))  # one value of each [grid.<input>], said below
+    at = {k: v for k, v in (at or {}).items() if k not in ds.mc_tco.input_grid_at}
+    if compare is not None:  # at the same values where it has the same grid inputs
+        compare = compare.mc_tco.at_input_grid(**ds.mc_tco.input_grid_at)
     if at:
         raise OptionError(f"--at {next(iter(at))}: the TCO memo is at one demand; use "
                           "--demand")
+    from mc_tco.report.memo.answer import decision_strategy
     from mc_tco.report.memo.context import MemoContext
     from mc_tco.report.memo.fmt import tokens
     from mc_tco.report.memo.sections import tco_sections
     from mc_tco.report.memo.tables import csv_tables
+    from mc_tco.report.words.input_grid import input_grid_note
 
+    asked = demand is not None
     demand = focus_demand(ds) if demand is None else demand
     check_results(ds, paths.get("results", "results"))
     if compare is not None:
         check_results(compare, paths.get("compare", "--compare results"))
-    d = grid_point(ds, demand)
+    d = decision_demand(ds, demand)
+    ds = with_demands(ds, memo_demands(ds, d))
     if compare is not None:
-        grid_point(compare, d, "--demand (in the --compare results)")
+        decision_demand(compare, d, "--demand (in the --compare results)")
+        compare = with_demands(compare, [d])
     kw = {"created": created} if created else {}
-    ctx = MemoContext(ds, d, compare=compare, command=command, paths=paths, **kw)
+    first = MemoContext(ds, d, compare=compare, command=command, paths=paths,
+                        demand_asked=asked, **kw)
+    ctx = replace(first, strategy=decision_strategy(first))
     run = ds.mc_tco.run
     subtitle = (f"Book: **{run.book_name}** "
                 f"(`{run.book_path}`), {ctx.n:,} scenarios"
                 + (f", compared with **{compare.mc_tco.run.book_name}**"
                    if compare is not None else "")
-                + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}.")
+                + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}."
+                + (" " + input_grid_note(ds, "mc-tco memo --at NAME=VALUE") + "."
+                   if ds.mc_tco.input_grid_at else ""))
     return _memo(tco_sections(ctx), TITLE, SUMMARY_TITLE, subtitle, lambda: csv_tables(ctx))
 
 

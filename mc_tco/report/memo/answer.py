@@ -19,7 +19,7 @@ from mc_tco.report.memo.context import (
     VERB,
     MemoContext,
 )
-from mc_tco.report.memo.fmt import and_list, money, prob_ci, share_of, tokens, users
+from mc_tco.report.memo.fmt import and_list, money, prob, prob_ci, share_of, tokens, users
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
@@ -96,7 +96,30 @@ def answer_paragraph(ctx: MemoContext) -> str:
             f"{lead} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios "
             f"({count} of {ctx.n:,})."
         )
+    parts.append(owned_sentence(ctx))
     return " ".join(parts)
+
+
+def owned_sentence(ctx: MemoContext) -> str:
+    """What 'already-owned GPUs' means (issue 24, point 10): it applies only to a company
+    with idle servers, priced at what they would sell for; then the strongest sentence the
+    stored median saving supports."""
+    d = ctx.demand
+    med = float(ctx.ds["target_quantile"].sel(target="saving", quantile=0.5,
+                                              strategy="owned", demand=d))
+    p = ctx.p("owned", d)[0]
+    head = ("Already-owned GPUs apply only to a company that has idle 8×B300 servers today; "
+            "the model charges them what they would sell for (their opportunity cost), not "
+            "their price, and every running cost. ")
+    if med < 0:
+        return head + (f"Even with such servers on hand, self-hosting loses to the API in "
+                       f"the median scenario at {tokens(d)} (median saving "
+                       f"{money(med, '/month', digits=3)}; it wins in {prob(p)} of "
+                       "scenarios).")
+    return head + (f"With such servers on hand, self-hosting beats the API in the median "
+                   f"scenario at {tokens(d)} (median saving {money(med, '/month', digits=3)}; "
+                   f"it wins in {prob(p)} of scenarios): a company without them cannot count "
+                   "on this.")
 
 
 
@@ -188,7 +211,7 @@ def claims_sentence(claims: list[Claim]) -> str:
             c.verdict == "not evaluated" for c in claims) else
             "none of the others fails outright")
     return (f"Of the article's {len(claims)} claims tested, under this book "
-            + "; ".join(parts) + " (see \"The article's claims\").")
+            + "; ".join(parts) + " (Appendix E).")
 
 
 def section_outlook(ctx: MemoContext) -> Section:
@@ -202,8 +225,9 @@ def section_outlook(ctx: MemoContext) -> Section:
         Figure("fan_chart", F.to_png(F.fan_chart(quant, demand=d)),
                "Monthly saving against the API, by demand",
                "Per strategy: the median, 25-75% and 5-95% of scenarios. Above the zero line "
-               "the strategy is cheaper than the API. The y axis is symmetric-logarithmic "
-               "(linear near zero)."),
+               "the strategy is cheaper than the API. Demands from a tenth to ten times "
+               "yours, on a linear dollar axis ($k, $M; the whole grid is in "
+               "saving_quantiles.csv)."),
         Figure("acceptability", F.to_png(F.acceptability_figure(pp, ci, demand=d, n=n,
                                                           level=ctx.level)),
                "How likely each strategy beats the API",
@@ -216,12 +240,15 @@ def section_outlook(ctx: MemoContext) -> Section:
     cdf = breakeven.breakeven_cdf(ds, x, conf_level=ctx.conf)
     never = {s: float(ds["breakeven_demand_p_never"].sel(strategy=s)) for s in STRATEGIES}
     blocks.append(Figure(
-        "breakeven_cdf", F.to_png(F.breakeven_cdf_figure(cdf, never, ARTICLE_BAND,
-                                                          level=ctx.level)),
+        "breakeven_cdf", F.to_png(F.breakeven_cdf_figure(
+            cdf, never, ARTICLE_BAND, level=ctx.level,
+            grid=(float(ds["demand"].min()), float(ds["demand"].max())))),
         "Where each strategy breaks even",
         "Distribution of the break-even demand (exact per scenario): the share of scenarios "
         f"that have broken even by each demand, with its {ctx.level} Monte Carlo interval. The "
-        "shaded band is the article's ~300-500B tokens/month."
+        "shaded band is the article's ~300-500B tokens/month. Drawn over the results' "
+        "demand grid; a scenario that breaks even only beyond it is still below the curve "
+        "at its end."
     ))
     bd = costs.cost_breakdown(ds)
     biggest, share = costs.largest_component(bd, d)

@@ -5,17 +5,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
 
 from mc_tco.book import Book, loads_book
+from mc_tco.decision.at_demand import added_demands, ranking_demand
 from mc_tco.decision.indices import Ranking, ranking, shapley_leaders
 from mc_tco.decision.tco_data import grid_point
 from mc_tco.decision.tornado import tornado
 from mc_tco.report.memo.base import MemoBase
 from mc_tco.report.memo.claims import Claim, evaluate_claims
 from mc_tco.report.memo.fmt import pct, pct_ci, tokens
+
+if TYPE_CHECKING:
+    from mc_tco.report.memo.one_page import Summary
 from mc_tco.results.points import point_index
 
 __all__ = ["MemoContext", "ranking_sentences"]
@@ -46,7 +51,10 @@ class MemoContext(MemoBase):
     compare : xr.Dataset, optional
         Results of another book to set beside ``ds``.
     strategy : str
-        The strategy the ranking, tornado and scenario discovery explain.
+        The strategy the ranking, tornado and scenario discovery explain: the one the
+        summary names (:func:`mc_tco.report.memo.answer.decision_strategy`).
+    demand_asked : bool
+        Whether the reader gave the demand (the summary then does not call it the book's).
     command, paths, created
         As in :class:`~mc_tco.report.memo.base.MemoBase` (keywords only).
     """
@@ -54,6 +62,22 @@ class MemoContext(MemoBase):
     demand: float
     compare: xr.Dataset | None = None
     strategy: str = "buy"
+    #: whether the reader gave the demand (``--demand``), else it is the book's focus
+    demand_asked: bool = False
+
+    @property
+    def added(self) -> bool:
+        """Whether the decision demand is not a point of the run's grid: its numbers come
+        from the stored scenarios evaluated there
+        (:func:`mc_tco.decision.at_demand.with_demands`)."""
+        return self.demand in added_demands(self.ds)
+
+    @property
+    def rank_demand(self) -> float:
+        """Where the Sobol' indices and Shapley effects are read: the decision demand, or
+        the nearest point of the run's grid when it is not one
+        (:func:`mc_tco.decision.at_demand.ranking_demand`)."""
+        return ranking_demand(self.ds, self.demand)
 
     @property
     def target(self) -> str:
@@ -84,16 +108,50 @@ class MemoContext(MemoBase):
 
     @cached_property
     def ranking(self) -> Ranking:
-        """The ranking of the inputs at the memo's demand and strategy."""
-        return ranking(self.ds, self.demand, self.strategy)
+        """The ranking of the inputs at the memo's strategy, at :attr:`rank_demand`."""
+        return ranking(self.ds, self.rank_demand, self.strategy)
 
     @cached_property
     def one_page_markdown(self) -> str:
         """The one-page summary (:mod:`mc_tco.report.memo.one_page`) as Markdown."""
-        from mc_tco.report.memo.one_page import one_page_data, one_page_markdown
+        from mc_tco.report.memo.one_page import one_page_markdown
 
         horizon = self.ds.sizes.get("month", 48) / 12
-        return one_page_markdown(one_page_data(self.ds, self.demand), horizon)
+        return one_page_markdown(self.summary, horizon)
+
+    @cached_property
+    def summary(self) -> Summary:
+        """The one-page summary's numbers and sentences
+        (:func:`mc_tco.report.memo.one_page.one_page_data`)."""
+        from mc_tco.report.memo.one_page import one_page_data
+
+        return one_page_data(self.ds, self.demand, demand_note=self.demand_note)
+
+    @property
+    def summary_cash(self) -> xr.Dataset:
+        """The summary's cash by year (the recommended option first)."""
+        assert self.summary.budget is not None
+        return self.summary.budget.cash
+
+    @property
+    def demand_note(self) -> str:
+        """The first screen's words on the demand: it is an assumption to replace, and the
+        command that replaces it."""
+        grid = self.ds["demand"].values
+        path = self.paths.get("results") or "RESULTS"
+        example = 8e11 if self.demand != 8e11 else 2e12
+        how = (f"`mc-tco memo {path} --demand {tokens(example)}` recomputes every number at "
+               f"exactly the demand you give (any value from {tokens(grid.min())} to "
+               f"{tokens(grid.max())} tokens/month).")
+        if not self.demand_asked:
+            return (f"**Your demand is an assumption: replace it.** {tokens(self.demand)} "
+                    "tokens/month is the book's default planning volume, not one you "
+                    "measured; put in yours (the monthly tokens on your API invoice, or your "
+                    "plan): " + how)
+        where = (" It is not a point of the run's demand grid: the model was evaluated "
+                 f"there on each of the {self.n:,} stored scenarios." if self.added else "")
+        return (f"**Your demand, {tokens(self.demand)} tokens/month, is the volume you "
+                f"gave** (`--demand`).{where} To try another: " + how)
 
     @cached_property
     def cash_by_year(self) -> xr.Dataset:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xarray as xr
 
+from mc_tco.decision.at_demand import added_demands
 from mc_tco.decision.costs import median_api_bill
 from mc_tco.decision.indices import input_order, sobol_by_demand
 from mc_tco.decision.shares import MIN_EVENTS
@@ -22,6 +23,9 @@ from mc_tco.report.memo.fmt import money, prob, tokens
 from mc_tco.report.memo.labels import plain
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 
+#: the inputs the heat map shows (the ranking's top ones)
+HEAT_ROWS = 15
+
 
 def section_sobol(ctx: MemoContext) -> Section:
     """Appendix: the Sobol' ranking (table, heat map) behind 'Which assumptions matter'."""
@@ -31,10 +35,23 @@ def section_sobol(ctx: MemoContext) -> Section:
     groups = dict(zip(map(str, ds["input"].values), map(str, ds["input_group"].values),
                       strict=True))
     heat = sobol_by_demand(ds, s)
+    own = [x for x in ds["demand"].values if x not in added_demands(ds)]
+    heat = heat.sel(demand=own)  # an added demand has no indices: not a column
+    # the body shows the inputs ranked highest; every input is in sobol_indices.csv
+    top_names = {str(v) for v in r.table["input"].values[:HEAT_ROWS]}
+    order = [x for x in order if x in top_names]
     st_s, st_i = heat["ST_saving"], heat["ST_indicator"]
     ranked_cols = int(heat["ranked"])
+    nearest = ([f"These indices are at {tokens(r.demand)}, the run's grid point nearest "
+                f"your {tokens(d)}: they need the design's mixed rows, which the results "
+                "file does not keep, so they are not re-estimated at a demand the grid "
+                "lacks (every other number of the memo is computed at exactly "
+                f"{tokens(d)})."] if ctx.added else [])
     blocks: list[Block] = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
-                                 + dependence_sentences(ctx)))]
+                                 + nearest + dependence_sentences(ctx)))]
+    shapley = _shapley_table(ctx)
+    if shapley is not None:
+        blocks.append(shapley)
     rows = []
     t = r.table
     for name in [str(v) for v in t["input"].values][:10]:
@@ -50,21 +67,46 @@ def section_sobol(ctx: MemoContext) -> Section:
     blocks.append(Table(
         ["rank", "possible ranks", "input", "group", f"ST ± {ctx.level}",
          f"S1 ± {ctx.level}"], rows, "rrllrr",
-        caption=f"Top inputs for {_target_words(r)} at {tokens(d)}. 'Possible ranks': the ranks"
+        caption=f"Top inputs for {_target_words(r)} at {tokens(r.demand)}. 'Possible ranks': "
+                "the ranks"
                 " its interval allows against the others' (overlapping intervals can swap)."
     ))
     blocks.append(Figure(
         "sobol_heatmap", F.to_png(FD.sobol_heatmap(st_s, st_i, order, groups, demand=d,
                                                strategy=VERB[s],
-                                               labels={n: plain(n) for n in order})),
+                                               labels={n: plain(n) for n in order},
+                                               correlated=bool(ds.mc_tco.correlations))),
         "Which inputs drive the outcome, by demand",
         f"Total Sobol' index ST of each input (rows, grouped by the book's groups, most "
         f"influential first) at every demand (columns): left for the monthly saving of "
         f"{VERB[s]}, right for 'beats the API'. Hatched cells are not ranked: fewer than "
         f"{MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
-        f"{ds.sizes['demand']} demands can be ranked for the indicator."
+        f"{len(own)} demands can be ranked for the indicator. The {len(order)} inputs "
+        f"ranked highest at {tokens(r.demand)} are shown; every input is in "
+        "sobol_indices.csv."
     ))
     return Section("Sobol' indices: which inputs drive the outcome", blocks, "sobol")
+
+
+def _shapley_table(ctx: MemoContext) -> Table | None:
+    """The ranking by Shapley effects (the one that is a share when the book correlates
+    inputs, as ``mc-tco run`` prints it), or None for independent inputs."""
+    ds, r = ctx.ds, ctx.ranking
+    if "shapley" not in ds or not ds.mc_tco.correlations:
+        return None
+    at = ds.mc_tco.shapley_point(demand=r.demand, strategy=r.strategy)
+    ranked = ds.mc_tco.ranking(r.target, index="shapley", **at)
+    rows = []
+    for i, name in enumerate(map(str, ranked["input"].values[:10]), 1):
+        row = ranked.sel(input=name)
+        rows.append([str(i), f"{plain(name)} (`{name}`)",
+                     f"{float(row['shapley']):.3f} ± {float(row['shapley_conf']):.3f}"])
+    return Table(["rank", "input", f"Shapley effect ± {ctx.level}"], rows, "rlr",
+                 caption=f"The ranking of {_target_words(r)} at {tokens(at['demand'])} "
+                         "by Shapley effects: each input's share of the variance, the "
+                         "correlations included (the effects sum to 1). This is the "
+                         "ranking to read; the ST table below describes each input moved "
+                         "on its own.")
 
 
 def _tornado_labels(ctx: MemoContext, tor: xr.Dataset) -> dict[str, str]:
@@ -103,13 +145,14 @@ def section_drivers(ctx: MemoContext) -> Section:
         f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
         f"is the {labels[top]}; from its low to its high end it {direction} the median "
         f"saving of {VERB[s]} by {money(abs(12 * swing), ' a year', digits=3)}. The chart "
-        "shows the twelve largest such swings; the variance-based ranking (Sobol' indices) is in "
-        "Appendix A."
+        "shows the twelve largest such swings; the variance-based ranking ("
+        + ("Shapley effects, as the book correlates inputs" if ctx.ds.mc_tco.correlations
+           else "Sobol' indices") + ") is in Appendix A."
     )]
     blocks.append(Figure(
         "tornado", F.to_png(FD.tornado_figure(tor, ctx.ranking.table, target_label=(
             "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels,
-            level=ctx.level)),
+            level=ctx.level, correlated=bool(ctx.ds.mc_tco.correlations))),
         f"What moves the saving of {VERB[s]} at {tokens(d)}",
         f"The median monthly saving of {VERB[s]} among the 10% of "
         f"scenarios where an assumption is lowest (around its 5% quantile) and the 10% where "
@@ -137,8 +180,9 @@ def _appendix_pointers(ctx: MemoContext) -> str:
     else:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
                f"{money(12 * evpi, ' a year', digits=3)} on average "
-               f"({prob(12 * evpi / api_year)} of the API bill): measuring the assumptions "
-               "at the top of this chart first can pay")
+               f"({prob(12 * evpi / api_year)} of the API bill), the ceiling on what any "
+               "study or pilot can be worth; which measurement, if any, is worth its cost "
+               "is said there")
     return (f"At {tokens(d)}, {voi} (Appendix C). Appendix B lists the combinations of "
             f"assumptions under which {VERB[ctx.strategy]} wins (scenario discovery); "
             "Appendix D checks whether the answer depends on the shapes chosen for the "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xarray as xr
 
+from mc_tco.decision.at_demand import ranking_demand
 from mc_tco.decision.breakeven import breakeven_cdf, cdf_demands
 from mc_tco.decision.indices import ranking
 from mc_tco.decision.tco_data import STRATEGIES, grid_point, nearest_point
@@ -90,12 +91,12 @@ def section_assumptions(ctx: MemoContext) -> Section:
             row = t.sel(input=inp.name)
             st = f"{rank[inp.name]} ({float(row['ST']):.3f} ± {float(row['ST_conf']):.3f})"
         else:
-            st = "constant"
+            st = "grid (fixed here)" if inp.is_grid else "constant"
         flag = inp.is_assumption and rank.get(inp.name, 10**6) <= TOP_FIVE
         if flag:
             flagged.append(inp.name)
         rows.append([
-            ("**⚑** " if flag else "") + plain(inp.name),
+            ("**⚑** " if flag else "") + f"{plain(inp.name)} (`{inp.name}`)",
             inp.group or "-",
             inp.describe(),
             *(fmt_value(v) for v in (q05, q50, q95)),
@@ -106,11 +107,11 @@ def section_assumptions(ctx: MemoContext) -> Section:
     words = _target_words(r)
     intro = (
         f"Every input of the book `{ctx.ds.mc_tco.run.book_path}`, ordered by its total "
-        f"Sobol' index ST for {words} at {tokens(ctx.demand)} (rank, then ST ± {ctx.level} "
+        f"Sobol' index ST for {words} at {tokens(r.demand)} (rank, then ST ± {ctx.level} "
         f"half-width). **⚑** marks an input that is both in the top {TOP_FIVE} and sourced "
         "only by an assumption (its source begins with 'assumption'): important and weakly "
-        "sourced, the first to pin down. The variable names, for editing the book, are in "
-        "assumptions.csv."
+        "sourced, the first to pin down. Each input's book key is in brackets: the "
+        "`[inputs.<key>]` table to edit in the book (also in assumptions.csv)."
     )
     if flagged:
         tail = f"Flagged: {'; '.join(plain(x) for x in flagged)}."
@@ -153,6 +154,9 @@ def section_compare(ctx: MemoContext) -> Section | None:
     changed = [n for n in mine & theirs
                if book.inputs[n].describe() != obook.inputs[n].describe()]
     name, oname = _name(ds), _name(other)
+    if name == oname:  # two runs of one book (a copy): tell them apart by file
+        name = f"{name} (`{ctx.paths.get('results') or ds.mc_tco.run.book_path}`)"
+        oname = f"{oname} (`{ctx.paths.get('compare') or other.mc_tco.run.book_path}`)"
     d_other = grid_point(other, d, "--demand (in the --compare results)")
     p_me = ctx.p(s, d)[:3]
     p_ot = ctx.p(s, d_other, other)[:3]
@@ -186,7 +190,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
             f"against {prob_ci(*p_far_ot, ctx.conf)} there: {_compare_word(p_far, p_far_ot)}."
         )
     r_me = ctx.ranking
-    r_ot = ranking(other, d_other, s)
+    r_ot = ranking(other, ranking_demand(other, d_other), s)
     top_me = [str(v) for v in r_me.table["input"].values[:TOP_FIVE]]
     new_top = [x for x in top_me if x not in theirs]
     if r_me.target == r_ot.target:
@@ -241,8 +245,11 @@ def section_compare(ctx: MemoContext) -> Section | None:
             else:
                 cells.append("-")
         rows.append(cells)
-    blocks.append(Table(["rank", f"{name}: ST", f"{oname}: ST"], rows, "rll",
-                        caption=f"Top inputs at {tokens(d)} (ST ± {ctx.level} half-width), for "
+    heads = [f"{label}: ST of {_target_words(r)}" for label, r in ((name, r_me),
+                                                                  (oname, r_ot))]
+    blocks.append(Table(["rank", *heads], rows, "rll",
+                        caption=f"Top inputs at {tokens(r_me.demand)} (ST ± {ctx.level} "
+                                "half-width), for "
                         + (_target_words(r_me) if r_me.target == r_ot.target else
                            f"{_target_words(r_me)} here and {_target_words(r_ot)} there")
                         + "."))

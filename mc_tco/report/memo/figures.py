@@ -13,7 +13,7 @@ import io
 import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from mc_tco.decision.tco_data import TOKENS_PER_USER
 from mc_tco.report.fmt import number
@@ -112,16 +112,6 @@ def _usd(x, _pos=None) -> str:
     return money(float(x), digits=6)
 
 
-def _symlog_usd(ax, linthresh: float, span: float) -> None:
-    """Symmetric log y axis in USD: linear within +-linthresh, ticks at 0 and +-10^k."""
-    ax.set_yscale("symlog", linthresh=linthresh, linscale=0.5)
-    top = int(np.ceil(np.log10(max(span, linthresh * 10))))
-    powers = [10.0**k for k in range(int(np.log10(linthresh)), top + 1)]
-    ax.yaxis.set_major_locator(FixedLocator([-p for p in powers[::-1]] + [0.0] + powers))
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-
-
 def _mark_demand(ax, demand: float | None, label: bool = True) -> None:
     if demand is None:
         return
@@ -152,11 +142,17 @@ def fan_chart(
     """
     d = quantiles["demand"].values
     q = quantiles.sel(quantile=[0.05, 0.25, 0.5, 0.75, 0.95])
+    # a linear dollar axis over the demands around the decision demand (a tenth to ten
+    # times it): over the whole grid the savings span five orders of magnitude
+    lo, hi = d[0], d[-1]
+    if demand is not None:
+        lo, hi = max(d[0], demand / 10), min(d[-1], demand * 10)
+    window = (d >= lo * (1 - 1e-9)) & (d <= hi * (1 + 1e-9))
+    shown = q.sel(strategy=list(strategies)).values[:, window]
+    top, bottom = float(np.nanmax(shown)), float(np.nanmin(shown))
+    pad = 0.05 * (top - bottom or 1.0)
     fig = _figure(3.2 * len(strategies), 4.6)
     axes = fig.subplots(1, len(strategies), sharey=True)
-    span = float(np.nanmax(np.abs(q.sel(strategy=list(strategies)).values)))
-    # linear near 0 up to ~1/300 of the largest saving, so the zero line has room
-    lin = 10 ** np.floor(np.log10(max(span, 1e3) / 300))
     for ax, s in zip(np.atleast_1d(axes), strategies, strict=True):
         c = COLORS[s]
         qs = q.sel(strategy=s)
@@ -168,14 +164,16 @@ def fan_chart(
         ax.axhline(0, color="black", lw=1)
         ax.annotate("break-even (saving = 0)", (d[0], 0), xytext=(4, 4),
                     textcoords="offset points", fontsize=8)
-        _symlog_usd(ax, lin, span)
-        _demand_axis(ax, (d[0], d[-1]))
+        ax.set_ylim(min(bottom, 0.0) - pad, max(top, 0.0) + pad)
+        ax.yaxis.set_major_formatter(FuncFormatter(_usd))
+        ax.grid(True, alpha=0.3)
+        _demand_axis(ax, (lo, hi))
         _mark_demand(ax, demand)
         ax.set_title(SHORT[s], fontsize=11, color=c, fontweight="bold")
     axes[0].set_ylabel("monthly saving vs the API (USD/month)\npositive = cheaper than the API")
     axes[0].legend(loc="lower left", fontsize=8)
-    fig.suptitle("Monthly saving against the API, by demand (symmetric log scale)",
-                 fontsize=12)
+    fig.suptitle(f"Monthly saving against the API, {tokens(lo)} to {tokens(hi)} tokens/month "
+                 "(linear dollar axis)", fontsize=12)
     return fig
 
 
@@ -238,6 +236,7 @@ def breakeven_cdf_figure(
     p_never: dict[str, float],
     band=ARTICLE_BAND,
     level: str = "95%",
+    grid: tuple[float, float] | None = None,
 ) -> Figure:
     """Distribution (CDF) of the break-even demand per strategy, with the article's band.
 
@@ -260,7 +259,8 @@ def breakeven_cdf_figure(
                         color=COLORS[s], alpha=0.25, lw=0)
         ax.plot(x, 100 * cdf["cdf"].sel(strategy=s), color=COLORS[s], lw=2,
                 label=f"{LABELS[s]} (never breaks even: {prob(p_never[s])})")
-    _demand_axis(ax, (x[0], x[-1]))
+    lim = (x[0], x[-1]) if grid is None else (max(x[0], grid[0]), min(x[-1], grid[1]))
+    _demand_axis(ax, lim)
     ax.set_ylim(-2, 102)
     ax.set_ylabel("scenarios that have broken even\nby this demand (%)")
     ax.set_title("When does each strategy break even? Distribution of the break-even demand\n"

@@ -53,8 +53,11 @@ def sobol_heatmap(
     demand: float | None = None,
     strategy: str = "buy",
     labels: dict[str, str] | None = None,
+    correlated: bool = False,
 ) -> Figure:
-    """Total Sobol' index ST, inputs x demand, for the saving and for "beats the API".
+    """Total Sobol' index ST, inputs x demand, for the saving and for "beats the API"
+    (``correlated``: the book correlates inputs, so ST is not a share of the variance and
+    the colour bar says so).
 
     Parameters
     ----------
@@ -106,7 +109,8 @@ def sobol_heatmap(
     _group_strip(strip, order, [groups.get(n, "") for n in order])
     assert mesh is not None  # set by the loop over the two panels
     cb = fig.colorbar(mesh, ax=[ax1, ax2], shrink=0.8, pad=0.01)
-    cb.set_label("total Sobol' index ST (share of variance)")
+    cb.set_label("total Sobol' index ST" + (" (not a share: inputs correlated)"
+                                              if correlated else " (share of variance)"))
     fig.suptitle("Which inputs drive the outcome, by demand (hatched grey: not ranked, too "
                  "few winning or losing scenarios, or no variance)", fontsize=10)
     return fig
@@ -119,6 +123,7 @@ def tornado_figure(
     target_label: str = "saving",
     labels: dict[str, str] | None = None,
     level: str = "95%",
+    correlated: bool = False,
 ) -> Figure:
     """Tornado of the median saving (low -> high end of each input) beside the input's ST.
 
@@ -167,10 +172,14 @@ def tornado_figure(
     vals = st["ST"].sel(input=names).values
     conf = st["ST_conf"].sel(input=names).values
     ax_st.barh(y, vals, xerr=conf, color="#8c8c8c", height=0.6, capsize=2)
-    ax_st.set_xlim(0, max(0.05, float(np.nanmax(vals + conf)) * 1.1))
+    reach = vals + conf  # all NaN where the target does not vary (no index to draw)
+    st_top = float(np.nanmax(reach)) if np.isfinite(reach).any() else 0.0
+    ax_st.set_xlim(0, max(0.05, st_top * 1.1))
     ax_st.set_xlabel(f"ST of the {target_label} (± {level} half-width)")
     ax_st.grid(True, axis="x", alpha=0.3)
-    ax_st.set_title("share of the variance (ST)", fontsize=9)
+    ax_st.set_title("total Sobol' index ST" + (" (not a share: inputs correlated)"
+                                                  if correlated else ", share of the variance"),
+                    fontsize=9)
     return fig
 
 

@@ -72,13 +72,15 @@ def payback_figure(paid_back: xr.DataArray, strategies=("buy", "hybrid")) -> Fig
     ax = fig.subplots()
     months = paid_back["month"].values
     horizon_months = int(months[-1])
+    # the y axis up to the highest curve (not 100% when most scenarios never pay back)
+    top = float(np.nanmax(paid_back.sel(strategy=list(strategies)).values)) * 100
     for s in strategies:
         share = paid_back.sel(strategy=s).values * 100
         never = 100 - share[-1]
         ax.step(months, share, where="post", color=COLORS[s], lw=2,
                 label=f"{SHORT[s]} (never within {horizon_months} months: {never:.0f}%)")
     ax.set_xlim(0, horizon_months)
-    ax.set_ylim(-2, 102)
+    ax.set_ylim(-2, min(102.0, max(10.0, 10 * np.ceil(top / 10) + 5)))
     ax.set_xlabel("month")
     ax.set_ylabel("scenarios paid back by this month (%)")
     ax.grid(True, alpha=0.3)

@@ -27,6 +27,7 @@ from mc_tco.report.memo.generic_decision import section_distributions, section_v
 from mc_tco.report.memo.generic_family import family_blocks
 from mc_tco.report.memo.generic_ranking import section_ranking
 from mc_tco.report.memo.render import Bullets, Section
+from mc_tco.report.memo.sections_curves import section_curves
 from mc_tco.report.memo.shared import section_scenarios
 
 __all__ = ["GENERIC_TABLES", "SECTIONS", "GenericContext", "check_generic", "generic_context",
@@ -67,6 +68,7 @@ SECTIONS: list[SectionFn] = [
     section_voi,
     section_family,
     section_distributions,
+    section_curves,
     section_provenance,
 ]
 

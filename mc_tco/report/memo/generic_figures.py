@@ -137,7 +137,7 @@ def tornado_generic_figure(swing: xr.Dataset, st: xr.Dataset, target: str, unit:
     ax_st.set_xlim(0, max(0.05, float(top_x) * 1.1))
     ax_st.set_xlabel(f"ST of {target} (± half-width)")
     ax_st.grid(True, axis="x", alpha=0.3)
-    ax_st.set_title("share of the variance (ST)", fontsize=9)
+    ax_st.set_title("total Sobol' index ST", fontsize=9)
     return fig
 
 

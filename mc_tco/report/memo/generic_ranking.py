@@ -38,9 +38,10 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     # a run estimates its Shapley effects at the report points only (--shapley-at report)
     missing = "shapley" in ctx.ds and ctx.ds.mc_tco.shapley_point(**at) != ctx.ds.mc_tco.point(
         **at)
-    r = ctx.ds.mc_tco.ranking(ctx.target, index="ST" if missing else None, **at)
-    index = ("shapley" if "shapley" in r and ctx.ds.mc_tco.correlations and not missing
-             else "ST")
+    # the file's rule (ds.mc_tco.ranking_index); ST where it ranks no single input here
+    st_here = missing or ctx.ds.mc_tco.ranking_index in ("ST_group", "none")
+    r = ctx.ds.mc_tco.ranking(ctx.target, index="ST" if st_here else None, **at)
+    index = r.attrs["index"]
     rank, best, worst = rank_intervals(r[index].values, r[f"{index}_conf"].values)
     ind = f"{ctx.target}>0"
     y = ctx.ds[ctx.target].sel({k: v for k, v in at.items()
@@ -48,7 +49,7 @@ def ranking_table(ctx: GenericContext) -> tuple[Paragraph, Table, xr.Dataset, np
     k, n = positive_count(y)
     show_ind = not rare_indicator(k, n)
     if show_ind:
-        ri = ctx.ds.mc_tco.ranking(ind, **at)
+        ri = ctx.ds.mc_tco.ranking(ind, index="ST", **at)  # its ST column
     header = ["rank", "input", "possible ranks", "ST", "S1"]
     has_shapley = "shapley" in r and not missing
     if has_shapley:

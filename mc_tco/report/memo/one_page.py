@@ -18,14 +18,18 @@ from dataclasses import dataclass, field
 
 import xarray as xr
 
+from mc_tco.decision.budget import cash_by_year, cash_gap
 from mc_tco.decision.costs import median_of, node_hour, sovereignty, top_components
-from mc_tco.decision.one_page import SELF, page_numbers, priced_risks
+from mc_tco.decision.one_page import SELF, page_numbers, priced_risks, quantiles_of
 from mc_tco.decision.triggers import demand_trigger, input_trigger
 from mc_tco.report.fmt import rounded
 from mc_tco.report.memo.fmt import and_list, money, months, prob, share_of, tokens, users
 from mc_tco.report.memo.labels import plain
+from mc_tco.report.memo.one_page_budget import Budget, budget_lines, request_sentence
+from mc_tco.report.memo.one_page_risks import RISKS, risks
 
-__all__ = ["RISKS", "Summary", "one_page_data", "one_page_markdown"]
+__all__ = ["CHART", "RISKS", "Summary", "budget_numbers", "default_triggers", "one_page_data",
+           "one_page_markdown"]
 
 NAMES = {"api": "the API", "buy": "buying the servers", "rent": "renting the GPUs on demand",
          "reserved": "reserving the GPUs for 12 months at a time", "hybrid": "the hybrid"}
@@ -40,51 +44,6 @@ RECOMMEND = {"api": "Keep paying the API", "buy": "Buy the servers",
              "hybrid": "Hold the servers that pay for themselves and send the peaks to the "
                        "API (hybrid)"}
 
-#: what the model leaves out, said plainly (each a real way the answer could be wrong)
-RISKS = [
-    "Lock-in: a self-built stack serves one model; a successor model may need new "
-    "hardware or new engineering before the servers are paid off.",
-    "People: the one or two engineers who build the KV-cache management and load "
-    "balancing may leave; the model prices their salary, not their replacement.",
-    "Hardware: failures, spare parts and delivery delays beyond the setup months assumed.",
-    "Regulation: a rule that stops or restricts use is priced only as a higher discount "
-    "rate, not as a sudden stop.",
-    "The API side: rate limits, outages, changed terms, or a price move outside the range "
-    "assumed.",
-    "Demand: the model assumes the planned volume arrives (after a ramp); a project that "
-    "is cancelled leaves the servers idle.",
-    "Security and compliance: incidents, audits and certifications of an in-house stack.",
-]
-#: the risks of :data:`RISKS` a book of cost model version 3 can price
-#: (:data:`mc_tco.decision.one_page.PRICED_BY`), each said as what the book prices then
-PRICED_RISK = {
-    "hardware": (2, "Hardware: delivery delays beyond the setup months assumed (the book "
-                    "prices spare nodes for failures, not a late delivery)."),
-    "stop": (3, "Regulation: a rule that restricts use without stopping it, or a stop "
-                "sooner than the book's odds of one (it prices a forced stop as an event: "
-                "servers sold that month, reservations paid to the end of their term)."),
-    "demand": (5, "Demand: a volume outside the range the book assumes around the plan."),
-}
-#: the demand risk when the book also prices a cancelled project
-CANCEL_TOO = ("Demand: a volume outside the range the book assumes around the plan, or a "
-              "cancellation sooner than its odds of one (it prices a cancelled project: "
-              "servers sold that month, reservations paid to the end of their term).")
-
-
-def risks(priced: dict[str, bool]) -> list[str]:
-    """:data:`RISKS`, each one the book prices (``priced``, from
-    :func:`mc_tco.decision.one_page.priced_risks`) said as what is left of it."""
-    out = list(RISKS)
-    for risk, (i, text) in PRICED_RISK.items():
-        if priced.get(risk):
-            out[i] = text
-    if priced.get("cancel"):
-        out[5] = CANCEL_TOO if priced.get("demand") else (
-            "Demand: the model assumes the planned volume arrives (after a ramp); it prices "
-            "a cancelled project (servers sold that month, reservations paid to the end of "
-            "their term), not a smaller one.")
-    return out
-
 
 @dataclass
 class Summary:
@@ -92,8 +51,8 @@ class Summary:
 
     demand: float
     points: list[tuple[str, float]]
-    #: (row label, strategy or "", quantity) -> per point value
-    table: dict[tuple[str, str], list[float]]
+    #: (row label, strategy or "", quantity) -> per point value: (P10, P50, P90), or a share
+    table: dict[tuple[str, str], list]
     choice: str
     choice_share: float
     best_self: str
@@ -101,6 +60,12 @@ class Summary:
     triggers: list[str] = field(default_factory=list)
     sovereignty: str = ""
     risks: list[str] = field(default_factory=lambda: list(RISKS))
+    #: the budget by year and the decision request (:mod:`.one_page_budget`)
+    budget: Budget | None = None
+    #: the first screen's words on the demand: an assumption to replace, and how
+    demand_note: str = ""
+    #: the multiples of the demand past the grid's end, left out of the table
+    dropped: list[float] = field(default_factory=list)
 
 
 #: the cost components (mc_tco.models.tco.COMPONENTS) as a sentence names them
@@ -112,8 +77,10 @@ COMPONENT_WORDS = {"hardware": "the servers (less their resale)", "network": "ne
 #: the table's rows (:data:`mc_tco.decision.one_page.QUANTITIES`) as the page names them
 ROWS = {"api_bill_year": "API bill a year", "cost_year": "cost a year",
         "investment": "servers, network and SSDs bought over the horizon",
-        "peak_cash_need": "peak funding need", "npv": "NPV against the API",
-        "payback": "payback", "p_beats_api": "chance of beating the API"}
+        "peak_cash_need_nominal": "peak funding need", "npv": "NPV against the API",
+        "payback": "payback", "simple_payback": "simple payback",
+        "never_buys": "never buys a server",
+        "p_beats_api": "chance of beating the API"}
 #: the table's columns: a multiple of your demand
 POINTS = {0.5: "½× your demand", 1.0: "your demand", 2.0: "2× your demand"}
 
@@ -251,15 +218,36 @@ def sovereignty_sentence(ds: xr.Dataset, demand: float, house: str, best: str = 
             "amounts with what that requirement is worth.")
 
 
-def one_page_data(ds: xr.Dataset, demand: float) -> Summary:
+def one_page_data(ds: xr.Dataset, demand: float, *, reason: str | None = None,
+                  triggers: list[str] | None = None, demand_note: str = "") -> Summary:
     """The summary's numbers (:func:`mc_tco.decision.one_page.page_numbers`) and sentences
-    at ``demand`` (a grid point)."""
+    at ``demand`` (a point of ``ds``'s grid,
+    :func:`mc_tco.decision.at_demand.with_demands`).
+
+    ``reason`` (one sentence) and ``triggers`` (bullets) replace the page's own wording
+    (:func:`reason_sentence`, the triggers of :mod:`mc_tco.decision.triggers`) when given:
+    the place where a derived reason and measurable triggers go. ``demand_note`` is the
+    first screen's sentence on the demand.
+    """
     nums = page_numbers(ds, demand)
     pts = [(POINTS[f], d) for f, d in nums.points]
     rows = {(ROWS[q], s): list(v) for (q, s), v in nums.table.items()}
     choice, best = nums.choice, nums.best_self
     out = Summary(demand, pts, rows, choice, nums.choice_share, best,
-                  reason_sentence(ds, demand, choice, best))
+                  reason if reason is not None else reason_sentence(ds, demand, choice, best))
+    out.dropped = [f for f in POINTS if f not in dict(nums.points)]
+    out.demand_note = demand_note
+    out.triggers = list(triggers) if triggers is not None else default_triggers(
+        ds, demand, best)
+    out.sovereignty = sovereignty_sentence(ds, demand, nums.best_in_house, best)
+    out.risks = risks(priced_risks(ds))
+    out.budget = budget_numbers(ds, demand, choice, best)
+    return out
+
+
+def default_triggers(ds: xr.Dataset, demand: float, best: str) -> list[str]:
+    """The page's own triggers: the demand, four inputs and the first PRIM box at which
+    ``best`` beats the API in most scenarios, and a rule requiring in-house data."""
     triggers = [demand_sentence(ds, demand)]
     for name, rising in (("api_price_level", True), ("api_price_annual_change", True),
                          ("reference_tokens_per_gpu_hour", True),
@@ -269,56 +257,93 @@ def one_page_data(ds: xr.Dataset, demand: float) -> Summary:
     triggers.append("**A rule or a customer requires the data to stay in house**: then "
                     "the question is no longer cost alone; see what sovereignty would have "
                     "to be worth, below.")
-    out.triggers = [t for t in triggers if t]
-    out.sovereignty = sovereignty_sentence(ds, demand, nums.best_in_house, best)
-    out.risks = risks(priced_risks(ds))
-    return out
+    return [t for t in triggers if t]
 
 
-def _cell(quantity: str, v: float) -> str:
-    if quantity == "payback":
-        return months(v)
-    if quantity == "chance of beating the API":
+def budget_numbers(ds: xr.Dataset, demand: float, choice: str, best: str) -> Budget:
+    """The summary's budget: cash by year of the recommended option first, then the
+    others a company can choose; the gap over the horizon between the other side of the
+    choice and the recommended one; the NPV band of the one that is not the API."""
+    other = best if choice == "api" else "api"
+    order = [choice, *(s for s in ("api", *SELF) if s != choice)]
+    self_side = choice if choice != "api" else best
+    return Budget(cash_by_year(ds, demand, order), cash_gap(ds, demand, other, choice),
+                  quantiles_of(ds["npv"].sel(demand=demand, strategy=self_side)),
+                  choice, best)
+
+
+def _months(x: float, strategy: str) -> str:
+    """A payback month; the hybrid's 0 is a scenario where it buys no server."""
+    return "no server" if strategy == "hybrid" and x == 0 else months(x)
+
+
+def _cell(quantity: str, v, strategy: str = "") -> str:
+    if quantity in ("chance of beating the API", "never buys a server"):
         return prob(v)
-    return money(v)
+    if quantity in ("payback", "simple payback"):
+        lo, mid, hi = (_months(x, strategy) for x in v)
+    else:
+        lo, mid, hi = (money(x) for x in v)
+    return mid if lo == mid == hi else f"{mid} ({lo} to {hi})"
+
+
+#: where the summary's chart goes: :func:`mc_tco.report.memo.sections.section_summary`
+#: splits the page here
+CHART = "[[the summary's chart]]"
 
 
 def one_page_markdown(s: Summary, horizon_years: float = 4, heading: str = "##") -> str:
-    """The summary page as Markdown (a ``##`` section, or a page with ``#``)."""
+    """The summary page as Markdown (a ``##`` section, or a page with ``#``); the line
+    :data:`CHART` marks where the budget chart goes."""
     d = s.demand
     head = (f"**Recommendation: {RECOMMEND[s.choice]}** at your demand of {tokens(d)} "
             f"tokens/month (about "
             f"{users(d)} at 100M tokens a month each): it is the cheapest "
             f"option in {prob(s.choice_share)} of the scenarios assumed.")
     if s.choice == "api":
-        p = s.table[("chance of beating the API", s.best_self)][1]
+        p = s.table[("chance of beating the API", s.best_self)][s.points.index(
+            ("your demand", d))]
         head += (f" The best alternative, {FIRST[s.best_self]}, beats the API in "
                  f"{prob(p)} of them.")
-    lines = [f"{heading} Summary", "", head, "", f"**Why:** {s.reason}", "",
-             "Your demand is the volume you plan for at the end of the ramp; set it to your "
-             "measured volume with `mc-tco memo RESULTS --demand 800B` and this page is "
-             "recomputed.", ""]
-    header = ["in dollars a year, median scenario"] + [
+    lines = [f"{heading} Summary", ""]
+    if s.demand_note:
+        lines += [s.demand_note, ""]
+    lines += [head, "", f"**Why:** {s.reason}", ""]
+    if s.budget is not None:
+        lines += [request_sentence(s.budget), "", *budget_lines(s.budget), "",
+                  "Nominal cash: dollars as they are paid each year (purchases, running "
+                  "costs, the API bill of the traffic not served in house, less resale), "
+                  "neither discounted nor after tax: what a budget holds. P10 to P90: 8 "
+                  "scenarios in 10 lie between.", "", CHART, ""]
+    header = ["P50 (P10 to P90) of the scenarios"] + [
         f"{tokens(x)} ({label})" for label, x in s.points]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" + "---:|" * len(s.points))
-    labels = {"API bill a year": "API bill a year",
-              "cost a year": "cost a year: {s}",
+    labels = {"API bill a year": "API bill a year (level, discounted)",
+              "cost a year": "cost a year (level, discounted): {s}",
               "servers, network and SSDs bought over the horizon":
-                  f"servers, network and SSDs bought over {horizon_years:g} years (buy)",
-              "peak funding need": "peak funding need: {s}",
-              "NPV against the API": f"{horizon_years:g}-year NPV against the API: {{s}}",
-              "payback": "payback: {s}",
+                  f"servers, network and SSDs bought over {horizon_years:g} years "
+                  "(buy; nominal)",
+              "peak funding need": "peak funding need (nominal cash): {s}",
+              "NPV against the API": f"{horizon_years:g}-year NPV against the API "
+                                     "(discounted): {s}",
+              "payback": "payback (discounted): {s}",
+              "simple payback": "simple payback (nominal): {s}",
+              "never buys a server": "share of scenarios where it never buys a server: {s}",
               "chance of beating the API": "chance of beating the API: {s}"}
     for (quantity, strat), values in s.table.items():
         label = labels[quantity].format(s=SHORT.get(strat, strat))
-        lines.append(f"| {label} | " + " | ".join(_cell(quantity, v) for v in values) + " |")
+        lines.append(f"| {label} | " + " | ".join(_cell(quantity, v, strat) for v in values) + " |")
+    dropped = "".join(
+        f" The column {POINTS[f]} ({tokens(f * d)}) is left out: it lies past the end of the "
+        "results' demand grid." for f in s.dropped)
     lines += ["", "Costs a year are the level yearly equivalent of each option's discounted "
               f"after-tax cash flows over {horizon_years:g} years (hardware bought when needed "
               "and sold at the end, or when the project ends); the NPV is what self-hosting "
               "saves against the API, today's money (negative: it costs more); payback is the "
-              "month the running total turns positive, \"never\" when it does not within the "
-              "horizon.", ""]
+              "month the running total turns positive (discounted; simple: undiscounted), "
+              "\"never\" when it does not within the horizon; a hybrid that never buys a "
+              "server is the API itself (\"no server\", NPV $0)." + dropped, ""]
     lines += ["**What would change this**", ""]
     lines += [f"- {t}" for t in s.triggers]
     lines += ["", "**What data sovereignty would have to be worth**", "", s.sovereignty, "",

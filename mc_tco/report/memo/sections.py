@@ -43,7 +43,10 @@ from mc_tco.report.memo.evidence import (
     section_compare,
 )
 from mc_tco.report.memo.fmt import tokens
+from mc_tco.report.memo.one_page import CHART
 from mc_tco.report.memo.render import Bullets, Figure, Paragraph, Section, markdown_section
+from mc_tco.report.memo.sections_curves import section_curves
+from mc_tco.report.memo.sections_why import section_why
 from mc_tco.report.memo.shared import section_scenarios
 
 __all__ = ["APPENDIX", "SECTIONS", "MemoContext", "evpi_peak_words", "tco_sections"]
@@ -92,8 +95,26 @@ def evpi_peak_words(evpi: xr.DataArray) -> str:
 
 
 def section_summary(ctx: MemoContext) -> Section:
-    """The one-page summary for decision-makers (issue 15), the memo's first section."""
-    return markdown_section(ctx.one_page_markdown, "summary")
+    """The one-page summary for decision-makers (issue 15), the memo's first section, with
+    the chart of the yearly cash where the page marks it (:data:`CHART`)."""
+    from mc_tco.report.memo.figures_budget import NAMES, cash_by_year_figure
+
+    md = ctx.one_page_markdown
+    if CHART not in md:
+        return markdown_section(md, "summary")
+    before, after = md.split(CHART, 1)
+    sec = markdown_section(before, "summary")
+    table = ctx.summary_cash
+    names = [NAMES.get(str(s), str(s)) for s in table["strategy"].values]
+    sec.blocks.append(Figure(
+        "budget", F.to_png(cash_by_year_figure(table)),
+        "What each option puts in the budget, year by year",
+        f"Nominal cash a year at {tokens(float(table.attrs['demand']))} tokens/month of "
+        f"{', '.join(names[:-1])} and {names[-1]}: the median scenario (line) and P10 to "
+        "P90 of the scenarios (band); the dashed line is the API's median. A negative year "
+        "is the resale of the servers coming in."))
+    sec.blocks += markdown_section("## x\n" + after, "summary").blocks
+    return sec
 
 
 def section_budget(ctx: MemoContext) -> Section:
@@ -131,8 +152,13 @@ GLOSSARY = [
              "sequence), in 8 independent scrambles whose spread gives the MC intervals"),
     ("Wilson interval", "an interval for a share, used where a scramble has no or only "
                         "winning scenarios"),
-    ("Sobol' index ST / S1", "the share of the outcome's variance an assumption explains, "
-                             "with (ST) or without (S1) its interactions with the others"),
+    ("Sobol' index ST / S1", "how much of the outcome's variance an assumption explains, "
+                             "with (ST) or without (S1) its interactions with the others: a "
+                             "share of the variance only when the inputs are independent; "
+                             "with correlated inputs it describes the response to each input "
+                             "moved on its own, and the ranking is by Shapley effects"),
+    ("Shapley effect", "an assumption's share of the outcome's variance when inputs are "
+                       "correlated (Owen 2014): the effects sum to 1"),
     ("possible ranks", "the ranks an assumption's index allows, given the others' intervals"),
     ("EVPI / EVPPI", "expected value of perfect (partial) information: what knowing all (or "
                      "some) assumptions before deciding would be worth, per month"),
@@ -179,14 +205,27 @@ def section_provenance(ctx: MemoContext) -> Section:
                     f"seed {c.seed}, {c.samples:,} samples; "
                     f"`{ctx.paths.get('compare', '')}`)")
     notes = Paragraph(
-        "Every number above is read from the results file(s): the memo never re-runs the "
-        "model. Probabilities come with "
+        "Every number above is read from the results file(s), or computed from the "
+        "scenarios they store: the memo never reruns the book. Probabilities come with "
         + ("intervals from the spread of the independent scrambles (Wilson score where "
            "a scramble has no or only events)" if ctx.ds.mc_tco.run.ci == "rqmc"
            else "Wilson score intervals")
         + f", Sobol' indices with {_ci_words(ctx.ds)} half-widths; quantile bands are the "
         "spread of the assumptions. The tables are also in the CSV files next to this memo.")
-    return shared.section_provenance(ctx, [notes], design=" (Saltelli design)",
+    extra = [notes]
+    if ctx.added:
+        extra.append(Paragraph(
+            f"Your demand, {tokens(ctx.demand)} tokens/month, is not a point of the run's "
+            "demand grid. Its numbers (and those at half and twice it, where the grid lacks "
+            "them) were computed by evaluating the model on each of the run's "
+            f"{ctx.n:,} stored scenarios (the base rows, whose inputs the results file keeps) "
+            "at exactly that demand, and summarised as the run summarises its grid points "
+            "(P(beats the API) with its Monte Carlo interval, quantiles, the cash by year): "
+            "they equal those of a run whose grid holds it. The book was not rerun. The "
+            "Sobol' indices and Shapley effects need the design's other rows, which the file "
+            f"does not keep: they are those of the nearest grid point, "
+            f"{tokens(ctx.rank_demand)}, as the ranking says."))
+    return shared.section_provenance(ctx, extra, design=" (Saltelli design)",
                                      compared_with=compared)
 
 
@@ -194,24 +233,26 @@ def section_provenance(ctx: MemoContext) -> Section:
 SECTIONS: list[SectionFn] = [
     section_summary,
     section_answer,
+    section_why,
     section_budget,
     section_outlook,
     section_time,
     section_drivers,
-    section_claims,
     section_assumptions,
     section_compare,
     section_sobol,
     section_scenarios,
     section_value_of_information,
     section_family,
+    section_claims,
+    section_curves,
     section_glossary,
     section_provenance,
 ]
 
 #: the appendix letter of each appendix section, by anchor
 APPENDIX = {"sobol": "A", "scenarios": "B", "value-of-information": "C",
-            "family-check": "D", "glossary": "E"}
+            "family-check": "D", "claims": "E", "curves": "F", "glossary": "G"}
 
 
 def tco_sections(ctx: MemoContext) -> list[Section]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from mc_tco.decision.finance import Finance, finance_numbers
 from mc_tco.decision.timeaxis import TimeNumbers, cash_bands, payback_shares, time_numbers
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.figures_time import cash_fan_figure, payback_figure
@@ -37,27 +38,43 @@ def _months_short(x: float) -> str:
 
 
 
-def time_sentences(t: TimeNumbers, verb: str, conf: float) -> str:
+def time_sentences(t: TimeNumbers, verb: str, conf: float, f: Finance | None = None) -> str:
     """What the payback, peak cash need and IRR of one strategy say, computed and rounded
     for the body (:mod:`mc_tco.report.memo.fmt`'s rules; the intervals are in time.csv): a
-    median's interval is shown only when it spans different whole months."""
+    median's interval is shown only when it spans different whole months. With ``f``
+    (:func:`mc_tco.decision.finance.finance_numbers`) the nominal twins are said beside the
+    discounted numbers, and an IRR that contradicts the NPV is left out, with why."""
     pay = t.payback
+    simple = ("" if f is None else
+              f" (simple payback, undiscounted: {months_text(f.simple_payback.value)})")
     if math.isinf(pay.value):
         first = (f"In the median scenario {verb} never pays back within the "
-                 f"{t.horizon_months} months")
+                 f"{t.horizon_months} months (discounted){simple}")
     else:
         span = _months_short(pay.lower) != _months_short(pay.upper)
         first = (f"The median scenario of {verb} pays back in {months_text(pay.value)}"
                  + (f" ({conf:.0%} MC interval {_months_short(pay.lower)}-"
-                    f"{_months_short(pay.upper)})" if span else ""))
+                    f"{_months_short(pay.upper)})" if span else "")
+                 + f", discounted{simple}")
     out = [first + f"; it never pays back within the horizon in {prob(t.never.value)} of "
            "scenarios."]
-    out.append(f"The deepest cumulative hole the company must fund is "
-               f"{money(t.peak.value)} in the median scenario; 90% of scenarios lie between "
-               f"{money(t.peak_spread[0])} and {money(t.peak_spread[1])}.")
+    nominal = ("" if f is None else
+               f" ({money(f.peak_nominal.value)} in nominal cash, the amount to finance)")
+    out.append(f"The deepest cumulative hole in discounted cash is "
+               f"{money(t.peak.value)} in the median scenario{nominal}; 90% of scenarios lie "
+               f"between {money(t.peak_spread[0])} and {money(t.peak_spread[1])}.")
     if t.irr_defined > 0 and math.isfinite(t.irr.value):
-        out.append(f"Where its flows change sign ({prob(t.irr_defined)} of scenarios) the "
-                   f"median internal rate of return is {t.irr.value:.0%} a year.")
+        if f is not None and not f.irr_agrees:
+            out.append(f"Its internal rate of return is left out: its median "
+                       f"({t.irr.value:.0%} a year, where the flows change sign) sits on "
+                       f"the other side of the cost of capital ({f.cost_of_capital:.0%}) "
+                       f"from what its NPV says (median {money(f.npv)}), because its "
+                       "investment is small and late, or its flows change sign more than "
+                       f"once ({prob(f.disagree)} of the scenarios with an IRR disagree "
+                       "with their NPV); read the NPV.")
+        else:
+            out.append(f"Where its flows change sign ({prob(t.irr_defined)} of scenarios) "
+                       f"the median internal rate of return is {t.irr.value:.0%} a year.")
     elif not t.irr_modelled:
         out.append("It buys no servers, so the model gives it no internal rate of return "
                    "(there is no investment to earn one on).")
@@ -75,6 +92,7 @@ def time_section(ctx) -> Section:
     cd = ds["cash_demand"].values
     cash_d = nearest_point(cd, d, scale_of("cash_demand"))
     nums = {s: time_numbers(ds, d, s) for s in TIME_STRATEGIES}
+    fin = {s: finance_numbers(ds, d, s) for s in TIME_STRATEGIES}
     blocks: list[Block] = [Paragraph(
         "The cost model follows the cash month by month: demand ramps up and grows, prices "
         "move, nodes are bought when needed and sold at the end of the horizon (or in the "
@@ -86,7 +104,7 @@ def time_section(ctx) -> Section:
         "pays back when it turns positive.")]
     for s in TIME_STRATEGIES:
         blocks.append(Paragraph(f"**{VERB[s].capitalize()}** at {tokens(d)}: "
-                                + time_sentences(nums[s], VERB[s], ctx.conf)))
+                                + time_sentences(nums[s], VERB[s], ctx.conf, fin[s])))
     cash = ds["cash_path"].sel(cash_demand=cash_d)
     note = "" if point_index([cash_d], d) is not None else (
         f" The file keeps month-by-month cash at {', '.join(tokens(x) for x in cd)} "
@@ -112,14 +130,17 @@ def time_section(ctx) -> Section:
         "the hardware."))
     rows = []
     for s in TIME_STRATEGIES:
-        t = nums[s]
+        t, f = nums[s], fin[s]
+        irr = (("left out (contradicts the NPV)" if not f.irr_agrees else f"{t.irr.value:.0%}")
+               if math.isfinite(t.irr.value) else "n/a")
         rows.append([
-            VERB[s], _months_short(t.payback.value), prob(t.never.value),
-            money(t.peak.value), (f"{t.irr.value:.0%}" if math.isfinite(t.irr.value)
-                                  else "n/a"),
+            VERB[s], _months_short(t.payback.value), _months_short(f.simple_payback.value),
+            prob(t.never.value), money(t.peak.value), money(f.peak_nominal.value), irr,
         ])
-    blocks.append(Table(["strategy", "median payback (months)", "never pays back",
-                         "median peak cash need", "median IRR (where defined)"], rows,
-                        "lrrrr", caption=f"At {tokens(d)} tokens/month; full precision in "
+    blocks.append(Table(["strategy", "median payback, discounted (months)",
+                         "median simple payback, nominal (months)", "never pays back",
+                         "median peak cash need, discounted", "median peak cash need, nominal",
+                         "median IRR (where defined)"], rows,
+                        "lrrrrrr", caption=f"At {tokens(d)} tokens/month; full precision in "
                         "time.csv."))
     return Section("When does it pay back?", blocks, "time")

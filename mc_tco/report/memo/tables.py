@@ -243,7 +243,9 @@ def cost_per_mtok(ctx: MemoContext) -> pd.DataFrame:
 def _demand_columns(df: pd.DataFrame) -> pd.DataFrame:
     df = df.rename(columns={"demand": "demand_tokens_per_month"})
     i = list(df.columns).index("demand_tokens_per_month")
-    df.insert(i + 1, "heavy_users", df["demand_tokens_per_month"] / A.TOKENS_PER_USER)
+    # whole users: a demand grid point of 1.58489e12 is 15,849 users, not 15848.9
+    df.insert(i + 1, "heavy_users",
+              (df["demand_tokens_per_month"] / A.TOKENS_PER_USER).round().astype("int64"))
     return df
 
 

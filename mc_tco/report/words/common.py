@@ -6,7 +6,7 @@ import textwrap
 
 import xarray as xr
 
-from mc_tco.report.fmt import fmt_money, fmt_pct, fmt_value
+from mc_tco.report.fmt import fmt_pct, fmt_value, to_error
 from mc_tco.uncertainty.scrambles import z_value
 
 __all__ = ["WIDTH", "at_text", "md_table", "pm", "point_text", "share", "table", "unit_suffix",
@@ -43,8 +43,11 @@ def md_table(header: list[str], rows: list[list[str]], align: str | None = None)
 
 
 def pm(value: float, se: float, conf_level: float = 0.95) -> str:
-    """``1,152 ± 187``: an amount with its Monte Carlo half-width ``z se`` (95% by default)."""
-    return f"{fmt_money(value)} ± {fmt_money(z_value(conf_level) * se)}"
+    """``1,150 ± 190``: an amount with its Monte Carlo half-width ``z se`` (95% by
+    default), with no more digits than the half-width supports
+    (:func:`mc_tco.report.fmt.to_error`)."""
+    amount, half = to_error(value, z_value(conf_level) * se)
+    return f"{amount} ± {half}"
 
 
 def unit_suffix(unit: str) -> str:

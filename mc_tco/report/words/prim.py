@@ -158,7 +158,25 @@ def prim_text(disc: Discovery, ds: xr.Dataset | None = None, command: str | None
                     "step after pasting and after dropping the restrictions that do not "
                     "matter, as reported above:")
         out += ["    " + r for r in _trajectory_table(disc.boxes[0])]
+        out += wrap(dropped_sentence(disc.boxes[0]))
     return out
+
+
+def dropped_sentence(box: FoundBox) -> str:
+    """What pasting and dropping the restrictions that do not matter did to the chosen
+    step, said plainly (issue 24): the box reported above is the one after them."""
+    step = box.trajectory[box.chosen]
+    if step.n_restricted == box.n_restricted and abs(step.density - box.density) < 0.005:
+        return "The box reported above is the step marked *."
+    change = box.density / step.density - 1 if step.density > 0 else 0.0
+    fell = change < -0.2
+    return (f"The box reported above is not the step marked *: that step restricts "
+            f"{step.n_restricted} inputs (density {fmt_pct(step.density)}, coverage "
+            f"{fmt_pct(step.coverage, 0)}); pasting and dropping the restrictions that do not "
+            f"matter leaves {box.n_restricted} (density {fmt_pct(box.density)}, coverage "
+            f"{fmt_pct(box.coverage, 0)})"
+            + (f": the dropped restrictions carried {fmt_pct(-change, 0)} of the step's "
+               "density, so the simpler box is much less pure." if fell else "."))
 
 
 def scenario_markdown(found: Scenarios, ds: xr.Dataset, heading: str = "##") -> str:

@@ -180,5 +180,17 @@ def voi_point_markdown(voi: VoiResult, ds: xr.Dataset, heading: str = "##",
 def voi_section(ds: xr.Dataset, *, demand: float | None = None, among=None,
                 heading: str = "##", top: int = 5) -> str:
     """The memo's section: :func:`~mc_tco.decision.information.voi_summary` at ``demand``
-    (default: the focus point), worded by :func:`voi_markdown`."""
-    return voi_markdown(voi_summary(ds, demand=demand, among=among), ds, heading, top)
+    (default: the focus point), worded by :func:`voi_markdown`, then what a pilot that
+    measures our throughput and cache-hit share is worth there
+    (:func:`mc_tco.decision.why.pilot_at`, worded by
+    :func:`mc_tco.report.words.why.pilot_sentence`; among the strategies but owned GPUs)."""
+    from mc_tco.decision.why import pilot_at
+    from mc_tco.report.words.why import pilot_sentence
+
+    summary = voi_summary(ds, demand=demand, among=among)
+    text = voi_markdown(summary, ds, heading, top)
+    d = summary.points[0].data.point.get("demand")
+    if d is None:
+        return text
+    return (text + "\nWhat measuring is worth, short of knowing an input exactly: "
+            + pilot_sentence(pilot_at(ds, float(d))) + "\n")

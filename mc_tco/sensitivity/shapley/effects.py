@@ -148,9 +148,11 @@ def _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method
         effects_raw = mean_d + v[None, :] / d
         positive = v > 0
         vv = np.where(positive, v, 1.0)
-        g_var = var_mean_d / vv**2
+        g_var = var_mean_d / vv / vv
     shap = effects_raw / vv
-    var_total = g_var + mean_d**2 * var_v / vv**4
+    # (mean_d / v)^2 (var_v / v^2): the same as mean_d^2 var_v / v^4 without its overflow
+    # where the outputs are large (a fuzzed book's colocation at 1e15 USD/kW-month)
+    var_total = g_var + (mean_d / vv) ** 2 * (var_v / vv / vv)
     half = norm.ppf(0.5 + conf_level / 2) * np.sqrt(var_total)
     shap[:, ~positive] = np.nan
     half[:, ~positive] = np.nan

@@ -42,7 +42,11 @@ Confidence intervals, ``ci=`` in :meth:`SobolSums.result` and :func:`rqmc_result
     ``R`` independent scrambles of the design (randomized QMC, Owen 1997; L'Ecuyer &
     Lemieux 2002; Owen 2023, ch. 17): the half-width is ``t_{R-1, (1+c)/2} sd / sqrt(R)``
     with ``sd`` the standard deviation of the ``R`` replicate estimates, centred on the
-    pooled estimate (the sums of all replicates merged). The only one of the three that
+    pooled estimate (the sums of all replicates merged). For the total index the
+    half-width is the larger of that and the same interval on the log scale of the
+    replicate estimates, ``ST (exp(t sd(log ST_r) / sqrt(R)) - 1)``, where every ``ST_r``
+    is positive (heavy-tailed outputs make them right-skewed; :func:`log_scale_halfwidth`,
+    ``docs/estimators.md``). The only one of the three that
     measures the error of a scrambled Sobol' design; the other two assume independent
     base samples and overstate it, by orders of magnitude for smooth outputs.
 ``"asymptotic"``
@@ -111,7 +115,13 @@ from __future__ import annotations
 
 from mc_tco.sensitivity.sobol.api import indices_dataset, sobol_indices, sobol_indices_rqmc
 from mc_tco.sensitivity.sobol.estimators import CI_METHODS, ESTIMATORS
-from mc_tco.sensitivity.sobol.rqmc import ci_method_text, flag_negative, rqmc_result, rqmc_seeds
+from mc_tco.sensitivity.sobol.rqmc import (
+    ci_method_text,
+    flag_negative,
+    log_scale_halfwidth,
+    rqmc_result,
+    rqmc_seeds,
+)
 from mc_tco.sensitivity.sobol.sums import BLOCK, SobolSums, poisson_weights
 
 __all__ = [
@@ -122,6 +132,7 @@ __all__ = [
     "ci_method_text",
     "flag_negative",
     "indices_dataset",
+    "log_scale_halfwidth",
     "poisson_weights",
     "rqmc_result",
     "rqmc_seeds",

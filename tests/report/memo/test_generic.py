@@ -186,11 +186,13 @@ def _percents(cell: str) -> list[float]:
 
 def test_memo_of_a_model_with_options_and_a_grid(option_memo):
     _, out, output = option_memo
-    assert "wrote" in output and "4 figures, 4 CSV tables" in output
+    # 4 of its own and the cumulative curves and scatter (memo/sections_curves.py)
+    assert "wrote" in output and "6 figures, 4 CSV tables" in output
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert {"memo.md", "memo.html", "summary.md", "summary.html", "p_positive.csv",
             "quantiles.csv", "sobol_indices.csv", "tornado.csv", "figures/p_positive.png",
-            "figures/bands.png", "figures/tornado.png", "figures/evpi.png"} <= files
+            "figures/bands.png", "figures/tornado.png", "figures/evpi.png",
+            "figures/cumulative_curves.png", "figures/scatter_top_inputs.png"} <= files
     md = (out / "memo.md").read_text()
     for title in ("## The answer", "## How wide is the range of value?",
                   "## What drives the answer?", "## Under which conditions does a pay off?",

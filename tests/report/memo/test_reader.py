@@ -289,23 +289,32 @@ def test_body_and_figures_use_plain_labels(compared_ctx, monkeypatch):
     raw = _raw_names(compared_ctx.ds)
     assumptions = section_assumptions(compared_ctx)
     table = assumptions.blocks[1]
+    # issue 24: the assumption table shows each input's book key beside its plain label,
+    # so that a reader finds the [inputs.<key>] to edit
+    top = compared_ctx.ranking.table["input"].values[0].item()
+    assert table.rows[0][0].removeprefix("**⚑** ") == f"{plain(top)} (`{top}`)"
     for row in table.rows:
         row[7] = ""  # the book's own source text may quote a variable name
+        label, _, key = row[0].removeprefix("**⚑** ").rpartition(" (`")
+        assert key.endswith("`)") and label == plain(key[:-2])
+        row[0] = ""
     for section in (assumptions, section_compare(compared_ctx),
                     section_drivers(compared_ctx)):
         text = _text(section)
         assert not [n for n in raw if n in text], section.title
-    assert table.rows[0][0].removeprefix("**⚑** ") == plain(compared_ctx.ranking.table[
-        "input"].values[0].item())
     drawn.clear()
     appendix = section_sobol(compared_ctx)
-    table = next(b for b in appendix.blocks if hasattr(b, "rows"))
-    for row in table.rows:
-        name = re.search(r"`([a-z0-9_]+)`", row[2]).group(1)
-        assert row[2] == f"{plain(name)} (`{name}`)"
+    tables = [b for b in appendix.blocks if hasattr(b, "rows")]
+    for table in tables:  # the Shapley ranking (correlated book), then the ST table
+        col = table.header.index("input")
+        for row in table.rows:
+            name = re.search(r"`([a-z0-9_]+)`", row[col]).group(1)
+            assert row[col] == f"{plain(name)} (`{name}`)"
     heatmap = drawn[0]
     ticks = [t.get_text() for t in heatmap.axes[1].get_yticklabels()]
-    assert plain("reference_tokens_per_gpu_hour") in ticks
+    # the heat map shows the ranking's top inputs (issue 24), each by its plain label
+    top = [str(v) for v in compared_ctx.ranking.table["input"].values[:15]]
+    assert sorted(ticks) == sorted(plain(n) for n in top)
     assert not [t for t in ticks if t in raw]
     assert "'buying beats the API'" in heatmap.axes[2].get_title()
 

@@ -145,7 +145,11 @@ def test_the_risks_a_book_prices_are_said_as_what_is_left_of_them(compared_memo)
                                      "hardware": True}
     assert priced_risks(article) == dict.fromkeys(("stop", "cancel", "demand", "hardware"),
                                                   False)
-    assert risks(priced_risks(article)) == RISKS  # version 2's list: nothing priced
+    # version 2's list: nothing priced; each risk with its mitigation and owning role
+    # (issue 24)
+    theirs = risks(priced_risks(article))
+    assert [r.split(" Mitigation: ")[0] for r in theirs] == RISKS
+    assert all(re.search(r" Mitigation: .+; owner: [^;]+\.$", r) for r in theirs)
     mine = risks(priced_risks(default))
     assert len(mine) == len(RISKS)
     assert "priced only as a higher discount rate" not in " ".join(mine)

@@ -1,0 +1,142 @@
+"""From a change in the explorer to the re-rendered answer, measured in the page (issue 26).
+
+Starts ``mc-tco app``'s server in this process on a copy of the default book, opens it in
+chromium (Playwright) at 1366 px, and makes ``--changes`` changes (``node_price`` low
+400000 -> 399000, 398000, ...: each a book never run before). For each change the page's
+own clock (``performance.now()``, read by a MutationObserver this script installs) times,
+from the field's input event:
+
+* ``answer``: the sentence, the P table and the P and fan charts re-rendered (the
+  ``"answer"`` stage: the base rows without their break-even search);
+* ``break-even``: the break-even chart current (stage ``"base"``);
+* ``ranking``: the ranking chart current (stage ``"full"``: the design rows, the Sobol'
+  indices and the Shapley effects).
+
+The next change waits until the page is current. The reference, measured in the same
+process right after each change on the same edited book (a seed the page never ran, so
+nothing is cached): each stage's in-process evaluation (``bridge.base_run`` without and
+with the break-even demands, ``bridge.quick_run``), without HTTP, JSON or drawing.
+The medians (min-max) are printed with the machine's load; on a loaded machine wall times
+grow by about the load over the cores. The CPU seconds of this process over a whole change
+(the server's threads: change to ranking) are printed beside those of the three stages
+in-process: they do not depend on the load.
+
+    python benchmarks/app_latency.py                 # 10 changes
+    python benchmarks/app_latency.py --changes 5 --samples 512
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "distributions" / "deepseek-v4.1-flash.toml"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+#: installed in the page before each change: the times of the change and of each part
+#: becoming current (its data-stale attribute removed after the change)
+WATCH = """(field) => {
+  const t = window.__t = {};
+  document.querySelector(field).addEventListener(
+    "input", () => { t.change = performance.now(); }, {once: true});
+  const parts = {answer: "#card-fan", breakeven: "#card-be", ranking: "#card-rank"};
+  for (const [name, sel] of Object.entries(parts)) {
+    const node = document.querySelector(sel);
+    new MutationObserver((_, obs) => {
+      if (t.change !== undefined && !node.dataset.stale && performance.now() > t.change) {
+        t[name] = performance.now(); obs.disconnect();
+      }
+    }).observe(node, {attributes: true, attributeFilter: ["data-stale"]});
+  }
+}"""
+
+
+def _median(xs: list[float]) -> str:
+    return f"{statistics.median(xs):.2f} s ({min(xs):.2f}-{max(xs):.2f})"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--changes", type=int, default=10)
+    ap.add_argument("--samples", type=int, default=1024)
+    args = ap.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    from mc_tco.app import bridge
+    from mc_tco.app.server import App, make_server
+
+    folder = Path(tempfile.mkdtemp(prefix="app-latency-"))
+    book = folder / "book.toml"
+    shutil.copy(BOOK, book)
+    app = App(str(book), samples=args.samples)
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    bridge.warm_up()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    field = ".input[data-input='node_price'] input[data-field='low']"
+    page_t: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
+    ref_t: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
+    ref_cpu: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
+    page_cpu: list[float] = []
+    print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM,
+                                        args=["--no-sandbox", "--disable-gpu"])
+            # bypass_csp: the page forbids eval, which wait_for_function needs
+            page = browser.new_context(viewport={"width": 1366, "height": 900},
+                                       bypass_csp=True).new_page()
+            page.goto(url)
+            page.wait_for_function("(+document.body.dataset.runs || 0) >= 1", timeout=300_000)
+            for i in range(args.changes):
+                page.evaluate(WATCH, field)
+                cpu = time.process_time()  # the server's threads (and this script's)
+                page.fill(field, str(399_000 - 1000 * i))
+                page.wait_for_function("window.__t.ranking !== undefined", timeout=300_000)
+                page_cpu.append(time.process_time() - cpu)
+                t = page.evaluate("window.__t")
+                for k in page_t:
+                    page_t[k].append((t[k] - t["change"]) / 1000)
+                # the reference: the same stages in-process, on the same edited book
+                text = page.evaluate("S.text")
+                edited = bridge.loads_book(text, str(book))
+                seed, n = 10_000 + i, args.samples
+                for k, call, kw in (("answer", bridge.base_run, {"breakeven": False}),
+                                    ("breakeven", bridge.base_run, {}),
+                                    ("ranking", bridge.quick_run, {})):
+                    start, cpu = time.perf_counter(), time.process_time()
+                    call(edited, n, seed, **kw)
+                    ref_t[k].append(time.perf_counter() - start)
+                    ref_cpu[k].append(time.process_time() - cpu)
+                print(f"change {i + 1}: answer {page_t['answer'][-1]:.2f} s, break-even "
+                      f"{page_t['breakeven'][-1]:.2f} s, ranking {page_t['ranking'][-1]:.2f} s"
+                      f" (in-process {ref_t['answer'][-1]:.2f} / {ref_t['breakeven'][-1]:.2f}"
+                      f" / {ref_t['ranking'][-1]:.2f} s; load {os.getloadavg()[0]:.1f})")
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"\n{args.changes} changes at {args.samples:,} samples, median (min-max), "
+          f"from the change in the page:")
+    names = {"answer": "answer (P, band, fan, sentence)", "breakeven": "break-even chart",
+             "ranking": "ranking"}
+    for k, name in names.items():
+        print(f"  {name:33s} {_median(page_t[k])}   in-process stage alone: "
+              f"{_median(ref_t[k])}")
+    stages = [sum(v) for v in zip(*ref_cpu.values(), strict=True)]
+    print(f"  CPU seconds of a change, all three stages: in the app (server threads) "
+          f"{_median(page_cpu)}; the stages in-process {_median(stages)}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

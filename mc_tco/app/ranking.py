@@ -1,0 +1,74 @@
+"""The explorer's "top inputs" chart: the inputs at one grid point ranked as the CLI ranks
+them, through :meth:`ds.mc_tco.ranking <mc_tco.results.accessor.ResultsAccessor.ranking>`
+(Shapley effects when the book correlates its inputs and the run estimated them, else the
+total Sobol' index ST), with what the chart is to say about it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import xarray as xr
+
+from mc_tco.app import bridge
+
+__all__ = ["ranked_by", "ranking"]
+
+#: the chart's title by index: what the bars are
+TITLES = {"shapley": "Top inputs by Shapley effect (their shares of the variance sum to 1)",
+          "ST": "Top inputs by total Sobol' index ST"}
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return float(f"{x:.12g}") if math.isfinite(x) else None
+
+
+def ranked_by(ds: xr.Dataset) -> str:
+    """The index :meth:`ds.mc_tco.ranking` ranks by when not told: ``"shapley"`` for a
+    run of correlated inputs that has them, else ``"ST"`` (the accessor's rule, read back
+    for the chart's label)."""
+    return "shapley" if "shapley" in ds and ds.mc_tco.correlations else "ST"
+
+
+def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
+            top: int = 8) -> dict:
+    """The ranking of ``strategy``'s inputs at ``dim = d``, as ``mc-tco run`` prints it.
+
+    The target ranked is the indicator (``saving>0``) when it rests on enough winning and
+    losing scenarios and its top index is above its own error, else the target itself
+    (the memo's rule, :func:`mc_tco.app.bridge.indicator_ranks`). Shapley effects are read
+    at the nearest point the run estimated them at (``--shapley-at report``): ``at``.
+
+    Returns
+    -------
+    dict
+        ``target``, ``wins``, ``index`` (``"shapley"`` or ``"ST"``), ``title``, ``rare``
+        (the too-few-scenarios note of the indicator, or None), ``at`` and ``rows``:
+        ``[input, value, half-width, S1 or None]`` by decreasing value.
+    """
+    n = int(ds.sizes["sample"])
+    point: dict[str, Any] = {dim: d, "strategy": strategy}
+    indicator = f"{target}>0"
+    wins = (round(float(ds["p_positive"].sel(target=indicator, **point)) * n)
+            if indicator in ds["target"].values else 0)
+    if indicator in ds["target"].values and bridge.indicator_ranks(
+            wins, n, ds["ST"].sel(target=indicator, **point).values,
+            ds["ST_conf"].sel(target=indicator, **point).values):
+        target = indicator
+    index = ranked_by(ds)
+    at = ds.mc_tco.shapley_point(**point) if index == "shapley" else point
+    table = ds.mc_tco.ranking(target, index=index, **at).isel(input=slice(0, top))
+    title = TITLES[index]
+    if index == "ST" and ds.mc_tco.correlations:  # a quick run without Shapley effects
+        title += " (inputs moved one at a time: with correlations not shares of the variance)"
+    rare = bridge.rare_note(ds, indicator, point) if indicator in ds["target"].values else None
+    return {"target": target, "wins": wins, "index": index, "title": title,
+            "rare": None if rare is None else {
+                "events": rare["events"], "rows": rare["rows"],
+                "nearest": rare["nearest_demand"], "note": rare["note"]},
+            "at": _num(at[dim]),
+            "rows": [[str(name), _num(v), _num(h), None if index != "ST" else _num(s1)]
+                     for name, v, h, s1 in zip(
+                         table["input"].values, table[index].values,
+                         table[f"{index}_conf"].values, table["S1"].values, strict=True)]}

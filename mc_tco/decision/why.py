@@ -1,0 +1,80 @@
+"""The numbers behind the memo's "why", "revisit when" and "run the pilot?" sentences at
+one demand, gathered once: the derived reason (:mod:`mc_tco.decision.reason`), the
+watchable triggers (:func:`mc_tco.decision.triggers.watch_triggers`) and the pilot's EVSI
+(:mod:`mc_tco.decision.evsi`), all on the same stored base rows.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import xarray as xr
+
+from mc_tco.decision.evsi import Pilot, PilotValue, pilot_value
+from mc_tco.decision.one_page import page_numbers
+from mc_tco.decision.reason import Reason, reason
+from mc_tco.decision.stored_rows import stored_rows
+from mc_tco.decision.triggers import WatchTrigger, watch_triggers
+
+__all__ = ["Why", "pilot_at", "why_numbers"]
+
+#: results computed once per results dataset and key (the memo's body and its Appendix C
+#: read the same pilot): id(ds) -> {key: value}, dropped when the dataset is collected
+_CACHE: dict[int, dict[tuple, Any]] = {}
+
+
+def _cached(ds: xr.Dataset, key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` once per live dataset ``ds`` and ``key``."""
+    slot = _CACHE.get(id(ds))
+    if slot is None:
+        slot = _CACHE[id(ds)] = {}
+        weakref.finalize(ds, _CACHE.pop, id(ds), None)
+    if key not in slot:
+        slot[key] = make()
+    return slot[key]
+
+
+def pilot_at(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> PilotValue:
+    """:func:`mc_tco.decision.evsi.pilot_value` at ``demand``, computed once per results
+    dataset (and pilot)."""
+    pilot = pilot or Pilot()
+    return _cached(ds, ("pilot", float(demand), pilot),
+                   lambda: pilot_value(ds, demand, pilot))
+
+
+@dataclass(frozen=True)
+class Why:
+    """At ``demand``: the recommended option ``choice`` (cheapest in most scenarios) and
+    the best alternative ``best`` (most likely to beat the API); ``reasons`` the gap of
+    each option that explains the choice (the best alternative's, then buying's when the
+    best alternative is another one: buying is the option whose costs the model splits
+    into components); ``triggers`` and ``pilot``."""
+
+    demand: float
+    choice: str
+    best: str
+    reasons: tuple[Reason, ...]
+    triggers: tuple[WatchTrigger, ...]
+    pilot: PilotValue
+
+
+def why_numbers(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Why:
+    """:class:`Why` at ``demand`` (a grid point of the results), computed once per
+    results dataset, demand and pilot."""
+    pilot = pilot or Pilot()
+    return _cached(ds, ("why", float(demand), pilot), lambda: _why(ds, demand, pilot))
+
+
+def _why(ds: xr.Dataset, demand: float, pilot: Pilot) -> Why:
+    nums = page_numbers(ds, demand)
+    rows = stored_rows(ds)
+    shown = [nums.choice] if nums.choice != "api" else [nums.best_self]
+    if "buy" not in shown:
+        shown.append("buy")
+    reasons = tuple(reason(ds, demand, s, "api", rows=rows) for s in shown)
+    found = sorted(watch_triggers(ds, demand, rows=rows), key=lambda t: not t.found)
+    return Why(float(demand), nums.choice, nums.best_self, reasons, tuple(found),
+               pilot_at(ds, demand, pilot))

@@ -1,0 +1,28 @@
+"""The section's numbers are computed once per results dataset, and its words say only
+what they bear out."""
+
+from __future__ import annotations
+
+import math
+
+from mc_tco.decision.why import pilot_at, why_numbers
+from mc_tco.report.words.why import even_without, why_markdown
+
+
+def test_why_is_computed_once_and_worded_from_its_numbers(default_run):
+    w = why_numbers(default_run, 5e11)
+    assert why_numbers(default_run, 5e11) is w and pilot_at(default_run, 5e11) is w.pilot
+    assert w.choice == "api" and w.reasons[0].strategy == w.best
+    md = why_markdown(w)
+    found = [t for t in w.triggers if t.found]
+    revisit = [t for t in found if t.beyond != t.current]
+    assert md.count("**Revisit when") == len(revisit)
+    assert md.count("holds only while") == len(found) - len(revisit)
+    for t in found:
+        assert (t.threshold > t.now) == t.rising
+        assert not math.isfinite(t.lower) or t.lower < t.threshold < t.upper
+    for r in w.reasons:
+        for k in r.removals:
+            sentence = even_without(r, k)
+            assert (sentence != "") == r.holds_without(k)
+    assert ("don't run it" in md) == (not w.pilot.run_it)
