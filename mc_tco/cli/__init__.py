@@ -7,24 +7,49 @@ never a traceback (:func:`._common.friendly`).
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from mc_tco._version import __version__
 from mc_tco.cli._common import DEFAULT_BOOK
-from mc_tco.cli.app import app
-from mc_tco.cli.curves import cdf, scatter
-from mc_tco.cli.explain import explain
-from mc_tco.cli.fit import fit
-from mc_tco.cli.inputs import inputs
-from mc_tco.cli.memo import memo, report
-from mc_tco.cli.rerun import rerun
-from mc_tco.cli.run import run
-from mc_tco.cli.target import target
 
 __all__ = ["DEFAULT_BOOK", "main"]
 
+#: each command and the module that defines it, imported when the command runs (or the
+#: help lists it): ``mc-tco run`` never imports the browser app, the memo or explain
+COMMANDS = {
+    "app": "mc_tco.cli.app",
+    "cdf": "mc_tco.cli.curves",
+    "explain": "mc_tco.cli.explain",
+    "fit": "mc_tco.cli.fit",
+    "inputs": "mc_tco.cli.inputs",
+    "memo": "mc_tco.cli.memo",
+    "report": "mc_tco.cli.memo",
+    "rerun": "mc_tco.cli.rerun",
+    "run": "mc_tco.cli.run",
+    "scatter": "mc_tco.cli.curves",
+    "target": "mc_tco.cli.target",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class _Commands(click.Group):
+    """The ``mc-tco`` group, whose commands are imported by name when used
+    (:data:`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in COMMANDS:
+            return self.commands.get(cmd_name)
+        command = getattr(importlib.import_module(COMMANDS[cmd_name]), cmd_name)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=_Commands,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="mc-tco")
 def main() -> None:
     """Monte Carlo uncertainty and Sobol' sensitivity for the self-hosting decision.
@@ -42,8 +67,3 @@ def main() -> None:
       mc-tco rerun results/BOOK.nc       redo a run from its file; do the numbers match?
     """
 
-
-
-for _command in (run, inputs, memo, report, explain, target, cdf, scatter, rerun, app):
-    main.add_command(_command)
-main.add_command(fit)

@@ -152,14 +152,21 @@ def report(book: Path | None, samples: int, seed: int, demand: str | None, resul
         args += ["--demand", f"{tokens:g}"]
     if results_dir != Path("results"):
         args += ["--results-dir", str(results_dir)]
-    start = time.monotonic()
-    say = (lambda text: None) if quiet else click.echo
+    start = last = time.monotonic()
+
+    def say(text: str) -> None:  # each stage's line, as it ends (the last: the memo)
+        nonlocal last
+        if not quiet:
+            click.echo(text)
+        last = time.monotonic()
+
     with waiting(not no_wait):  # each results file: wait for (or refuse) another writer
         rep = make_report(samples=samples, seed=seed, demand=tokens, results_dir=results_dir,
                           books=(book,) if book is not None else None,
                           command=shlex.join(args), say=say,
                           progress=lambda label: Progress(label, enabled=not quiet))
     steps = len(rep.results) + 1
-    say(f"[{steps}/{steps}] wrote {_summary(rep.memo_dir, rep.files)}")
+    say(f"[{steps}/{steps}] wrote {_summary(rep.memo_dir, rep.files)} in "
+        f"{time.monotonic() - last:.1f} s")
     say(f"done in {time.monotonic() - start:.1f} s; open {rep.memo_dir / 'memo.html'} "
         "in a browser")

@@ -40,8 +40,16 @@ def with_extra(summary: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
 
 
 
-def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[Hashable, ...], budget: float = 2.5e8,
-            ) -> tuple[Hashable | None, list[slice]]:
+#: bytes of the stacked targets (each target and its indicator) the summaries take at once:
+#: a block's summaries hold about 4x this (the targets read, stacked, sorted for the
+#: quantiles of each scramble). The article book at 2^18 samples: +991 MiB at 2.5e8, +339
+#: MiB at 1e8, in the same 30 s; the default book at 2^16 peaked at 1,566 MiB with 2.5e8
+#: (issue 26), at 963 MiB with 1e8 (benchmarks/memory.py)
+SUMMARY_BLOCK_BYTES = 1e8
+
+
+def _blocks(base: xr.Dataset, plan: Plan, cells: tuple[Hashable, ...],
+            budget: float = SUMMARY_BLOCK_BYTES) -> tuple[Hashable | None, list[slice]]:
     """Slices of the first grid dim of the targets that keep a block under ``budget`` bytes."""
     dim = next((d for d in cells if d in plan.grid), None)
     if dim is None:

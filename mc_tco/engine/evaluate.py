@@ -248,6 +248,16 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
 CHUNK_MEMORY = 1.5e9
 #: a chunk's peak memory per byte of its model outputs (inputs, stacking, Sobol' sums)
 CHUNK_OVERHEAD = 4
+#: a chunk not asked for (no --chunk-size) grows, by doubling, while its memory stays
+#: below this and the run keeps :data:`MIN_CHUNKS` chunks: a model with small outputs (a
+#: user's 3-input function) then makes a few large calls instead of many small ones
+#: (each costs ~5-13 ms of xarray and design work; at N = 8192 the 32 chunks of 256 were
+#: 0.4 s of a 2 s run). The TCO model's chunk of 256 takes 60-150 MB: it never grows.
+GROW_MEMORY = 16 * 2**20
+#: the fewest chunks a grown chunk leaves the run (work for 2-4 workers). A fixed
+#: number, not the machine's cores: the chunking sets the order of the Sobol' sums,
+#: hence their last bits, which must not depend on the machine
+MIN_CHUNKS = 4
 
 
 def row_bytes(plan: Plan, outputs: Iterable[str] | None = None) -> int:
@@ -273,7 +283,10 @@ def fit_chunk(plan: Plan, budget: float = CHUNK_MEMORY) -> Plan:
 
     A huge grid (``num = 100000``) makes every design row's outputs large; the chunk
     (256 base samples by default) is then halved, down to one sample per scramble, and a
-    grid too large even for that is refused in one line before any work.
+    grid too large even for that is refused in one line before any work. A chunk the
+    run did not ask for (``plan.chunk_auto``) is doubled instead while it stays below
+    :data:`GROW_MEMORY` and leaves :data:`MIN_CHUNKS` chunks (a model with small
+    outputs); the plan returned has ``chunk_auto`` False (fitted once).
     """
     import dataclasses
 
@@ -283,6 +296,11 @@ def fit_chunk(plan: Plan, budget: float = CHUNK_MEMORY) -> Plan:
     while chunk * per_sample > budget and chunk > smallest:
         chunk //= 2
     chunk = max(chunk, smallest)
+    if plan.chunk_auto:
+        while (2 * chunk * per_sample <= min(budget, GROW_MEMORY)
+               and 2 * chunk * MIN_CHUNKS <= plan.samples):
+            chunk *= 2
+        plan = dataclasses.replace(plan, chunk_auto=False)
     if chunk * per_sample > budget:
         cells = ", ".join(f"{d} {len(g.values):,}" for d, g in plan.grid.items())
         raise OptionError(

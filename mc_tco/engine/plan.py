@@ -118,6 +118,9 @@ class Plan:
     #: where the Shapley effects are estimated: "report" (the report points, the model's
     #: claim points and the focus, along each grid dim that has report points) or "grid"
     shapley_at: str = "report"
+    #: the chunk was not asked for (no --chunk-size): :func:`~.evaluate.fit_chunk` may
+    #: enlarge it for a model with small outputs (fewer, larger model calls)
+    chunk_auto: bool = False
     design: SaltelliDesign = field(init=False)
     designs: list[SaltelliDesign] = field(init=False)
 
@@ -301,6 +304,7 @@ def plan_run(
     if target_halfwidth is not None and max_samples is None:
         max_samples = samples * 64
     largest = max_samples or samples
+    chunk_auto = chunk_size is None
     if chunk_size is None:
         chunk_size = BLOCK
     aligned = replicates if ci == "rqmc" else 1  # a chunk holds whole sets of scrambles
@@ -409,6 +413,7 @@ def plan_run(
         shapley=book.correlation is not None if shapley is None else bool(shapley),
         shapley_permutations=int(shapley_permutations),
         shapley_at=shapley_at,
+        chunk_auto=chunk_auto,
     )
     if plan.target_halfwidth is not None and plan.ranking_index == "none":
         raise OptionError(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,7 @@ def execute(
     family_progress: Progress | None = None,
     shapley_progress: Progress | None = None,
     independence_check: bool = True,
+    on_stage: Callable[[str, float], None] | None = None,
 ) -> xr.Dataset:
     """Evaluate a checked :class:`Plan` chunk by chunk and summarise.
 
@@ -135,6 +137,13 @@ def execute(
         ``progress(done, total)`` in variants of the family check.
     shapley_progress : callable, optional
         ``progress(done, total)`` in model rows of the Shapley effects (``plan.shapley``).
+    independence_check : bool
+        As for :func:`run`.
+    on_stage : callable, optional
+        Called as ``on_stage(name, seconds)`` as each stage of the run ends: "family
+        check", "Shapley effects", "sampling" (the model on the design rows, the base rows
+        written), "independence check", "summaries" (indices, bands, the file completed);
+        only the stages the plan has.
 
     Ctrl-C and SIGTERM stop the run at any moment (:mod:`.interrupt`): the temporary
     file is removed, a previous results file stays as it was, and
@@ -144,15 +153,35 @@ def execute(
     plan = fit_chunk(plan)  # a huge grid: smaller chunks, or a one-line refusal
     with stop_on_signals():
         return _execute(plan, progress, scheduler, out, on_step, extra, family_progress,
-                        shapley_progress, independence_check)
+                        shapley_progress, independence_check, _Stages(on_stage))
+
+
+class _Stages:
+    """Times the stages of a run and says each one's seconds as it ends (``on_stage``)."""
+
+    def __init__(self, on_stage: Callable[[str, float], None] | None):
+        self.on_stage = on_stage
+        self.spent: dict[str, float] = {}  # stages done in parts: their seconds so far
+
+    @contextlib.contextmanager
+    def __call__(self, name: str, last: bool = True) -> Iterator[None]:
+        """Time the block as (a part of) stage ``name``; its last part (``last``) says the
+        stage's seconds, if it ends without an error."""
+        start = time.monotonic()
+        yield
+        self.spent[name] = self.spent.get(name, 0.0) + time.monotonic() - start
+        if last and self.on_stage is not None:
+            self.on_stage(name, self.spent.pop(name))
 
 
 def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | Path | None,
              on_step: Callable[[dict], None] | None, extra: xr.Dataset | None,
              family_progress: Progress | None, shapley_progress: Progress | None = None,
-             independence_check: bool = True) -> xr.Dataset:
+             independence_check: bool = True, clock: _Stages | None = None) -> xr.Dataset:
     from mc_tco.results.io import atomic_path
     from mc_tco.results.store import BaseStore
+
+    clock = clock or _Stages(None)
 
     target_halfwidth = plan.target_halfwidth
     stages = [plan.samples]
@@ -163,11 +192,14 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
     if plan.family_check:
         from mc_tco.engine.family import family_check
 
-        family = family_check(plan, progress=family_progress)
+        with clock("family check"):
+            family = family_check(plan, progress=family_progress)
         extra = family if extra is None else with_extra(family, extra)
-    first, _, shift = evaluate_chunk(plan, *plan.first)
+    with clock("sampling", last=False):  # (its first chunk: the shift, the Shapley cells)
+        first, _, shift = evaluate_chunk(plan, *plan.first)
     # the independence check reads the run's base rows once they are written (below)
-    extra = _dependence(plan, first, extra, shapley_progress, progress, scheduler)
+    with clock("Shapley effects") if plan.shapley else contextlib.nullcontext():
+        extra = _dependence(plan, first, extra, shapley_progress, progress, scheduler)
     # (skipped by previews that do not show it: the browser app)
     independence = independence_check and plan.book.correlation is not None
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
@@ -176,55 +208,86 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
         tmp = (stack.enter_context(atomic_path(out, backup=True, what="--out"))
                if out is not None else None)
         store: BaseStore | None = None
-        bases: list[xr.Dataset] = []
+        # the base rows, in memory without a file; with one, also kept in memory while
+        # they are small (then the summaries need not read the file back: :data:`KEEP`)
+        bases: list[xr.Dataset] | None = []
+        kept = 0
         total: RunSums | None = None
         path: list[dict[str, Any]] = []
         done = 0
-        for stage in stages:
-            for base, sums in evaluate_all(plan, shift, scheduler, progress, done, stage):
-                total = sums if total is None else total + sums
-                if tmp is None:
-                    bases.append(base)
-                elif store is None:
-                    store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid),
-                                             samples=plan.samples)
-                    stack.callback(store.discard)  # stopped: drop the rows not yet written
-                else:
-                    store.append(base)
-            done = stage
-            if target_halfwidth is None:
-                break
-            assert total is not None  # (every stage evaluates a chunk at least)
-            step = convergence_step(plan, total, target_halfwidth, path[-1] if path else None,
-                                    layout=layout, shapley=extra)
-            path.append(step)
-            if on_step is not None:
-                on_step(step)
-            if step["converged"] or step["futile"]:  # futile: doubling cannot meet it
-                break
+        with clock("sampling"):  # (the model on the design rows; the base rows written)
+            for stage in stages:
+                for base, sums in evaluate_all(plan, shift, scheduler, progress, done, stage):
+                    total = sums if total is None else total + sums
+                    if bases is not None:
+                        kept += base.nbytes
+                        if tmp is None or kept <= KEEP:
+                            bases.append(base)
+                        else:
+                            bases = None  # too large to keep: the summaries read the file
+                    if tmp is None:
+                        continue
+                    if store is None:
+                        store = BaseStore.create(tmp, base, plan.chunk_size, list(plan.grid),
+                                                 samples=plan.samples)
+                        stack.callback(store.discard)  # stopped: drop the rows not yet written
+                    else:
+                        store.append(base)
+                done = stage
+                if target_halfwidth is None:
+                    break
+                assert total is not None  # (every stage evaluates a chunk at least)
+                step = convergence_step(plan, total, target_halfwidth, path[-1] if path else None,
+                                        layout=layout, shapley=extra)
+                path.append(step)
+                if on_step is not None:
+                    on_step(step)
+                if step["converged"] or step["futile"]:  # futile: doubling cannot meet it
+                    break
+            if store is not None:
+                store.close()
         plan = dataclasses.replace(plan, samples=done, requested_samples=plan.samples)
         assert total is not None  # (as above)
         if tmp is None:
-            base = xr.concat(
-                bases, dim="sample", data_vars="all", coords="minimal", compat="override"
-            )
-            summary = with_path(summarize(plan, base, total, scheduler), path, target_halfwidth)
+            assert bases is not None  # (kept whole without a file)
+            base = _concat(bases)
+            with clock("summaries"):
+                summary = with_path(summarize(plan, base, total, scheduler), path,
+                                    target_halfwidth)
             if independence:
-                extra = _independence(plan, base, extra)
+                with clock("independence check"):
+                    extra = _independence(plan, base, extra)
             summary = with_extra(summary, extra)
             check()
             return base.merge(summary, join="exact", compat="override").assign_attrs(
                 summary.attrs
             )
         assert store is not None and out is not None  # (created at the first chunk)
-        store.close()
-        with store.open() as lazy:
-            summary = with_path(summarize(plan, lazy, total, scheduler), path, target_halfwidth)
+        with (contextlib.nullcontext(_concat(bases)) if bases is not None
+              else store.open()) as rows:
+            with clock("summaries", last=False):
+                summary = with_path(summarize(plan, rows, total, scheduler), path,
+                                    target_halfwidth)
             if independence:
-                extra = _independence(plan, lazy, extra)
-        store.add(with_extra(summary, extra))
-        check()  # a signal swallowed on the way is raised here, before the rename
-    return xr.open_dataset(out, engine=ResultsBackend)  # dims sized once (mc_tco.results.store)
+                with clock("independence check"):
+                    extra = _independence(plan, rows, extra)
+        with clock("summaries", last=False):  # (and the file completed)
+            store.add(with_extra(summary, extra))
+            check()  # a signal swallowed on the way is raised here, before the rename
+    with clock("summaries"):
+        written = xr.open_dataset(out, engine=ResultsBackend)  # dims sized once
+    return written
+
+
+#: bytes of base rows a run writing a file also keeps in memory for its summaries (a
+#: small run's: reading them back cost 0.03-0.1 s of a 1-2 s run); beyond, the summaries
+#: read the file block by block (bounded memory)
+KEEP = 64 * 2**20
+
+
+def _concat(bases: list[xr.Dataset]) -> xr.Dataset:
+    """The chunks' base rows as one Dataset along ``sample``."""
+    return xr.concat(bases, dim="sample", data_vars="all", coords="minimal", compat="override")
 
 
 def _independence(plan: Plan, base: xr.Dataset, extra: xr.Dataset | None) -> xr.Dataset:
@@ -252,14 +315,16 @@ def _dependence(plan: Plan, first: xr.Dataset, extra: xr.Dataset | None,
         def progress(done: int, total: int) -> None:
             sampling_progress(0, plan.samples)
 
-    from mc_tco.engine.dependence import correlation_dataset
-    from mc_tco.engine.evaluate import _targets_array
-    from mc_tco.engine.shapley import shapley_dataset
-
+    # (imported only when used: a book without correlations needs neither)
     parts = []
     if plan.book.correlation is not None:
+        from mc_tco.engine.dependence import correlation_dataset
+
         parts.append(correlation_dataset(plan))
     if plan.shapley:
+        from mc_tco.engine.evaluate import _targets_array
+        from mc_tco.engine.shapley import shapley_dataset
+
         _, cells = _targets_array(plan, first)
         # the Shapley rows run on the driver's threads (one with --scheduler synchronous)
         workers = 1 if scheduler == "synchronous" else max(1, os.cpu_count() or 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 import h5netcdf
+import h5py
 import xarray as xr
 from h5netcdf.dimensions import Dimensions
 from xarray.backends import BackendEntrypoint, CachingFileManager, H5NetCDFStore
@@ -58,11 +59,32 @@ class _SizedDimensions(Dimensions):
         self._objects[name].__class__ = _SizedDimension
 
 
+class _LookedUpOnce(h5py.File):
+    """An h5py File opened to read whose objects are each looked up by path once.
+
+    h5netcdf looks a variable's HDF5 dataset up by its path on every use (its dtype,
+    dims, attrs, filters: ~25 lookups a variable, each a new h5py object): opening a
+    results file spent 40% of its time there (0.23 s CPU for the default book's, 0.135 s
+    with each object looked up once).
+    In a file opened to read nothing is created or removed, so the object found first
+    stays the one at that path. Only the h5py File of a :class:`_SizedFile` opened to read
+    is given this class."""
+
+    def __getitem__(self, name):
+        if not isinstance(name, str):
+            return super().__getitem__(name)
+        found = self.__dict__.setdefault("_mc_tco_objects", {})
+        if name not in found:
+            found[name] = super().__getitem__(name)
+        return found[name]
+
+
 class _SizedFile(h5netcdf.File):
     """An h5netcdf File whose dims are :class:`_SizedDimension`; only for files no
     variable grows in while open. h5netcdf has no hook for its dim class (its
     ``Dimensions`` makes ``Dimension`` objects), so this file's own dims, once made, are
-    given the subclass; h5netcdf's classes and other files are left as they are."""
+    given the subclass; h5netcdf's classes and other files are left as they are. Opened
+    to read, its h5py File looks each object up once (:class:`_LookedUpOnce`)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -70,6 +92,8 @@ class _SizedFile(h5netcdf.File):
         for dim in self._dimensions._objects.values():
             if type(dim) is h5netcdf.Dimension:
                 dim.__class__ = _SizedDimension
+        if type(self._h5file) is h5py.File and self._h5file.mode == "r":
+            self._h5file.__class__ = _LookedUpOnce
 
 
 class _CheckedArray(H5NetCDFArrayWrapper):

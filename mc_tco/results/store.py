@@ -331,14 +331,50 @@ def lazy_dask_check():
     other fields (``available``, ``version``, ``module``) import it as before. The entry
     of xarray's ``namedarray.pycompat`` cache is put back as it was when the block ends
     (nothing is done if a newer xarray moved it, or dask's entry is already there).
-    """
-    import sys
 
+    The same holds for xarray's ``is_dask_collection``, asked of every array a ufunc on a
+    DataArray meets (``np.sin(x)`` in a user's model): it imports ``dask`` itself (0.1-0.2
+    s: dask.base, psutil, yaml, jinja2). Until ``dask`` is imported no object is a dask
+    collection, so it answers False then, and asks dask after; it is put back too.
+    """
     try:
         from xarray.namedarray import pycompat
+        from xarray.namedarray import utils as namedarray_utils
     except ImportError:  # pragma: no cover - another xarray layout
         yield
         return
+    with _lazy_dask_collection(namedarray_utils), _lazy_dask_array(pycompat):
+        yield
+
+
+@contextlib.contextmanager
+def _lazy_dask_collection(utils):
+    """xarray's ``namedarray.utils.is_dask_collection`` answering False while ``dask`` is
+    not imported (:func:`lazy_dask_check`); put back when the block ends."""
+    import sys
+
+    real = getattr(utils, "is_dask_collection", None)
+    if real is None:  # pragma: no cover - another xarray layout
+        yield
+        return
+
+    def is_dask_collection(x):
+        return "dask" in sys.modules and real(x)
+
+    utils.is_dask_collection = is_dask_collection
+    try:
+        yield
+    finally:
+        if utils.is_dask_collection is is_dask_collection:
+            utils.is_dask_collection = real
+
+
+@contextlib.contextmanager
+def _lazy_dask_array(pycompat):
+    """xarray's cache entry for dask's array type, ``()`` until ``dask.array`` is imported
+    (:func:`lazy_dask_check`); the entry is put back when the block ends."""
+    import sys
+
     cache = getattr(pycompat, "_cached_duck_array_modules", None)
     real = getattr(pycompat, "DuckArrayModule", None)
     if not isinstance(cache, dict) or real is None or "dask" in cache:

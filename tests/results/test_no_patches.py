@@ -22,13 +22,14 @@ SCRIPT = textwrap.dedent("""
     import h5netcdf.dimensions
     import xarray.backends.h5netcdf_ as xh
     import xarray.namedarray.pycompat as pc
+    import xarray.namedarray.utils as nu
 
     def state():
         # xarray fills its cache as it meets array types: its entries must be its own
         cache = pc._cached_duck_array_modules
         return (h5netcdf.dimensions.Dimension.__dict__["size"],
                 {k: type(v) for k, v in cache.items() if type(v) is not pc.DuckArrayModule},
-                xh.H5NetCDFArrayWrapper.__dict__["_getitem"])
+                xh.H5NetCDFArrayWrapper.__dict__["_getitem"], nu.is_dask_collection)
 
     before = state()
     import mc_tco
@@ -37,6 +38,7 @@ SCRIPT = textwrap.dedent("""
     out = sys.argv[1]
     with mc_tco.results.store.lazy_dask_check():  # as the mc-tco command runs
         assert type(pc._cached_duck_array_modules["dask"]) is not pc.DuckArrayModule
+        assert nu.is_dask_collection is not before[3]
         mc_tco.run(sys.argv[2], samples=64, out=out).close()
     assert state() == before, "changed by the dask check"
     mc_tco.run(sys.argv[2], samples=64).close()  # no dask check

@@ -1,0 +1,97 @@
+"""`execute(on_stage=...)` says each stage of a run as it ends, with its seconds (issue 26:
+``mc-tco report`` prints them while it runs); small runs of a user's model."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mc_tco.book import load_book
+from mc_tco.engine import execute, plan_run
+
+MODEL = '''
+import xarray as xr
+
+
+def model(inputs):
+    return xr.Dataset({"y": inputs.x1 + 2 * inputs.x2 - inputs.x3})
+'''
+
+
+def _book(tmp_path, correlated: bool):
+    (tmp_path / "stage_model.py").write_text(MODEL)
+    inputs = "".join(f'[inputs.{v}]\ndist = "uniform"\nlow = 0\nhigh = 1\n'
+                     for v in ("x1", "x2", "x3"))
+    pair = '[[correlation]]\nbetween = ["x2", "x3"]\nspearman = 0.5\n' if correlated else ""
+    path = tmp_path / "stages.toml"
+    path.write_text('[book]\nmodel = "stage_model:model"\n[analysis]\ntargets = ["y"]\n'
+                    + inputs + pair)
+    return load_book(path)
+
+
+@pytest.mark.parametrize(("correlated", "family", "expected"), [
+    (False, True, ["family check", "sampling", "summaries"]),
+    (True, False, ["Shapley effects", "sampling", "independence check", "summaries"]),
+])
+def test_each_stage_is_said_once_in_order_as_it_ends(tmp_path, correlated, family, expected):
+    said: list[tuple[str, float, float]] = []
+    plan = plan_run(_book(tmp_path, correlated), samples=64, family_check=family,
+                    shapley_permutations=16)
+    start = time.monotonic()
+    with execute(plan, out=tmp_path / "r.nc",
+                 on_stage=lambda name, s: said.append((name, s, time.monotonic()))) as ds:
+        wall = time.monotonic() - start
+        assert "y" in ds
+    assert [name for name, _, _ in said] == expected
+    # said as it ends: each line's seconds fit between the start and the moment it was said
+    assert all(0 <= s <= at - start for _, s, at in said)
+    ends = [at for _, _, at in said]
+    assert ends == sorted(ends)
+    assert sum(s for _, s, _ in said) <= wall  # stages do not overlap
+
+
+def test_no_stage_is_said_for_a_run_that_fails(tmp_path):
+    # the one-row calls that size the chunk pass; the first chunk's rows fail
+    fail = "    if inputs.sizes['sample'] > 1:\n        raise ValueError('no')\n    return"
+    (tmp_path / "stage_model.py").write_text(MODEL.replace("    return", fail))
+    (tmp_path / "bad.toml").write_text(
+        '[book]\nmodel = "stage_model:model"\n[analysis]\ntargets = ["y"]\n'
+        + "".join(f'[inputs.{v}]\ndist = "uniform"\nlow = 0\nhigh = 1\n'
+                  for v in ("x1", "x2", "x3")))
+    said: list[str] = []
+    plan = plan_run(load_book(tmp_path / "bad.toml"), samples=64, chunk_size=256)
+    with pytest.raises(Exception, match="raised ValueError: no"):
+        execute(plan, out=tmp_path / "r.nc", on_stage=lambda name, s: said.append(name))
+    assert said == []
+
+
+def test_a_small_models_chunk_grows_unless_asked_for(tmp_path):
+    """fit_chunk doubles a chunk not asked for while it stays small and leaves 4 chunks:
+    y has 8 bytes a row, 5 rows a base sample (x 4 overhead): 160 bytes a sample."""
+    from mc_tco.engine.evaluate import MIN_CHUNKS, fit_chunk, sample_bytes
+
+    book = _book(tmp_path, correlated=False)
+    plan = plan_run(book, samples=8192)
+    assert plan.chunk_auto and plan.chunk_size == 256 and sample_bytes(plan) == 8 * 5
+    fitted = fit_chunk(plan)
+    assert fitted.chunk_size == 8192 // MIN_CHUNKS and not fitted.chunk_auto
+    assert fit_chunk(fitted).chunk_size == fitted.chunk_size  # fitted once
+    assert fit_chunk(plan_run(book, samples=8192, chunk_size=256)).chunk_size == 256
+    assert fit_chunk(plan_run(book, samples=512)).chunk_size == 256  # 4 chunks of 128: no
+
+
+def test_the_grown_chunk_is_stored_and_changes_only_the_last_bits(tmp_path):
+    import json
+
+    import numpy as np
+
+    book = _book(tmp_path, correlated=False)
+    with execute(plan_run(book, samples=2048, seed=4), out=tmp_path / "a.nc") as grown:
+        assert json.loads(grown.attrs["run_options"])["chunk_size"] == 512  # rerun: the same
+        with execute(plan_run(book, samples=2048, seed=4, chunk_size=256),
+                     out=tmp_path / "b.nc") as small:
+            for name in ("S1", "ST", "S1_conf", "ST_conf"):  # the sums' order
+                np.testing.assert_allclose(grown[name], small[name], rtol=0, atol=1e-12)
+            for name in ("y", "input_value", "target_mean", "target_quantile", "p_positive"):
+                np.testing.assert_array_equal(grown[name], small[name])
