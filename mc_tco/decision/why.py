@@ -19,11 +19,21 @@ from mc_tco.decision.reason import Reason, reason
 from mc_tco.decision.stored_rows import stored_rows
 from mc_tco.decision.triggers import WatchTrigger, watch_triggers
 
-__all__ = ["Why", "pilot_at", "why_numbers"]
+__all__ = ["MAX_ROWS", "Why", "pilot_at", "rows_view", "why_numbers"]
 
 #: results computed once per results dataset and key (the memo's body and its Appendix C
 #: read the same pilot): id(ds) -> {key: value}, dropped when the dataset is collected
 _CACHE: dict[int, dict[tuple, Any]] = {}
+#: the most stored scenarios these re-evaluations use: the first ``MAX_ROWS`` samples of a
+#: larger file (every scramble equally, as samples interleave them). They re-run the model
+#: on the rows for each trigger value and removed cost, so their time and memory grow with
+#: the rows; on a 2^18-sample file the memo ran out of memory (23 GB) without this bound.
+MAX_ROWS = 16384
+
+
+def rows_view(ds: xr.Dataset) -> xr.Dataset:
+    """``ds``, or its first :data:`MAX_ROWS` samples when it holds more (a lazy view)."""
+    return ds if ds.sizes["sample"] <= MAX_ROWS else ds.isel(sample=slice(0, MAX_ROWS))
 
 
 def _cached(ds: xr.Dataset, key: tuple, make: Callable[[], Any]) -> Any:
@@ -42,7 +52,7 @@ def pilot_at(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Pilot
     dataset (and pilot)."""
     pilot = pilot or Pilot()
     return _cached(ds, ("pilot", float(demand), pilot),
-                   lambda: pilot_value(ds, demand, pilot))
+                   lambda: pilot_value(rows_view(ds), demand, pilot))
 
 
 @dataclass(frozen=True)
@@ -59,16 +69,19 @@ class Why:
     reasons: tuple[Reason, ...]
     triggers: tuple[WatchTrigger, ...]
     pilot: PilotValue
+    rows: int = 0  #: the stored scenarios used (:data:`MAX_ROWS` at most)
+    scenarios: int = 0  #: the file's
 
 
 def why_numbers(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Why:
     """:class:`Why` at ``demand`` (a grid point of the results), computed once per
     results dataset, demand and pilot."""
     pilot = pilot or Pilot()
-    return _cached(ds, ("why", float(demand), pilot), lambda: _why(ds, demand, pilot))
+    return _cached(ds, ("why", float(demand), pilot),
+                   lambda: _why(rows_view(ds), demand, pilot, ds))
 
 
-def _why(ds: xr.Dataset, demand: float, pilot: Pilot) -> Why:
+def _why(ds: xr.Dataset, demand: float, pilot: Pilot, whole: xr.Dataset) -> Why:
     nums = page_numbers(ds, demand)
     rows = stored_rows(ds)
     shown = [nums.choice] if nums.choice != "api" else [nums.best_self]
@@ -77,4 +90,5 @@ def _why(ds: xr.Dataset, demand: float, pilot: Pilot) -> Why:
     reasons = tuple(reason(ds, demand, s, "api", rows=rows) for s in shown)
     found = sorted(watch_triggers(ds, demand, rows=rows), key=lambda t: not t.found)
     return Why(float(demand), nums.choice, nums.best_self, reasons, tuple(found),
-               pilot_at(ds, demand, pilot))
+               pilot_at(whole, demand, pilot), int(ds.sizes["sample"]),
+               int(whole.sizes["sample"]))

@@ -26,3 +26,19 @@ def test_why_is_computed_once_and_worded_from_its_numbers(default_run):
             sentence = even_without(r, k)
             assert (sentence != "") == r.holds_without(k)
     assert ("don't run it" in md) == (not w.pilot.run_it)
+
+
+def test_a_large_file_is_read_on_its_first_rows(default_run, monkeypatch):
+    """Past MAX_ROWS scenarios the re-evaluations use the first MAX_ROWS (every scramble
+    alike): the same numbers as the file cut there, and the section says so."""
+    from mc_tco.decision import why as why_mod
+
+    n = default_run.sizes["sample"]
+    monkeypatch.setattr(why_mod, "MAX_ROWS", n // 2)
+    big = default_run.copy()  # a new dataset: not cached
+    w = why_numbers(big, 5e11)
+    assert (w.rows, w.scenarios) == (n // 2, n)
+    cut = why_numbers(default_run.isel(sample=slice(0, n // 2)), 5e11)
+    assert [t.threshold for t in w.triggers] == [t.threshold for t in cut.triggers]
+    assert w.pilot.worth.value == cut.pilot.worth.value
+    assert f"first {n // 2:,} of the file's {n:,}" in why_markdown(w, in_summary=True)

@@ -194,7 +194,10 @@ def why_markdown(why: Why, heading: str = "##", in_summary: bool = False) -> str
                   "value of that one measured quantity, set in every scenario, at which an "
                   "alternative's chance of beating the API crosses one half, the other "
                   "assumptions as uncertain as now, with its Monte Carlo interval from the "
-                  "run's scrambles.", ""]
+                  "run's scrambles."
+                  + (f" These use the first {why.rows:,} of the file's {why.scenarios:,} "
+                     "scenarios (every scramble alike), which bounds their time and memory."
+                     if 0 < why.rows < why.scenarios else ""), ""]
     else:
         lines += [f"**Why (at {tokens(why.demand)} tokens/month):** {reason_text(why)}", "",
                   "**What to watch**", ""]
