@@ -81,6 +81,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
     """The assumptions appendix: every input, its distribution, source and rank."""
     book, r = ctx.book, ctx.ranking
     t = r.table
+    idx = r.index if r.index in t else "ST"
     rank = {str(i): int(v) for i, v in zip(t["input"].values, t["rank"].values, strict=True)}
     rows, flagged = [], []
     order = sorted(book.inputs.values(),
@@ -89,7 +90,8 @@ def section_assumptions(ctx: MemoContext) -> Section:
         q05, q50, q95 = (float(v) for v in inp.quantiles([0.05, 0.5, 0.95]))
         if inp.name in rank:
             row = t.sel(input=inp.name)
-            st = f"{rank[inp.name]} ({float(row['ST']):.3f} ± {float(row['ST_conf']):.3f})"
+            st = (f"{rank[inp.name]} ({float(row[idx]):.3f} ± "
+                  f"{float(row[f'{idx}_conf']):.3f})")
         else:
             st = "grid (fixed here)" if inp.is_grid else "constant"
         flag = inp.is_assumption and rank.get(inp.name, 10**6) <= TOP_FIVE
@@ -105,10 +107,14 @@ def section_assumptions(ctx: MemoContext) -> Section:
             st,
         ])
     words = _target_words(r)
+    label, what = (("Shapley", "Shapley effect (its share of the variance, the book's "
+                    "correlations included)") if idx == "shapley" else
+                   ("ST", "total Sobol' index ST"))
     intro = (
-        f"Every input of the book `{ctx.ds.mc_tco.run.book_path}`, ordered by its total "
-        f"Sobol' index ST for {words} at {tokens(r.demand)} (rank, then ST ± {ctx.level} "
-        f"half-width). **⚑** marks an input that is both in the top {TOP_FIVE} and sourced "
+        f"Every input of the book `{ctx.ds.mc_tco.run.book_path}`, ordered by its {what} "
+        f"for {words} at {tokens(r.demand)} (rank, then {label} ± {ctx.level} "
+        f"half-width), the ranking the run prints. **⚑** marks an input that is both in the "
+        f"top {TOP_FIVE} and sourced "
         "only by an assumption (its source begins with 'assumption'): important and weakly "
         "sourced, the first to pin down. Each input's book key is in brackets: the "
         "`[inputs.<key>]` table to edit in the book (also in assumptions.csv)."
@@ -120,7 +126,7 @@ def section_assumptions(ctx: MemoContext) -> Section:
     return Section("The assumptions", [
         Paragraph(intro + " " + tail),
         Table(["input", "group", "distribution", "5%", "50%", "95%", "unit", "source",
-               "ST rank"], rows, "lllrrrlll"),
+               f"{label} rank"], rows, "lllrrrlll"),
     ], "assumptions")
 
 

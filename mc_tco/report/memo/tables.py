@@ -96,7 +96,8 @@ def claims(ctx: MemoContext) -> pd.DataFrame:
 
 
 def assumptions(ctx: MemoContext) -> pd.DataFrame:
-    """Every input: family, parameters, quantiles, unit, source and its ST rank."""
+    """Every input: family, parameters, quantiles, unit, source and its rank (by the run's
+    ranking index)."""
     r = ctx.ranking
     t = r.table
     rows = []
@@ -107,7 +108,8 @@ def assumptions(ctx: MemoContext) -> pd.DataFrame:
                "unit": inp.unit, "source": inp.source, "is_assumption": inp.is_assumption}
         if inp.name in t["input"].values:
             x = t.sel(input=inp.name)
-            row.update({k: float(x[k]) for k in ("ST", "ST_conf", "S1", "S1_conf")})
+            row.update({k: float(x[k]) for k in ("ST", "ST_conf", "S1", "S1_conf",
+                                                 "shapley", "shapley_conf") if k in x})
             row.update({k: int(x[k]) for k in ("rank", "rank_best", "rank_worst")})
             row["flag_weak_source_top5"] = inp.is_assumption and int(x["rank"]) <= 5
         rows.append(row)
@@ -115,6 +117,7 @@ def assumptions(ctx: MemoContext) -> pd.DataFrame:
     df["ranked_target"] = r.target
     df["ranked_at_demand_tokens_per_month"] = r.demand
     df["ranked_strategy"] = r.strategy
+    df["ranked_by"] = r.index  # the index "rank" orders by (the file's ranking_index)
     return df.sort_values("rank", na_position="last", kind="stable")
 
 

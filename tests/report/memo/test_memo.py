@@ -670,3 +670,27 @@ def test_conf_level_is_the_level_in_the_words(no_png):
     md = build_memo(ds).markdown
     assert "95% Monte Carlo" not in md and "ST ± 95%" not in md
     assert "80% Monte Carlo interval" in md
+
+
+def test_the_assumption_table_ranks_by_the_runs_index(compared_memo):
+    """With the default book's correlations the assumption table is ordered and labelled by
+    the Shapley effects (the file's ranking_index), the values those of the ranking the
+    memo names, not ST's in Shapley order (issue 25, item 11)."""
+    import pandas as pd
+
+    from mc_tco.decision.indices import ranking
+
+    out, _, ds, _ = compared_memo
+    assert ds.mc_tco.ranking_index == "shapley"
+    md = (out / "memo.md").read_text()
+    table = md.split("## The assumptions", 1)[1].split("\n## ", 1)[0]
+    assert "| Shapley rank |" in table and "ST rank" not in table
+    csv = pd.read_csv(out / "assumptions.csv")
+    assert set(csv["ranked_by"]) == {"shapley"}
+    top = csv.dropna(subset=["rank"]).iloc[0]
+    r = ranking(ds, float(top["ranked_at_demand_tokens_per_month"]),
+                str(top["ranked_strategy"]))
+    assert r.index == "shapley" and str(r.table["input"].values[0]) == top["input"]
+    first = float(r.table["shapley"].values[0])
+    assert top["shapley"] == pytest.approx(first, rel=1e-5)  # (the CSV keeps 6 digits)
+    assert f"1 ({first:.3f} ± " in table
