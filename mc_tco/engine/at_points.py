@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.book import loads_book
-from mc_tco.errors import McTcoError, ModelError
+from mc_tco.errors import McTcoError, ModelError, OptionError
 from mc_tco.models import resolve_model
 
 __all__ = ["evaluate_stored"]
@@ -64,7 +64,15 @@ def evaluate_stored(ds: xr.Dataset, dim: str, points: Sequence[float],
     n = ds.sizes["sample"]
     data = {}
     for name, inp in book.inputs.items():
-        column = values[:, names.index(name)] if name in names else np.full(n, inp.value)
+        if name in names:
+            column = values[:, names.index(name)]
+        elif inp.is_grid:  # a grid input: the value of the view (ds.mc_tco.at_input_grid)
+            if name not in ds.coords or ds[name].ndim != 0:
+                raise OptionError(f"{name} is a grid dimension of the results: choose one of "
+                                  f"its values first (--at {name}=VALUE)")
+            column = np.full(n, float(ds[name]))
+        else:
+            column = np.full(n, inp.value)
         data[name] = xr.Variable("sample", np.asarray(column, dtype=float), {"units": inp.unit})
     coords: dict[str, Any] = {}
     for d in book.grid or {}:

@@ -97,11 +97,12 @@ def test_explain(article_file, tmp_path, form, typed, expected):
 
 
 #: a memo takes 5-20 s to write (its figures not rendered: ``no_png``): the cases it accepts
-#: are the two hardest (noise around a point that is not round, and that point as printed);
-#: it must refuse all the others (at once: only the two written memos are marked slow)
+#: are the two hardest (noise around a point that is not round, and that point as printed)
+#: and a demand between grid points, computed there (issue 24: any demand inside the grid's
+#: range); it refuses a demand outside the grid at once
 MEMO_CASES = [c if isinstance(c[1], str) else pytest.param(*c, id=c[0], marks=pytest.mark.slow)
-              for c in CASES if isinstance(c[1], str) or c[0] in (repr(P31 * (1 - 1e-11)),
-                                                                  "1.26T")]
+              for c in CASES if c[0] in ("2e13", repr(P31 * (1 - 1e-11)), "1.26T")]
+MEMO_CASES.append(pytest.param("4.5e11", 4.5e11, id="4.5e11-between", marks=pytest.mark.slow))
 
 
 @pytest.mark.parametrize(("typed", "expected"), MEMO_CASES,
@@ -114,7 +115,8 @@ def test_memo(article_file, tmp_path, typed, expected, no_png):
     else:
         assert r.exit_code == 0, r.output
         memo = (tmp_path / "memo" / "memo.md").read_text()
-        assert expected == P31 and "Decision demand 1.26T tokens/month." in memo
+        words = {P31: "1.26T", 4.5e11: "450B"}[expected]
+        assert f"Decision demand {words} tokens/month." in memo
 
 
 @pytest.mark.parametrize(("typed", "expected"), CASES, ids=IDS)
