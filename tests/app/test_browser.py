@@ -147,6 +147,7 @@ def test_cheap_nodes_raise_p_buy_and_saving_reproduces_it(page_of, app_server, t
 
 def test_invalid_value_shows_the_cli_message_and_changes_nothing(page_of):
     page = page_of()
+    wait_runs(page, 1)  # every stage of the first run in (each one counts as an answer)
     before = p_buy_1t(page)
     runs = page.evaluate("+document.body.dataset.answers")
     set_field(page, "node_price", "low", "600000")
