@@ -6,7 +6,12 @@ BaseException``, Python or the library swallows it and the run would go on to th
 Ctrl-C about 3 s into a default run was lost this way: the first write of the results file
 runs h5py and xarray finalizers). So the handler also sets a flag, and the engine calls
 :func:`check` between chunks and before it renames the results file into place: a signal
-that was swallowed is raised again there, and nothing is written.
+that was swallowed is raised again there, and nothing is written. Where Python drops an
+exception it reports it to :data:`sys.unraisablehook` ("Exception ignored in ...", with a
+traceback): a finalizer, or a ctypes callback (a Ctrl-C while numba's LLVM object cache
+called back into Python printed one and was dropped); :func:`install` and
+:func:`stop_on_signals` put a hook there that keeps an :class:`Interrupted` quiet (the flag
+raises it at the next :func:`check`) and hands every other exception to the hook before it.
 
 The rename of the results file and of its backup must not be cut in two: within
 :func:`deferred` a signal waits until both are done (:func:`mc_tco.results.io.atomic_path`); the
@@ -19,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
@@ -82,6 +88,24 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
 
+def _quiet_interrupt(unraisable: sys.UnraisableHookArgs) -> None:
+    """An :class:`Interrupted` that Python dropped is kept for :func:`check`; any other
+    exception goes to the hook that was in place before."""
+    if isinstance(unraisable.exc_value, Interrupted) and _received:
+        return
+    _previous_unraisable_hook(unraisable)
+
+
+_previous_unraisable_hook = sys.unraisablehook
+
+
+def _hook_unraisable() -> None:
+    global _previous_unraisable_hook
+    if sys.unraisablehook is not _quiet_interrupt:
+        _previous_unraisable_hook = sys.unraisablehook
+        sys.unraisablehook = _quiet_interrupt
+
+
 def check() -> None:
     """Raise :class:`Interrupted` if a signal arrived since :func:`stop_on_signals` began."""
     if _received:
@@ -93,6 +117,7 @@ def install() -> None:
     :class:`Interrupted`, or, inside a finalizer, are kept for the next :func:`check`.
     Installed before the heavy imports, so a Ctrl-C while the program starts is not lost
     either (one landed in numpy's ``NpzFile.__del__`` and was dropped)."""
+    _hook_unraisable()
     for s in _SIGNALS:
         signal.signal(s, _handler)
 
@@ -109,6 +134,7 @@ def stop_on_signals() -> Iterator[None]:
         yield
         return
     _received.clear()
+    _hook_unraisable()
     for s in _SIGNALS:
         signal.signal(s, _handler)
     try:
