@@ -30,7 +30,8 @@ mean over the scenarios; its delay to the decision is not priced.
 The net benefit is the npv against the API (USD, the horizon's present value), among the
 options a company can choose (:data:`mc_tco.decision.tco_data.CHOICES`): EVSI and the
 pilot's cost are in the same dollars. Like EVPI, EVSI values a decision by expected npv
-(the option best on average), which need not be the memo's "cheapest in most scenarios".
+(the option best on average): the memo's one decision rule (:mod:`mc_tco.decision.rule`),
+so "the decision today" of the pilot is the memo's recommendation.
 
 References
 ----------
@@ -166,6 +167,8 @@ def pilot_value(ds: xr.Dataset, demand: float, pilot: Pilot | None = None, *,
     hours = HOURS_PER_WEEK * pilot.weeks
     rent = float(np.mean(pilot.nodes * x["gpus_per_node"] * x["gpu_rent_per_hour"] * hours))
     team = float(np.mean(x["staff_fte"] * x["staff_cost_per_fte"] * pilot.weeks / 52.0))
-    best = options[int(np.argmax(nb.mean(axis=0)))]
+    from mc_tco.decision.rule import best_by_mean
+
+    best = options[best_by_mean(nb, options)]
     return PilotValue(pilot, float(demand), worth, ceiling, rent + team, rent, team, best,
                       options)

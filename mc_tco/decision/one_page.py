@@ -1,6 +1,7 @@
 """The numbers of the one-page summary for a CFO: P10, P50 and P90 over the scenarios of
-what each option costs a year at a demand and at half and twice it, the stored P(beats the
-API), which option is cheapest most often and the best self-hosting strategy.
+what each option costs a year at a demand and at half and twice it, the expected NPV and
+the stored P(beats the API), and the recommendation by the one decision rule
+(:func:`mc_tco.decision.rule.decide`: the largest expected NPV against the API).
 
 Quantiles are over the scenarios (``inverted_cdf``: one scenario's own value, NaN left out):
 the spread of the assumptions, not Monte Carlo error. Money in USD (a year, or once),
@@ -16,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.decision.at_demand import MULTIPLES, inside_grid
-from mc_tco.decision.shares import cheapest_shares
+from mc_tco.decision.rule import Decision, decide
 from mc_tco.decision.tco_data import nearest_point
 
 __all__ = ["IN_HOUSE", "LEVELS", "PRICED_BY", "QUANTITIES", "SELF", "SHARES", "PageNumbers",
@@ -38,13 +39,14 @@ QUANTITIES = {
     "investment": (("buy",), "USD"),
     "peak_cash_need_nominal": (("buy", "hybrid"), "USD"),
     "npv": (("buy", "hybrid"), "USD"),
+    "mean_npv": (SELF, "USD"),
     "payback": (("buy", "hybrid"), "month"),
     "simple_payback": (("buy", "hybrid"), "month"),
     "never_buys": (("hybrid",), "1"),
     "p_beats_api": (SELF, "1"),
 }
-#: the quantities that are one share, not a band
-SHARES = ("never_buys", "p_beats_api")
+#: the quantities that are one number (a share, or the mean over the scenarios), not a band
+SHARES = ("never_buys", "p_beats_api", "mean_npv")
 #: the quantiles of a band
 LEVELS = (0.1, 0.5, 0.9)
 
@@ -72,16 +74,17 @@ class PageNumbers:
     (:data:`~mc_tco.decision.at_demand.MULTIPLES`; the nearest grid points, exact after
     :func:`~mc_tco.decision.at_demand.with_demands`), a multiple past the grid's end left
     out; ``table``: ``(quantity, strategy) -> value per point``, the rows of
-    :data:`QUANTITIES` in order; ``choice`` the option cheapest most often and
-    ``choice_share`` that share; ``best_self`` the self-hosting strategy most likely to
-    beat the API, ``best_in_house`` the one of :data:`IN_HOUSE` most likely to.
+    :data:`QUANTITIES` in order; ``decision`` the one rule at ``demand``
+    (:func:`~mc_tco.decision.rule.decide`), ``choice`` its recommendation; ``best_self``
+    the self-hosting strategy with the largest expected NPV against the API,
+    ``best_in_house`` the one of :data:`IN_HOUSE` with the largest.
     """
 
     demand: float
     points: tuple[tuple[float, float], ...]
     table: dict[tuple[str, str], tuple[Any, ...]]
     choice: str
-    choice_share: float
+    decision: Decision
     best_self: str
     best_in_house: str
 
@@ -90,6 +93,8 @@ def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float
            ) -> float | tuple[float, ...]:
     if quantity == "p_beats_api":
         return p_beats(ds, strategy, d)
+    if quantity == "mean_npv":
+        return float(ds["npv"].sel(demand=d, strategy=strategy).mean())
     if quantity == "never_buys":
         held = ds["hybrid_served_share"].sel(demand=d).values
         return float(np.mean(held == 0))
@@ -108,12 +113,9 @@ def page_numbers(ds: xr.Dataset, demand: float) -> PageNumbers:
                 for f in MULTIPLES if f == 1.0 or inside_grid(ds, f * demand))
     table = {(q, s): tuple(_value(ds, q, s, d) for _, d in pts)
              for q, (strategies, _) in QUANTITIES.items() for s in strategies}
-    shares = cheapest_shares(ds, demand)["share"]
-    choice = str(shares["strategy"].values[int(np.argmax(shares.values))])
-    best = max(SELF, key=lambda s: p_beats(ds, s, demand))
-    house = max(IN_HOUSE, key=lambda s: p_beats(ds, s, demand))
-    return PageNumbers(demand, pts, table, choice, float(shares.sel(strategy=choice)), best,
-                       house)
+    dec = decide(ds, demand)
+    house = max(IN_HOUSE, key=lambda s: dec.outcomes[s].mean)
+    return PageNumbers(demand, pts, table, dec.choice, dec, dec.best_self, house)
 
 
 #: the risks version 3 of the cost model can price, each by the inputs that price it

@@ -21,6 +21,7 @@ from mc_tco.uncertainty.scrambles import MIN_EVENTS, probability_with_interval, 
 __all__ = [
     "MIN_EVENTS",
     "Share",
+    "cheapest_sets",
     "cheapest_shares",
     "indicator_by_demand",
     "indicator_counts",
@@ -176,3 +177,28 @@ def odds_over_demand(ds: xr.Dataset, strategy: str) -> OddsOverDemand:
     j = int(np.argmax(p_all))
     return OddsOverDemand(float(half[0]) if half.size else None, float(grid[j]),
                           (float(p_all[j]), float(ci_all[j][0]), float(ci_all[j][1])))
+
+
+def cheapest_sets(ds: xr.Dataset, demand: float, choices=CHOICES, rtol: float = 1e-12
+                  ) -> dict[tuple[str, ...], Share]:
+    """Share of scenarios, with the run's interval, in which each set of ``choices`` costs
+    least together at ``demand``: a tie is a tie (the hybrid that buys no server costs what
+    the API does), not a win of the first (:func:`cheapest_shares` gives ties to the API).
+
+    Costs within ``rtol`` of the scenario's least (relative) tie. Returns ``{set: Share}``,
+    the sets in ``choices`` order, the most common first; the shares add up to 1.
+    """
+    choices = list(choices)
+    cost = ds["cost"].sel(demand=demand, strategy=choices).transpose("sample", "strategy")
+    c = np.asarray(cost.values, dtype=float)
+    low = np.nanmin(c, axis=1, keepdims=True)
+    at_min = c <= low + rtol * np.abs(low)
+    keys = [tuple(s for s, m in zip(choices, row, strict=True) if m) for row in at_min]
+    run = ds.mc_tco.run
+    samples = cost["sample"].values
+    out: dict[tuple[str, ...], Share] = {}
+    for key in dict.fromkeys(keys):
+        event = xr.DataArray(np.array([k == key for k in keys], dtype=float), dims="sample",
+                             coords={"sample": samples})
+        out[key] = share_with_interval(event, run.conf_level, run.replicates)
+    return dict(sorted(out.items(), key=lambda kv: -kv[1].p))

@@ -11,7 +11,8 @@ tokens per GPU-hour, the monthly volume and a vendor's server quote, each mapped
 book's inputs by the model's own equations (:data:`MAPPING`). Each threshold is found by
 re-evaluating the model on the stored base rows with that one quantity set to a value in
 every scenario, the other inputs as uncertain as stored, and root-finding on the
-recommendation (the value at which an alternative's P(beats the API) crosses one half).
+recommendation of the one decision rule (:mod:`mc_tco.decision.rule`: the value at which
+the option with the largest expected NPV against the API changes).
 Re-evaluation was chosen over a regression on the stored rows: it is exact for the model
 (no smoother), it extrapolates to values the book rarely samples (a quote below every
 sampled price), and it costs a few seconds. Correlated inputs keep their stored values
@@ -170,16 +171,20 @@ def watched_inputs(rows: Rows, demand: float, key: str, value: float) -> dict[st
 
 
 def recommendation(npv: np.ndarray, options=SELF_OPTIONS) -> tuple[str, float]:
-    """The API unless an alternative beats it in at least half of the scenarios, then the
-    one that does most often; with the largest P(beats the API) of the alternatives.
+    """The one decision rule (:func:`mc_tco.decision.rule.best_by_mean`) on re-evaluated
+    rows: the option with the largest expected NPV against the API, the API (NPV 0) when
+    no alternative's is positive; with that option's expected NPV (USD).
 
     ``npv`` is (n, strategy) in :data:`mc_tco.models.tco.STRATEGIES` order.
     """
+    from mc_tco.decision.rule import best_by_mean
     from mc_tco.models.tco import STRATEGIES
 
-    p = {s: float(np.mean(npv[:, STRATEGIES.index(s)] > 0)) for s in options}
-    best = max(p, key=lambda s: p[s])
-    return (best if p[best] >= 0.5 else "api"), p[best]
+    names = ("api", *options)
+    cols = np.column_stack([np.zeros(npv.shape[0]),
+                            *(npv[:, STRATEGIES.index(s)] for s in options)])
+    i = best_by_mean(cols, names)
+    return names[i], float(np.nanmean(cols[:, i])) if cols.shape[0] else 0.0
 
 
 @dataclass(frozen=True)
@@ -296,8 +301,8 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
 
     Threshold analysis on the stored base rows: the quantity is set to one value in every
     scenario (:func:`watched_inputs`), the model re-evaluated, and the recommendation
-    (:func:`recommendation`: does an alternative beat the API in at least half of the
-    scenarios?) read. The range scanned runs from a quarter of the quantity's 0.5%
+    (:func:`recommendation`: the option with the largest expected NPV against the API)
+    read. The range scanned runs from a quarter of the quantity's 0.5%
     quantile to four times its 99.5% quantile (log scale; a share over [0, 1]) in
     :data:`SCAN_POINTS` points; the flip nearest the median is refined to ``4^-4`` of its
     bracket (:func:`_crossings`). Each scramble's rows give their own threshold (the same

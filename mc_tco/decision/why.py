@@ -14,8 +14,8 @@ from typing import Any
 import xarray as xr
 
 from mc_tco.decision.evsi import Pilot, PilotValue, pilot_value
-from mc_tco.decision.one_page import page_numbers
 from mc_tco.decision.reason import Reason, reason
+from mc_tco.decision.rule import Decision, decide
 from mc_tco.decision.stored_rows import stored_rows
 from mc_tco.decision.triggers import WatchTrigger, watch_triggers
 
@@ -57,11 +57,12 @@ def pilot_at(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Pilot
 
 @dataclass(frozen=True)
 class Why:
-    """At ``demand``: the recommended option ``choice`` (cheapest in most scenarios) and
-    the best alternative ``best`` (most likely to beat the API); ``reasons`` the gap of
-    each option that explains the choice (the best alternative's, then buying's when the
-    best alternative is another one: buying is the option whose costs the model splits
-    into components); ``triggers`` and ``pilot``."""
+    """At ``demand``: the recommended option ``choice`` and the best alternative to the
+    API ``best`` by the one rule (``decision``, :func:`mc_tco.decision.rule.decide`: the
+    largest expected NPV against the API, on the whole file); ``reasons`` the gap of each
+    option that explains the choice, its verdict in means as the rule's (the recommended
+    or best alternative's, then buying's when that is another one: buying is the option
+    whose costs the model splits into components); ``triggers`` and ``pilot``."""
 
     demand: float
     choice: str
@@ -71,6 +72,7 @@ class Why:
     pilot: PilotValue
     rows: int = 0  #: the stored scenarios used (:data:`MAX_ROWS` at most)
     scenarios: int = 0  #: the file's
+    decision: Decision | None = None
 
 
 def why_numbers(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Why:
@@ -82,13 +84,13 @@ def why_numbers(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Wh
 
 
 def _why(ds: xr.Dataset, demand: float, pilot: Pilot, whole: xr.Dataset) -> Why:
-    nums = page_numbers(ds, demand)
+    dec = decide(whole, demand)
     rows = stored_rows(ds)
-    shown = [nums.choice] if nums.choice != "api" else [nums.best_self]
+    shown = [dec.choice] if dec.choice != "api" else [dec.best_self]
     if "buy" not in shown:
         shown.append("buy")
     reasons = tuple(reason(ds, demand, s, "api", rows=rows) for s in shown)
     found = sorted(watch_triggers(ds, demand, rows=rows), key=lambda t: not t.found)
-    return Why(float(demand), nums.choice, nums.best_self, reasons, tuple(found),
+    return Why(float(demand), dec.choice, dec.best_self, reasons, tuple(found),
                pilot_at(whole, demand, pilot), int(ds.sizes["sample"]),
-               int(whole.sizes["sample"]))
+               int(whole.sizes["sample"]), dec)

@@ -256,15 +256,16 @@ def test_page_numbers_are_p10_p50_p90_over_the_scenarios():
         float((ds["hybrid_served_share"].sel(demand=d) == 0).mean()) for d in pts)
     assert list(got.table) == [(q, s) for q, (ss, _) in one_page.QUANTITIES.items()
                                for s in ss]
-    sh = shares.cheapest_shares(ds, 1e11)["share"]
-    assert got.choice_share == float(sh.max())
-    assert got.choice == str(sh["strategy"].values[int(np.argmax(sh.values))])
-    p = ds["p_positive"].sel(target="saving>0", demand=1e11)
-    assert got.best_self == max(one_page.SELF, key=lambda s: float(p.sel(strategy=s)))
+    # the one rule: the largest expected NPV against the API (the API's is 0)
+    mean = {s: float(ds["npv"].sel(demand=1e11, strategy=s).values.mean())
+            for s in one_page.SELF}
+    best = max(mean, key=mean.get)
+    assert got.best_self == best and got.decision.choice == got.choice
+    assert got.choice == (best if mean[best] > 0 else "api")
+    assert got.table[("mean_npv", best)][1] == pytest.approx(mean[best])
     assert "reserved" in one_page.SELF
     # sovereignty is priced on an option that keeps every token in house (not the hybrid)
-    assert got.best_in_house == max(("buy", "rent", "reserved"),
-                                    key=lambda s: float(p.sel(strategy=s)))
+    assert got.best_in_house == max(("buy", "rent", "reserved"), key=mean.get)
 
 
 def test_priced_risks_read_which_events_the_book_prices():

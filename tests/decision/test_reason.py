@@ -38,7 +38,7 @@ def _reason(costs):
 def test_a_cost_that_decides_alone_is_named_and_its_even_without_is_refused():
     r = _reason({"staff": 60.0, "servers": 50.0, "storage": 5.0})  # gap -15
     assert not r.wins and r.decisive == ("staff", "servers") and r.alone
-    assert r.removals["staff"].median == pytest.approx(45.0)
+    assert r.removals["staff"].value == pytest.approx(45.0)
     assert not r.holds_without("staff") and even_without(r, "staff") == ""
     assert r.holds_without("storage")  # -10 without storage: still loses
     assert "Even without KV-cache storage" in even_without(r, "storage")
@@ -48,7 +48,7 @@ def test_a_cost_that_decides_alone_is_named_and_its_even_without_is_refused():
 def test_costs_that_decide_only_together_are_found_in_order():
     r = _reason({"staff": 15.0, "servers": 12.0, "storage": 10.0, "other": 83.0})  # gap -20
     assert not r.alone and r.decisive == ("staff", "servers")
-    assert r.joint is not None and r.joint.median == pytest.approx(7.0)
+    assert r.joint is not None and r.joint.value == pytest.approx(7.0)
     assert all(r.holds_without(k) for k in TOY)  # none flips alone
     assert even_without(r, "staff").startswith("Even without engineers")
 
@@ -83,9 +83,32 @@ def test_reason_on_a_run_prints_only_what_its_counterfactual_bears_out(default_r
     r = reason(default_run, 5e11, "buy")
     rows = stored_rows(default_run)
     s = rows.evaluate(5e11, {"staff_fte": 0.0}, ("saving",))["saving"][:, 1]
-    assert r.removals["staff"].median == pytest.approx(float(np.quantile(
+    assert r.stat == "mean" and r.removals["staff"].value == pytest.approx(float(s.mean()))
+    m = reason(default_run, 5e11, "buy", stat="median")
+    assert m.removals["staff"].value == pytest.approx(float(np.quantile(
         s, 0.5, method="inverted_cdf")))
     assert sum(r.components.values()) == pytest.approx(
         float(default_run["cost"].sel(demand=5e11, strategy="buy").mean()))
     for k in r.removals:
         assert (even_without(r, k) != "") == r.holds_without(k)
+
+
+def test_the_verdict_is_the_decision_rules_mean_not_the_median():
+    """A skewed gap: most scenarios lose a little, a few win much. The rule (expected NPV)
+    says the option wins; the median scenario says it loses. The reason reads the mean by
+    default, so its verdict and what decides agree with the recommendation."""
+    gap = np.r_[np.full(90, -10.0), np.full(10, 200.0)]  # mean +11, median -10
+    base = gap.copy()
+
+    def without(fixed):
+        return base + (5.0 if fixed else 0.0)
+
+    removals = {"staff": (("staff",), {"staff": 0.0})}
+    single, decisive, _, _ = derive(base, without, removals)
+    assert single["staff"].value == pytest.approx(16.0) and single["staff"].wins
+    assert decisive == ()  # a winner: nothing it could lose flips it
+    single_m, decisive_m, _, _ = derive(base, without, removals, stat="median")
+    assert single_m["staff"].value == pytest.approx(-5.0) and not single_m["staff"].wins
+    assert decisive_m == ()  # still losing without staff: nothing decides the median
+    with pytest.raises(ValueError, match="stat must be one of"):
+        derive(base, without, removals, stat="mode")

@@ -12,7 +12,12 @@ from mc_tco.report.words.why import even_without, why_markdown
 def test_why_is_computed_once_and_worded_from_its_numbers(default_run):
     w = why_numbers(default_run, 5e11)
     assert why_numbers(default_run, 5e11) is w and pilot_at(default_run, 5e11) is w.pilot
-    assert w.choice == "api" and w.reasons[0].strategy == w.best
+    from mc_tco.decision.rule import decide
+
+    dec = decide(default_run, 5e11)
+    assert (w.choice, w.best) == (dec.choice, dec.best_self) and w.decision == dec
+    assert w.reasons[0].strategy == (w.choice if w.choice != "api" else w.best)
+    assert all(r.stat == "mean" for r in w.reasons)  # verdicts read as the rule reads
     md = why_markdown(w)
     found = [t for t in w.triggers if t.found]
     revisit = [t for t in found if t.beyond != t.current]

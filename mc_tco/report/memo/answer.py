@@ -8,8 +8,7 @@ import math
 import xarray as xr
 
 from mc_tco.decision import breakeven, costs, shares
-from mc_tco.decision.choice import leader
-from mc_tco.decision.one_page import SELF
+from mc_tco.decision.rule import decide
 from mc_tco.decision.tco_data import CHOICES, STRATEGIES
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo import figures_drivers as FD
@@ -33,60 +32,54 @@ ACTION = {"api": "Keep paying the API", "buy": "Buy the nodes",
 SUBJECT = VERB  # the strategy as the subject of a sentence
 
 
-def cheapest_shares(ds: xr.Dataset, demand: float
-                    ) -> dict[str, tuple[float, float, float]]:
-    """Share of scenarios in which each of :data:`~mc_tco.decision.tco_data.CHOICES` (api,
-    buy, rent, reserved, hybrid) is the cheapest at ``demand``, with its interval.
-
-    Returns ``{strategy: (p, lower, upper)}`` (ties go to the API: switching must pay);
-    computed by :func:`mc_tco.decision.shares.cheapest_shares`.
-    """
-    sh = shares.cheapest_shares(ds, demand, CHOICES)
-    out = {}
-    for s in sh["strategy"].values:
-        lo, hi = (float(v) for v in sh["share_ci"].sel(strategy=s).values)
-        out[str(s)] = (float(sh["share"].sel(strategy=s)), lo, hi)
-    return out
-
-
 def best_alternative(ctx: MemoContext, demand: float | None = None) -> str:
     """The self-hosting strategy a company can choose (:data:`SELF`: buy, rent, reserved,
-    hybrid) most likely to beat the API."""
+    hybrid) with the largest expected NPV against the API (the one rule,
+    :func:`mc_tco.decision.rule.decide`)."""
     d = ctx.demand if demand is None else demand
-    return leader({s: ctx.p(s, d)[0] for s in SELF})
+    return decide(ctx.ds, d).best_self
 
 
-def decision_strategy(ctx: MemoContext, shares: dict | None = None) -> str:
-    """The strategy the memo's answer is about at the decision demand: the cheapest option
-    when it is a self-hosting one, else the best alternative to the API
-    (:func:`best_alternative`). ``shares`` is :func:`cheapest_shares` when already known."""
-    shares = cheapest_shares(ctx.ds, ctx.demand) if shares is None else shares
-    top = leader({s: v[0] for s, v in shares.items()})
-    return top if top != "api" else best_alternative(ctx)
+def decision_strategy(ctx: MemoContext) -> str:
+    """The strategy the memo's answer is about at the decision demand: the recommended
+    option (:func:`mc_tco.decision.rule.decide`) when it is a self-hosting one, else the
+    best alternative to the API."""
+    dec = decide(ctx.ds, ctx.demand)
+    return dec.choice if dec.choice != "api" else dec.best_self
+
+
+def _set_words(key: tuple[str, ...]) -> str:
+    if len(key) == 1:
+        return f"{SUBJECT[key[0]]} alone"
+    return f"a tie of {and_list([SUBJECT[s] for s in key])}"
 
 
 def answer_paragraph(ctx: MemoContext) -> str:
-    """The memo's first paragraph: the option cheapest most often, the best strategy with
-    its P(beats the API), then P(beats the API) of every strategy at the decision demand.
-    Shares are rounded by the body's rules (:func:`mc_tco.report.memo.fmt.prob_ci`)."""
+    """The memo's first paragraph: the recommendation by the one rule (the largest
+    expected NPV against the API) with its interval, which option is cheapest scenario by
+    scenario with ties counted as ties, then P(beats the API) of every strategy at the
+    decision demand. Shares are rounded by the body's rules
+    (:func:`mc_tco.report.memo.fmt.prob_ci`)."""
     d = ctx.demand
-    shares = cheapest_shares(ctx.ds, d)
-    top = leader({s: v[0] for s, v in shares.items()})
+    dec = decide(ctx.ds, d)
     where = f"At {tokens(d)} tokens/month ({users(d)} at 100M tokens a month each)"
-    if shares[top][0] >= 0.5:
-        head = (f"**{ACTION[top]}.** {where}, {SUBJECT[top]} is the cheapest of "
-                f"{and_list([SUBJECT[s] for s in shares])} in "
-                f"{prob_ci(*shares[top], ctx.conf)} of scenarios.")
+    years = f"{ctx.ds.sizes.get('month', 48) / 12:g}"
+    if dec.choice == "api":
+        o = dec.outcomes[dec.best_self]
+        head = (f"**{ACTION['api']}.** {where}, no alternative has a positive expected NPV "
+                f"against the API over {years} years: the best, {SUBJECT[dec.best_self]}, "
+                f"{money(o.mean)} (95% MC interval {money(o.mean_lower)} to "
+                f"{money(o.mean_upper)}).")
     else:
-        listed = ", ".join(f"{SUBJECT[s]} in {prob_ci(*shares[s], ctx.conf)}" for s in shares)
-        head = (f"**No option is cheapest in most scenarios.** {where}, the cheapest is "
-                f"{listed}.")
-    best = decision_strategy(ctx, shares)
-    p, lo, hi, _ = ctx.p(best, d)
-    # no bare "It": after "No option is cheapest ..." it would have no antecedent
-    who = (SUBJECT[best][0].upper() + SUBJECT[best][1:] if best == top
-           else f"The best self-hosting strategy, {SUBJECT[best]},")
-    head += f" {who} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios."
+        o = dec.outcomes[dec.choice]
+        head = (f"**{ACTION[dec.choice]}.** {where}, {SUBJECT[dec.choice]} has the largest "
+                f"expected NPV against the API over {years} years of "
+                f"{and_list([SUBJECT[s] for s in CHOICES])}: {money(o.mean)} (95% MC "
+                f"interval {money(o.mean_lower)} to {money(o.mean_upper)}).")
+    sets = shares.cheapest_sets(ctx.ds, d, CHOICES)
+    head += (" Scenario by scenario, the cheapest is "
+             + and_list([f"{_set_words(k)} in {prob_ci(v.p, v.lower, v.upper, ctx.conf)}"
+                         for k, v in sets.items()]) + " of scenarios.")
     parts = [head]
     for s in STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
@@ -180,11 +173,13 @@ def answer_blocks(ctx: MemoContext) -> list:
     blocks.append(Paragraph(" ".join([over, be_text, rent_text] + ([note] if note else []))))
 
     lo, mid, hi = costs.saving_band(ds, d, s)
-    sign = "costs more than" if mid < 0 else "saves against"
+    sign = ("costs more than" if mid < 0 else "saves against" if mid > 0 else
+            "spends what" if s != "hybrid" else "buys no server and spends what")
+    sign_end = " does" if mid == 0 else ""
     lo_t, mid_t, hi_t = (money(v, "/month", digits=3) for v in (lo, mid, hi))
     blocks.append(Paragraph(
         f"At {tokens(d)}, the median scenario's monthly saving from {VERB[s]} is {mid_t} "
-        f"(it {sign} the API); 90% of scenarios lie between {lo_t} and {hi_t}. "
+        f"(it {sign} the API{sign_end}); 90% of scenarios lie between {lo_t} and {hi_t}. "
         "These bands are the spread of the assumptions, not Monte Carlo error."
     ))
     blocks.append(Paragraph(claims_sentence(ctx.claims)))

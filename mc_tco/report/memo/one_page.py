@@ -21,6 +21,7 @@ import xarray as xr
 from mc_tco.decision.budget import cash_by_year, cash_gap
 from mc_tco.decision.costs import median_of, node_hour, sovereignty, top_components
 from mc_tco.decision.one_page import SELF, page_numbers, priced_risks, quantiles_of
+from mc_tco.decision.rule import Decision
 from mc_tco.decision.triggers import demand_trigger, input_trigger
 from mc_tco.report.fmt import rounded
 from mc_tco.report.memo.fmt import and_list, money, months, prob, share_of, tokens, users
@@ -54,7 +55,8 @@ class Summary:
     #: (row label, strategy or "", quantity) -> per point value: (P10, P50, P90), or a share
     table: dict[tuple[str, str], list]
     choice: str
-    choice_share: float
+    #: the one decision rule at the demand (:func:`mc_tco.decision.rule.decide`)
+    decision: Decision
     best_self: str
     reason: str
     triggers: list[str] = field(default_factory=list)
@@ -79,6 +81,7 @@ ROWS = {"api_bill_year": "API bill a year", "cost_year": "cost a year",
         "investment": "servers, network and SSDs bought over the horizon",
         "peak_cash_need_nominal": "peak funding need", "npv": "NPV against the API",
         "payback": "payback", "simple_payback": "simple payback",
+        "mean_npv": "expected NPV against the API",
         "never_buys": "never buys a server",
         "p_beats_api": "chance of beating the API"}
 #: the table's columns: a multiple of your demand
@@ -201,7 +204,7 @@ def sovereignty_sentence(ds: xr.Dataset, demand: float, house: str, best: str = 
     the hybrid, the sentence says first why it is not priced on it."""
     v = sovereignty(ds, demand, house)
     head = ("The hybrid sends its peaks to the API, so it cannot keep the data in house; of "
-            f"the options that can, {NAMES[house]} is the most likely to beat the API. "
+            f"the options that can, {NAMES[house]} has the largest expected NPV against the API. "
             if best == "hybrid" else "")
     worth = ("worth at least" if v.counted == 0 else
              "worth, beyond the book's own value of it, at least")
@@ -233,7 +236,7 @@ def one_page_data(ds: xr.Dataset, demand: float, *, reason: str | None = None,
     pts = [(POINTS[f], d) for f, d in nums.points]
     rows = {(ROWS[q], s): list(v) for (q, s), v in nums.table.items()}
     choice, best = nums.choice, nums.best_self
-    out = Summary(demand, pts, rows, choice, nums.choice_share, best,
+    out = Summary(demand, pts, rows, choice, nums.decision, best,
                   reason if reason is not None else reason_sentence(ds, demand, choice, best))
     out.dropped = [f for f in POINTS if f not in dict(nums.points)]
     out.demand_note = demand_note
@@ -241,7 +244,7 @@ def one_page_data(ds: xr.Dataset, demand: float, *, reason: str | None = None,
         ds, demand, best)
     out.sovereignty = sovereignty_sentence(ds, demand, nums.best_in_house, best)
     out.risks = risks(priced_risks(ds))
-    out.budget = budget_numbers(ds, demand, choice, best)
+    out.budget = budget_numbers(ds, demand, choice, best, nums.decision)
     return out
 
 
@@ -260,16 +263,18 @@ def default_triggers(ds: xr.Dataset, demand: float, best: str) -> list[str]:
     return [t for t in triggers if t]
 
 
-def budget_numbers(ds: xr.Dataset, demand: float, choice: str, best: str) -> Budget:
+def budget_numbers(ds: xr.Dataset, demand: float, choice: str, best: str,
+                   decision: Decision | None = None) -> Budget:
     """The summary's budget: cash by year of the recommended option first, then the
     others a company can choose; the gap over the horizon between the other side of the
-    choice and the recommended one; the NPV band of the one that is not the API."""
+    choice and the recommended one; the NPV band of the one that is not the API; the
+    decision rule's numbers (``decision``) for the request's expected NPV and risk."""
     other = best if choice == "api" else "api"
     order = [choice, *(s for s in ("api", *SELF) if s != choice)]
     self_side = choice if choice != "api" else best
     return Budget(cash_by_year(ds, demand, order), cash_gap(ds, demand, other, choice),
                   quantiles_of(ds["npv"].sel(demand=demand, strategy=self_side)),
-                  choice, best)
+                  choice, best, decision)
 
 
 def _months(x: float, strategy: str) -> str:
@@ -280,6 +285,8 @@ def _months(x: float, strategy: str) -> str:
 def _cell(quantity: str, v, strategy: str = "") -> str:
     if quantity in ("chance of beating the API", "never buys a server"):
         return prob(v)
+    if quantity == "expected NPV against the API":
+        return money(v)
     if quantity in ("payback", "simple payback"):
         lo, mid, hi = (_months(x, strategy) for x in v)
     else:
@@ -292,19 +299,56 @@ def _cell(quantity: str, v, strategy: str = "") -> str:
 CHART = "[[the summary's chart]]"
 
 
+def _outcome_words(o, same_means: str) -> str:
+    """"it saves in ..% of the scenarios (..), spends the same in ..%, costs more in ..%"."""
+    parts = [f"saves money in {prob(o.saves.p)} of the scenarios assumed"
+             + (f" ({money(o.mean_gain)} on average there)" if o.saves.k else "")]
+    if o.same.k:
+        parts.append(f"spends exactly what the API does in {prob(o.same.p)} ({same_means})")
+    parts.append(f"costs more in {prob(o.loses.p)}"
+                 + (f" ({money(-o.mean_loss)} more on average there)" if o.loses.k else ""))
+    return and_list(parts)
+
+
+def recommendation_sentence(dec: Decision, best: str, horizon_years: float = 4) -> str:
+    """The recommendation by the one rule (:mod:`mc_tco.decision.rule`): the option with
+    the largest expected NPV against the API, that NPV with its Monte Carlo interval, the
+    runner-up's, and how often it saves, ties and loses."""
+    d, h = dec.demand, f"{horizon_years:g}"
+    where = (f"at your demand of {tokens(d)} tokens/month (about {users(d)} at 100M tokens "
+             "a month each)")
+    same_means = "it buys no server: it is the API"
+    if dec.choice == "api":
+        o = dec.outcomes[best]
+        head = (f"**Recommendation: {RECOMMEND['api']}** {where}: no alternative is expected "
+                f"to save. The best of them, {FIRST[best]}, has an expected {h}-year NPV "
+                f"against the API of {money(o.mean)} (Monte Carlo interval "
+                f"{money(o.mean_lower)} to {money(o.mean_upper)}); it "
+                f"{_outcome_words(o, same_means)}.")
+    else:
+        o = dec.outcomes[dec.choice]
+        runner = ("the API (NPV $0)" if dec.runner_up == "api" else
+                  f"{NAMES[dec.runner_up]} ({money(dec.expected(dec.runner_up))})")
+        head = (f"**Recommendation: {RECOMMEND[dec.choice]}** {where}: of the options, it "
+                f"has the largest expected {h}-year NPV against the API, {money(o.mean)} "
+                f"(Monte Carlo interval {money(o.mean_lower)} to {money(o.mean_upper)}; the "
+                f"next best is {runner}). It {_outcome_words(o, same_means)}.")
+        if dec.choice == "hybrid" and o.same.p >= 0.5:
+            head += (" In practice: keep paying the API, and buy a server only when the "
+                     "hybrid's rule says it pays for itself at the margin (this month's "
+                     "volume and measured throughput, the price trend): the thresholds are "
+                     "under *What would change this*.")
+    if not dec.margin:
+        head += (f" The lead over the next best, {money(dec.lead)}, is within its Monte "
+                 "Carlo interval: a tie of the estimates, not a finding.")
+    return head
+
+
 def one_page_markdown(s: Summary, horizon_years: float = 4, heading: str = "##") -> str:
     """The summary page as Markdown (a ``##`` section, or a page with ``#``); the line
     :data:`CHART` marks where the budget chart goes."""
     d = s.demand
-    head = (f"**Recommendation: {RECOMMEND[s.choice]}** at your demand of {tokens(d)} "
-            f"tokens/month (about "
-            f"{users(d)} at 100M tokens a month each): it is the cheapest "
-            f"option in {prob(s.choice_share)} of the scenarios assumed.")
-    if s.choice == "api":
-        p = s.table[("chance of beating the API", s.best_self)][s.points.index(
-            ("your demand", d))]
-        head += (f" The best alternative, {FIRST[s.best_self]}, beats the API in "
-                 f"{prob(p)} of them.")
+    head = recommendation_sentence(s.decision, s.best_self, horizon_years)
     lines = [f"{heading} Summary", ""]
     if s.demand_note:
         lines += [s.demand_note, ""]
@@ -327,6 +371,9 @@ def one_page_markdown(s: Summary, horizon_years: float = 4, heading: str = "##")
               "peak funding need": "peak funding need (nominal cash): {s}",
               "NPV against the API": f"{horizon_years:g}-year NPV against the API "
                                      "(discounted): {s}",
+              "expected NPV against the API": f"{horizon_years:g}-year NPV against the API, "
+                                              "expected (the mean of the scenarios; the "
+                                              "decision rule): {s}",
               "payback": "payback (discounted): {s}",
               "simple payback": "simple payback (nominal): {s}",
               "never buys a server": "share of scenarios where it never buys a server: {s}",

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import xarray as xr
 
-from mc_tco.report.memo.fmt import money
+from mc_tco.decision.rule import Decision
+from mc_tco.report.memo.fmt import money, prob
 
 __all__ = ["Budget", "budget_lines", "request_sentence"]
 
@@ -35,7 +36,9 @@ class Budget:
     ``cash``: :func:`mc_tco.decision.budget.cash_by_year` of the options in order (the
     recommended first); ``gap``: :func:`mc_tco.decision.budget.cash_gap` of the best
     alternative against the recommended option; ``npv``: P10 / P50 / P90 of the NPV
-    against the API of whichever of the two is not the API; ``choice``, ``best``.
+    against the API of whichever of the two is not the API; ``choice``, ``best``;
+    ``decision`` the one rule's numbers (:func:`mc_tco.decision.rule.decide`), for the
+    request's expected NPV and its chance of a loss.
     """
 
     cash: xr.Dataset
@@ -43,6 +46,7 @@ class Budget:
     npv: tuple[float, ...]
     choice: str
     best: str
+    decision: Decision | None = None
 
 
 def _band(q: xr.DataArray) -> str:
@@ -77,6 +81,11 @@ def request_sentence(b: Budget) -> str:
     lo_gap, gap, hi_gap = (float(b.gap["estimate"].sel(quantile=q)) for q in (0.1, 0.5, 0.9))
     lo_npv, _, hi_npv = b.npv
     npv = f"NPV against the API {money(lo_npv)} to {money(hi_npv)} (P10 to P90)"
+    if b.decision is not None:
+        side = b.choice if b.choice != "api" else b.best
+        o = b.decision.outcomes[side]
+        npv += (f", {money(o.mean)} expected; it costs more than the API in "
+                f"{prob(o.loses.p)} of the scenarios")
     head = f"**Decision requested: {FUND[b.choice]}: budget {money(mid)} in year 1 (P90 " \
            f"{money(hi)});"
     band = f"{money(lo_gap)} to {money(hi_gap)} more, P10 to P90; negative: less"
@@ -90,8 +99,13 @@ def request_sentence(b: Budget) -> str:
                  f"does over {years} years in nominal cash ({band})")
         return f"{head} {NOT_FUND[b.best]}: {spend}; {npv}.**"
     saved = f"{money(lo_gap)} to {money(hi_gap)} saved, P10 to P90"
-    spend = (f"it saves {money(gap)} over {years} years in nominal cash in the median "
-             f"scenario ({saved})" if gap >= 0 else
-             f"it spends {money(-gap)} more over {years} years in nominal cash in the median "
-             f"scenario ({saved}; negative: spent more)")
-    return f"{head} against the API {spend}; {npv}.**"
+    if b.choice == "hybrid" and money(gap) == money(0):
+        spend = (f"in the median scenario it buys no server and spends what the API does "
+                 f"over {years} years in nominal cash ({saved} against the API)")
+    elif gap >= 0:
+        spend = (f"against the API it saves {money(gap)} over {years} years in nominal cash "
+                 f"in the median scenario ({saved})")
+    else:
+        spend = (f"against the API it spends {money(-gap)} more over {years} years in "
+                 f"nominal cash in the median scenario ({saved}; negative: spent more)")
+    return f"{head} {spend}; {npv}.**"

@@ -63,27 +63,37 @@ def _value(v: float, unit: str) -> str:
     return f"{rounded(v, 3)} {unit}"
 
 
+def _on(r: Reason) -> str:
+    """Where the verdict is read: "on average" (the decision rule's mean) or "in the
+    median scenario"."""
+    return "on average" if r.stat == "mean" else "in the median scenario"
+
+
 def even_without(r: Reason, key: str) -> str:
-    """"Even without X, S still loses (wins) in the median scenario", or "" when the
-    counterfactual does not bear it out (:meth:`Reason.holds_without`)."""
+    """"Even without X, S still loses (wins) on average", or "" when the counterfactual
+    does not bear it out (:meth:`Reason.holds_without`)."""
     if not r.holds_without(key):
         return ""
     verdict = "still beats" if r.wins else (
-        "still does not beat" if r.removals[key].median == 0 else "still loses to")
+        "still does not beat" if r.removals[key].value == 0 else "still loses to")
     return (f"Even without {WITHOUT[key]}, {NAMES[r.strategy]} {verdict} "
-            f"{NAMES[r.against]} in the median scenario "
-            f"({_year(r.removals[key].median)} against it, recomputed).")
+            f"{NAMES[r.against]} {_on(r)} "
+            f"({_year(r.removals[key].value)} against it, recomputed).")
 
 
 def _verdict(r: Reason) -> str:
     s = _cap(NAMES[r.strategy])
-    if r.median == 0 and r.ties >= 0.5:
-        return (f"{s} never buys a server in {prob(r.ties)} of the scenarios: in the median "
-                "scenario no server pays for itself at the margin, and it is the API.")
+    if r.ties >= 0.5:  # the hybrid that buys no server is the API: say so first
+        head = (f"{s} never buys a server in {prob(r.ties)} of the scenarios (there it is "
+                "the API); ")
+        s = "it"
+    else:
+        head = ""
+    if r.value == 0:
+        return f"{head}{s} spends what {NAMES[r.against]} does {_on(r)}."
     if r.wins:
-        return f"{s} saves {_year(r.median)} against {NAMES[r.against]} in the median scenario."
-    return (f"{s} costs {_year(-r.median)} more than {NAMES[r.against]} in the median "
-            "scenario.")
+        return f"{head}{s} saves {_year(r.value)} against {NAMES[r.against]} {_on(r)}."
+    return f"{head}{s} costs {_year(-r.value)} more than {NAMES[r.against]} {_on(r)}."
 
 
 def _components(r: Reason) -> str:
@@ -103,14 +113,14 @@ def _decides(r: Reason) -> str:
         k = r.decisive[0]
         flipped = "would beat" if not r.wins else "would no longer beat"
         return (f"What decides is {WITHOUT[k]}: without them alone, {NAMES[r.strategy]} "
-                f"{flipped} {NAMES[r.against]} in the median scenario "
-                f"({_year(r.removals[k].median)}, recomputed).")
+                f"{flipped} {NAMES[r.against]} {_on(r)} "
+                f"({_year(r.removals[k].value)}, recomputed).")
     assert r.joint is not None  # a deciding set found together has its counterfactual
     names = [WITHOUT[k] for k in r.decisive]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return (f"No single cost decides; {listed} together do: without all of them, "
             f"{NAMES[r.strategy]} would {'beat' if not r.wins else 'lose to'} "
-            f"{NAMES[r.against]} in the median scenario ({_year(r.joint.median)}).")
+            f"{NAMES[r.against]} {_on(r)} ({_year(r.joint.value)}).")
 
 
 def reason_text(why: Why) -> str:
@@ -144,9 +154,10 @@ def trigger_line(t: WatchTrigger) -> str:
     ci = ("" if not (math.isfinite(t.lower) and math.isfinite(t.upper)) else
           f", Monte Carlo interval {_value(t.lower, t.unit)} to {_value(t.upper, t.unit)}")
     now = f"the book assumes about {_value(t.now, t.unit)}, median"
-    then = ("the API beats every alternative in at least half of the scenarios"
-            if t.beyond == "api" else
-            f"{NAMES[t.beyond]} beats the API in at least half of the scenarios")
+    then = ("the API is the best option on average (no alternative is expected to save "
+            "against it)" if t.beyond == "api" else
+            f"{NAMES[t.beyond]} has the largest expected NPV against the API, so the "
+            "recommendation changes to it")
     return (f"{head} ({now}{ci}): "
             f"there {then}, the other assumptions as uncertain as now. Read as "
             f"{MAPPING[t.key]}.")
@@ -173,8 +184,12 @@ def pilot_sentence(p: PilotValue) -> str:
             f"{money(p.team, digits=2)}); it is worth {money(w.value, digits=2)}{ci} "
             f"in present value over the horizon: {verdict}. Even measured exactly, these two "
             f"would be worth {money(p.ceiling.value, digits=2)}. (Expected value of sample "
-            f"information, Strong et al. 2015; the decision valued is the one by expected "
-            f"NPV, where {NAMES[p.best]} is best on average.)")
+            f"information, Strong et al. 2015; the decision valued is the memo's, by expected "
+            f"NPV, where {NAMES[p.best]} is best on average.)"
+            + (" The hybrid's rule, as modelled, sizes its servers with the throughput they "
+               "will reach: in practice that figure comes from a measurement like this "
+               "pilot's, so this is the pilot's worth to the choice of option, not to the "
+               "hybrid's sizing, which needs it." if p.best == "hybrid" else ""))
 
 
 def why_markdown(why: Why, heading: str = "##", in_summary: bool = False) -> str:
@@ -188,13 +203,14 @@ def why_markdown(why: Why, heading: str = "##", in_summary: bool = False) -> str
         lines += [f"The summary's **Why** and **What would change this** at "
                   f"{tokens(why.demand)} tokens/month are derived here: the gap between the "
                   "recommended option and the best alternative split into its cost "
-                  "components (averages, which add up), each \"even without\" recomputed by "
+                  "components (averages, which add up; the verdict is the average's, as "
+                  "the decision rule's), each \"even without\" recomputed by "
                   "running the model on the stored scenarios with that cost removed, and "
                   "printed only when the recomputed case bears it out; each threshold is the "
-                  "value of that one measured quantity, set in every scenario, at which an "
-                  "alternative's chance of beating the API crosses one half, the other "
-                  "assumptions as uncertain as now, with its Monte Carlo interval from the "
-                  "run's scrambles."
+                  "value of that one measured quantity, set in every scenario, at which the "
+                  "recommendation changes (the decision rule: the option with the largest "
+                  "expected NPV against the API), the other assumptions as uncertain as "
+                  "now, with its Monte Carlo interval from the run's scrambles."
                   + (f" These use the first {why.rows:,} of the file's {why.scenarios:,} "
                      "scenarios (every scramble alike), which bounds their time and memory."
                      if 0 < why.rows < why.scenarios else ""), ""]

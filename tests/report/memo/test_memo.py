@@ -144,13 +144,25 @@ def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
         wins = int((ds.saving.sel(demand=5e11, strategy=s) > 0).sum())
         assert k == ("none" if wins == 0 else "all" if wins == n else f"{wins:,}")
         assert total == f"{n:,}"
-    # the headline: the share of scenarios in which each option is the cheapest
-    m = re.search(r"in " + share, first)
-    cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "reserved", "hybrid"]).values
-    shares = np.bincount(np.argmin(cost, axis=1), minlength=5) / n
-    if shares[0] >= 0.5:
+    # the headline: the one rule, the largest expected NPV against the API (issue 24)
+    from mc_tco.report.memo.answer import ACTION
+    from mc_tco.report.memo.fmt import money
+
+    npv = ds.npv.sel(demand=5e11)
+    means = {s: float(npv.sel(strategy=s).mean()) for s in ("buy", "rent", "reserved",
+                                                            "hybrid")}
+    top = max(means, key=means.get)
+    if means[top] > 0:
+        assert first.startswith(f"**{ACTION[top]}.**") and money(means[top]) in first
+    else:
         assert first.startswith("**Keep paying the API.**")
-    assert _rounded(m.group(1), shares.max())
+    # then the cheapest scenario by scenario, a tie counted as a tie (by hand)
+    cost = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "reserved", "hybrid"]).values
+    at_min = cost <= cost.min(axis=1, keepdims=True) * (1 + 1e-12)
+    sets, counts = np.unique(at_min, axis=0, return_counts=True)
+    m = re.search(r"Scenario by scenario, the cheapest is (.+?) of scenarios\.", first)
+    assert m and m.group(1).count(" in ") == len(sets)
+    assert _rounded(re.search(share, m.group(1)).group(1), counts.max() / n)
 
 
 def _pct_digits(v: float) -> str:
@@ -543,40 +555,51 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
         budget[cells[0]] = cells[1:]
     names = {"api": "the API", "buy": "buy the servers", "rent": "rent GPUs on demand",
              "reserved": "reserve GPUs (12-month terms)", "hybrid": "hybrid"}
-    c = ds.cost.sel(demand=5e11, strategy=["api", "buy", "rent", "reserved", "hybrid"]).values
-    shares = np.bincount(np.argmin(c, axis=1), minlength=5) / c.shape[0]
-    choice = ["api", "buy", "rent", "reserved", "hybrid"][int(shares.argmax())]
+    # the one rule, by hand: the largest expected NPV against the API (the API's is 0)
+    mean = {s: float(ds.npv.sel(demand=5e11, strategy=s).mean())
+            for s in ("buy", "rent", "reserved", "hybrid")}
+    best = max(mean, key=mean.get)
+    choice = best if mean[best] > 0 else "api"
     assert next(iter(budget)) == names[choice] + " (recommended)"
     for s, name in names.items():
         label = name + (" (recommended)" if s == choice else "")
         by_year = [_band(_q(cash.sel(strategy=s, year=y)), money) for y in cash.year.values]
         assert budget[label] == [*by_year, _band(_q(cash.sel(strategy=s).sum("year")), money)]
-    best = max(("buy", "rent", "reserved", "hybrid"), key=lambda s: p(s, 5e11))
     request = page.split("**Decision requested: ", 1)[1].split("**")[0]
     year1 = _q(cash.sel(strategy=choice, year=1))
     assert f"budget {money(year1[1])} in year 1 (P90 {money(year1[2])})" in request
     side = best if choice == "api" else choice
     npv = _q(ds.npv.sel(demand=5e11, strategy=side))
     assert f"NPV against the API {money(npv[0])} to {money(npv[2])} (P10 to P90)" in request
+    loses = float((ds.npv.sel(demand=5e11, strategy=side) < 0).mean())
+    assert (f"{money(mean[side])} expected; it costs more than the API in {prob(loses)} of "
+            "the scenarios") in request
     gap = _q((cash.sel(strategy=best if choice == "api" else "api")
               - cash.sel(strategy=choice)).sum("year"))
-    assert f"({money(gap[0])} to {money(gap[2])} more, P10 to P90; negative: less)" in request
-    # the head: the option cheapest most often, and the best alternative's chance
+    tail = ("more, P10 to P90; negative: less" if choice == "api" else "saved, P10 to P90")
+    assert f"({money(gap[0])} to {money(gap[2])} {tail}" in request
+    # the head: the rule's option, its expected NPV, how often it saves, ties and loses
     head = page.split("**Recommendation: ", 1)[1].split("\n")[0]
-    assert f"cheapest option in {prob(shares.max())} of the scenarios" in head
-    if shares.argmax() == 0:
+    o = ds.npv.sel(demand=5e11, strategy=side).values
+    assert f"{money(mean[side])} (Monte Carlo interval" in head
+    assert f"saves money in {prob(float((o > 0).mean()))} of the scenarios" in head
+    assert f"costs more in {prob(float((o < 0).mean()))}" in head
+    if choice == "api":
         assert head.startswith("Keep paying the API**")
-        assert head.endswith(f"beats the API in {prob(p(best, 5e11))} of them.")
-        # what sovereignty would have to be worth: -saving a year of the option most likely
-        # to beat the API among those that keep every token in house (version 3: not the
-        # hybrid, whose peaks go to the API)
-        house = max(("buy", "rent", "reserved"), key=lambda s: p(s, 5e11))
-        need = np.maximum(-12 * ds.saving.sel(demand=5e11, strategy=house).values, 0)
-        sov = page.split("**What data sovereignty would have to be worth**", 1)[1]
-        assert f"at least {money(np.quantile(need, 0.5, method='inverted_cdf'))} a year" in sov
-        assert ("cannot keep the data in house" in sov) == (best == "hybrid")
-        pays = float((ds.saving.sel(demand=5e11, strategy=house) > 0).mean())
-        assert f"in {prob(pays)} of scenarios it pays" in sov
+    else:
+        assert not head.startswith("Keep paying the API**")
+    if side == "hybrid" and (o == 0).any():
+        assert f"spends exactly what the API does in {prob(float((o == 0).mean()))}" in head
+    # what sovereignty would have to be worth: -saving a year of the option with the largest
+    # expected NPV among those that keep every token in house (version 3: not the hybrid,
+    # whose peaks go to the API)
+    house = max(("buy", "rent", "reserved"), key=mean.get)
+    need = np.maximum(-12 * ds.saving.sel(demand=5e11, strategy=house).values, 0)
+    sov = page.split("**What data sovereignty would have to be worth**", 1)[1]
+    assert f"at least {money(np.quantile(need, 0.5, method='inverted_cdf'))} a year" in sov
+    assert ("cannot keep the data in house" in sov) == (best == "hybrid")
+    pays = float((ds.saving.sel(demand=5e11, strategy=house) > 0).mean())
+    assert f"in {prob(pays)} of scenarios it pays" in sov
     # the reason is the one derived from the cost components and tested by its
     # counterfactuals (mc_tco.decision.reason), the words of the section "Why, what to watch"
     from mc_tco.decision.why import why_numbers

@@ -5,6 +5,7 @@ and the claims evaluated at their own demands. Each test builds only the part it
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -320,20 +321,23 @@ def test_body_and_figures_use_plain_labels(compared_ctx, monkeypatch):
 
 
 @pytest.mark.parametrize("top", ["api", "buy"])
-def test_answer_without_a_majority_names_the_strategy_it_means(default_run, monkeypatch, top):
+def test_answer_names_the_rules_option_and_no_bare_it(default_run, monkeypatch, top):
     """'No option is cheapest in most scenarios. ... It, buying, beats the API' had no
-    antecedent for 'It': the sentence names the strategy itself."""
+    antecedent for 'It'. The answer now names the option of the one rule (the largest
+    expected NPV against the API) in its first words, whichever it is."""
+    from mc_tco.decision import rule
     from mc_tco.report.memo import answer
     from mc_tco.report.memo.context import MemoContext
 
-    shares = {"api": (0.46, 0.44, 0.48), "buy": (0.44, 0.42, 0.46),
-              "rent": (0.02, 0.01, 0.03), "hybrid": (0.08, 0.07, 0.09)}
-    if top == "buy":
-        shares["api"], shares["buy"] = shares["buy"], shares["api"]
-    monkeypatch.setattr(answer, "cheapest_shares", lambda ds, d: shares)
+    real = rule.decide(default_run, 5e11)
+    if top == "api":  # every alternative expected to lose
+        o = {s: replace(v, mean=-abs(v.mean) - 1.0) for s, v in real.outcomes.items()}
+        fake = replace(real, choice="api", outcomes=o)
+    else:
+        fake = replace(real, choice="buy", best_self="buy")
+    monkeypatch.setattr(answer, "decide", lambda ds, d: fake)
     text = answer.answer_paragraph(MemoContext(default_run, 5e11))
-    assert text.startswith("**No option is cheapest in most scenarios.**")
+    assert text.startswith(f"**{answer.ACTION[top]}.**")
     assert " It," not in text and " It " not in text
-    assert (" Buying beats the API in" in text) == (top == "buy")
-    assert bool(re.search(r" The best self-hosting strategy, [a-z ]+, beats the API in",
-                          text)) == (top == "api")
+    assert ("no alternative has a positive expected NPV" in text) == (top == "api")
+    assert "Scenario by scenario, the cheapest is" in text
