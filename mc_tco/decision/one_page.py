@@ -45,7 +45,8 @@ QUANTITIES = {
     "never_buys": (("hybrid",), "1"),
     "p_beats_api": (SELF, "1"),
 }
-#: the quantities that are one number (a share, or the mean over the scenarios), not a band
+#: the quantities that are one number, not a band of the scenarios: a share, or the mean
+#: over the scenarios with its Monte Carlo interval (mean, lower, upper)
 SHARES = ("never_buys", "p_beats_api", "mean_npv")
 #: the quantiles of a band
 LEVELS = (0.1, 0.5, 0.9)
@@ -93,8 +94,9 @@ def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float
            ) -> float | tuple[float, ...]:
     if quantity == "p_beats_api":
         return p_beats(ds, strategy, d)
-    if quantity == "mean_npv":
-        return float(ds["npv"].sel(demand=d, strategy=strategy).mean())
+    if quantity == "mean_npv":  # (mean, MC lower, MC upper), as the rule computes it
+        o = decide(ds, d, ("api", strategy)).outcomes[strategy]
+        return (o.mean, o.mean_lower, o.mean_upper)
     if quantity == "never_buys":
         held = ds["hybrid_served_share"].sel(demand=d).values
         return float(np.mean(held == 0))

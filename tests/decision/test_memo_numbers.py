@@ -262,7 +262,8 @@ def test_page_numbers_are_p10_p50_p90_over_the_scenarios():
     best = max(mean, key=mean.get)
     assert got.best_self == best and got.decision.choice == got.choice
     assert got.choice == (best if mean[best] > 0 else "api")
-    assert got.table[("mean_npv", best)][1] == pytest.approx(mean[best])
+    m, lo, hi = got.table[("mean_npv", best)][1]
+    assert m == pytest.approx(mean[best]) and lo < m < hi
     assert "reserved" in one_page.SELF
     # sovereignty is priced on an option that keeps every token in house (not the hybrid)
     assert got.best_in_house == max(("buy", "rent", "reserved"), key=mean.get)

@@ -83,11 +83,13 @@ def answer_paragraph(ctx: MemoContext) -> str:
     parts = [head]
     for s in STRATEGIES:
         p, lo, hi, k = ctx.p(s, d)
-        count = "none" if k == 0 else ("all" if k == ctx.n else f"{k:,}")
+        # a count only where it says more than the share: none or all of them (issue 24:
+        # "(892 of 8,192)" has more digits than the share's Monte Carlo error supports)
+        count = (f" (none of {ctx.n:,})" if k == 0 else
+                 f" (all {ctx.n:,})" if k == ctx.n else "")
         lead = STRATEGY_TEXT[s][0].upper() + STRATEGY_TEXT[s][1:]
         parts.append(
-            f"{lead} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios "
-            f"({count} of {ctx.n:,})."
+            f"{lead} beats the API in {prob_ci(p, lo, hi, ctx.conf)} of scenarios{count}."
         )
     parts.append(owned_sentence(ctx))
     return " ".join(parts)

@@ -285,8 +285,10 @@ def _months(x: float, strategy: str) -> str:
 def _cell(quantity: str, v, strategy: str = "") -> str:
     if quantity in ("chance of beating the API", "never buys a server"):
         return prob(v)
-    if quantity == "expected NPV against the API":
-        return money(v)
+    if quantity == "expected NPV against the API":  # the mean ± its Monte Carlo half-width
+        mean, lo, hi = v
+        half = max(mean - lo, hi - mean)
+        return money(mean) + (f" ± {money(half)}" if half == half else "")
     if quantity in ("payback", "simple payback"):
         lo, mid, hi = (_months(x, strategy) for x in v)
     else:
@@ -337,7 +339,7 @@ def recommendation_sentence(dec: Decision, best: str, horizon_years: float = 4) 
             head += (" In practice: keep paying the API, and buy a server only when the "
                      "hybrid's rule says it pays for itself at the margin (this month's "
                      "volume and measured throughput, the price trend): the thresholds are "
-                     "under *What would change this*.")
+                     "under \"What would change this\", below.")
     if not dec.margin:
         head += (f" The lead over the next best, {money(dec.lead)}, is within its Monte "
                  "Carlo interval: a tie of the estimates, not a finding.")
@@ -371,9 +373,8 @@ def one_page_markdown(s: Summary, horizon_years: float = 4, heading: str = "##")
               "peak funding need": "peak funding need (nominal cash): {s}",
               "NPV against the API": f"{horizon_years:g}-year NPV against the API "
                                      "(discounted): {s}",
-              "expected NPV against the API": f"{horizon_years:g}-year NPV against the API, "
-                                              "expected (the mean of the scenarios; the "
-                                              "decision rule): {s}",
+              "expected NPV against the API": f"expected {horizon_years:g}-year NPV against "
+                                              "the API (mean; the decision rule): {s}",
               "payback": "payback (discounted): {s}",
               "simple payback": "simple payback (nominal): {s}",
               "never buys a server": "share of scenarios where it never buys a server: {s}",
