@@ -19,6 +19,7 @@ from mc_tco.report.memo.context import (
     MemoContext,
 )
 from mc_tco.report.memo.fmt import and_list, money, prob, prob_ci, share_of, tokens, users
+from mc_tco.report.memo.one_page import MOSTLY_API
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
@@ -72,7 +73,9 @@ def answer_paragraph(ctx: MemoContext) -> str:
                 f"{money(o.mean_upper)}).")
     else:
         o = dec.outcomes[dec.choice]
-        head = (f"**{ACTION[dec.choice]}.** {where}, {SUBJECT[dec.choice]} has the largest "
+        action = (MOSTLY_API if dec.choice == "hybrid" and o.same.p >= 0.5 else
+                  ACTION[dec.choice])
+        head = (f"**{action}.** {where}, {SUBJECT[dec.choice]} has the largest "
                 f"expected NPV against the API over {years} years of "
                 f"{and_list([SUBJECT[s] for s in CHOICES])}: {money(o.mean)} (95% MC "
                 f"interval {money(o.mean_lower)} to {money(o.mean_upper)}).")

@@ -44,6 +44,9 @@ RECOMMEND = {"api": "Keep paying the API", "buy": "Buy the servers",
              "reserved": "Reserve the GPUs on 12-month commitments",
              "hybrid": "Hold the servers that pay for themselves and send the peaks to the "
                        "API (hybrid)"}
+#: the hybrid when it buys no server in most scenarios: the API, with a rule for servers
+MOSTLY_API = ("Keep paying the API, and add a server only when it pays for itself (the "
+              "hybrid)")
 
 
 @dataclass
@@ -331,15 +334,17 @@ def recommendation_sentence(dec: Decision, best: str, horizon_years: float = 4) 
         o = dec.outcomes[dec.choice]
         runner = ("the API (NPV $0)" if dec.runner_up == "api" else
                   f"{NAMES[dec.runner_up]} ({money(dec.expected(dec.runner_up))})")
-        head = (f"**Recommendation: {RECOMMEND[dec.choice]}** {where}: of the options, it "
-                f"has the largest expected {h}-year NPV against the API, {money(o.mean)} "
-                f"(Monte Carlo interval {money(o.mean_lower)} to {money(o.mean_upper)}; the "
-                f"next best is {runner}). It {_outcome_words(o, same_means)}.")
-        if dec.choice == "hybrid" and o.same.p >= 0.5:
-            head += (" In practice: keep paying the API, and buy a server only when the "
-                     "hybrid's rule says it pays for itself at the margin (this month's "
-                     "volume and measured throughput, the price trend): the thresholds are "
-                     "under \"What would change this\", below.")
+        mostly_api = dec.choice == "hybrid" and o.same.p >= 0.5
+        name = MOSTLY_API if mostly_api else RECOMMEND[dec.choice]
+        head = (f"**Recommendation: {name}** {where}: of the options, the hybrid "
+                if mostly_api else f"**Recommendation: {name}** {where}: of the options, it ")
+        head += (f"has the largest expected {h}-year NPV against the API, {money(o.mean)} "
+                 f"(Monte Carlo interval {money(o.mean_lower)} to {money(o.mean_upper)}; the "
+                 f"next best is {runner}). It {_outcome_words(o, same_means)}.")
+        if mostly_api:
+            head += (" Its rule buys a server only when one pays for itself at the margin "
+                     "(this month's volume and measured throughput, the price trend): the "
+                     "thresholds are under \"What would change this\", below.")
     if not dec.margin:
         head += (f" The lead over the next best, {money(dec.lead)}, is within its Monte "
                  "Carlo interval: a tie of the estimates, not a finding.")

@@ -49,6 +49,13 @@ class Budget:
     decision: Decision | None = None
 
 
+def _span(lo: float, hi: float, what: str = "") -> str:
+    """"$a to $b{what}, P10 to P90", or "$a{what} from P10 to P90" when both round alike."""
+    if money(lo) == money(hi):
+        return f"{money(lo)}{what} from P10 to P90"
+    return f"{money(lo)} to {money(hi)}{what}, P10 to P90"
+
+
 def _band(q: xr.DataArray) -> str:
     lo, mid, hi = (money(float(q.sel(quantile=v))) for v in (0.1, 0.5, 0.9))
     return mid if lo == mid == hi else f"{mid} ({lo} to {hi})"
@@ -80,13 +87,19 @@ def request_sentence(b: Budget) -> str:
     mid, hi = float(first.sel(quantile=0.5)), float(first.sel(quantile=0.9))
     lo_gap, gap, hi_gap = (float(b.gap["estimate"].sel(quantile=q)) for q in (0.1, 0.5, 0.9))
     lo_npv, _, hi_npv = b.npv
-    npv = f"NPV against the API {money(lo_npv)} to {money(hi_npv)} (P10 to P90)"
+    npv = (f"NPV against the API {money(lo_npv)} to {money(hi_npv)} (P10 to P90)"
+           if money(lo_npv) != money(hi_npv) else
+           f"NPV against the API {money(lo_npv)} from P10 to P90")
     if b.decision is not None:
         side = b.choice if b.choice != "api" else b.best
         o = b.decision.outcomes[side]
         npv += (f", {money(o.mean)} expected; it costs more than the API in "
                 f"{prob(o.loses.p)} of the scenarios")
-    head = f"**Decision requested: {FUND[b.choice]}: budget {money(mid)} in year 1 (P90 " \
+    mostly_api = (b.choice == "hybrid" and b.decision is not None
+                  and b.decision.outcomes["hybrid"].same.p >= 0.5)
+    fund = ("Keep the API and adopt the hybrid's rule (a server only when it pays for itself)"
+            if mostly_api else FUND[b.choice])
+    head = f"**Decision requested: {fund}: budget {money(mid)} in year 1 (P90 " \
            f"{money(hi)});"
     band = f"{money(lo_gap)} to {money(hi_gap)} more, P10 to P90; negative: less"
     if b.choice == "api":
@@ -98,7 +111,7 @@ def request_sentence(b: Budget) -> str:
                  f"in the median scenario {they} would buy no server and spend what the API "
                  f"does over {years} years in nominal cash ({band})")
         return f"{head} {NOT_FUND[b.best]}: {spend}; {npv}.**"
-    saved = f"{money(lo_gap)} to {money(hi_gap)} saved, P10 to P90"
+    saved = _span(lo_gap, hi_gap, " saved")
     if b.choice == "hybrid" and money(gap) == money(0):
         spend = (f"in the median scenario it buys no server and spends what the API does "
                  f"over {years} years in nominal cash ({saved} against the API)")

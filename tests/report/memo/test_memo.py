@@ -150,13 +150,17 @@ def test_first_paragraph_numbers_equal_the_dataset(compared_memo):
     # the headline: the one rule, the largest expected NPV against the API (issue 24)
     from mc_tco.report.memo.answer import ACTION
     from mc_tco.report.memo.fmt import money
+    from mc_tco.report.memo.one_page import MOSTLY_API
 
     npv = ds.npv.sel(demand=5e11)
     means = {s: float(npv.sel(strategy=s).mean()) for s in ("buy", "rent", "reserved",
                                                             "hybrid")}
     top = max(means, key=means.get)
     if means[top] > 0:
-        assert first.startswith(f"**{ACTION[top]}.**") and money(means[top]) in first
+        # the hybrid that buys no server in most scenarios is worded as the API with a rule
+        same = float((npv.sel(strategy=top) == 0).mean())
+        action = MOSTLY_API if top == "hybrid" and same >= 0.5 else ACTION[top]
+        assert first.startswith(f"**{action}.**") and money(means[top]) in first
     else:
         assert first.startswith("**Keep paying the API.**")
     # then the cheapest scenario by scenario, a tie counted as a tie (by hand)
