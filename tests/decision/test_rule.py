@@ -124,3 +124,20 @@ def test_every_reader_of_a_recommendation_uses_the_rule(default_run):
         means = {s: float(npv.sel(strategy=s).mean()) for s in OPTIONS if s != "api"}
         top = max(means, key=means.get)
         assert dec.choice == (top if means[top] > 0 else "api")
+
+
+def test_the_recommendation_says_a_tie_is_a_tie_and_a_run_without_scrambles_has_no_interval():
+    from mc_tco.report.memo.one_page import recommendation_sentence
+
+    rng = np.random.default_rng(9)
+    close = _file(rng.normal(1.0, 300, N), rng.normal(0.0, 300, N))  # a lead of ~1 in noise
+    dec = decide(close, 5e11)
+    assert dec.lead_lower < 0 < dec.lead_upper and not dec.margin
+    text = recommendation_sentence(dec, dec.best_self)
+    assert "a tie of the estimates, not a finding" in text
+    one = close.assign_attrs(replicates=1)
+    dec1 = decide(one, 5e11)
+    assert np.isnan(dec1.outcomes["hybrid"].mean_lower) and not dec1.margin
+    text1 = recommendation_sentence(dec1, dec1.best_self)
+    assert "no Monte Carlo interval" in text1 and "tie of the estimates" not in text1
+    assert "$nan" not in text1.lower()

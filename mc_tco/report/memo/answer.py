@@ -19,7 +19,7 @@ from mc_tco.report.memo.context import (
     MemoContext,
 )
 from mc_tco.report.memo.fmt import and_list, money, prob, prob_ci, share_of, tokens, users
-from mc_tco.report.memo.one_page import MOSTLY_API
+from mc_tco.report.memo.one_page import MOSTLY_API, mc_interval
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section
 
 # ----------------------------------------------------------------------------- sections
@@ -69,16 +69,15 @@ def answer_paragraph(ctx: MemoContext) -> str:
         o = dec.outcomes[dec.best_self]
         head = (f"**{ACTION['api']}.** {where}, no alternative has a positive expected NPV "
                 f"against the API over {years} years: the best, {SUBJECT[dec.best_self]}, "
-                f"{money(o.mean)} (95% MC interval {money(o.mean_lower)} to "
-                f"{money(o.mean_upper)}).")
+                f"{money(o.mean)} ({mc_interval(o.mean_lower, o.mean_upper, '95% MC interval')}).")
     else:
         o = dec.outcomes[dec.choice]
         action = (MOSTLY_API if dec.choice == "hybrid" and o.same.p >= 0.5 else
                   ACTION[dec.choice])
         head = (f"**{action}.** {where}, {SUBJECT[dec.choice]} has the largest "
                 f"expected NPV against the API over {years} years of "
-                f"{and_list([SUBJECT[s] for s in CHOICES])}: {money(o.mean)} (95% MC "
-                f"interval {money(o.mean_lower)} to {money(o.mean_upper)}).")
+                f"{and_list([SUBJECT[s] for s in CHOICES])}: {money(o.mean)} "
+                f"({mc_interval(o.mean_lower, o.mean_upper, '95% MC interval')}).")
     sets = shares.cheapest_sets(ctx.ds, d, CHOICES)
     head += (" Scenario by scenario, the cheapest is "
              + and_list([f"{_set_words(k)} in {prob_ci(v.p, v.lower, v.upper, ctx.conf)}"

@@ -315,6 +315,13 @@ def _outcome_words(o, same_means: str) -> str:
     return and_list(parts)
 
 
+def mc_interval(lo: float, hi: float, label: str = "Monte Carlo interval") -> str:
+    """"Monte Carlo interval $a to $b", or what a run without scrambles has instead."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "no Monte Carlo interval: the run has one scramble"
+    return f"{label} {money(lo)} to {money(hi)}"
+
+
 def recommendation_sentence(dec: Decision, best: str, horizon_years: float = 4) -> str:
     """The recommendation by the one rule (:mod:`mc_tco.decision.rule`): the option with
     the largest expected NPV against the API, that NPV with its Monte Carlo interval, the
@@ -327,8 +334,8 @@ def recommendation_sentence(dec: Decision, best: str, horizon_years: float = 4) 
         o = dec.outcomes[best]
         head = (f"**Recommendation: {RECOMMEND['api']}** {where}: no alternative is expected "
                 f"to save. The best of them, {FIRST[best]}, has an expected {h}-year NPV "
-                f"against the API of {money(o.mean)} (Monte Carlo interval "
-                f"{money(o.mean_lower)} to {money(o.mean_upper)}); it "
+                f"against the API of {money(o.mean)} "
+                f"({mc_interval(o.mean_lower, o.mean_upper)}); it "
                 f"{_outcome_words(o, same_means)}.")
     else:
         o = dec.outcomes[dec.choice]
@@ -339,13 +346,13 @@ def recommendation_sentence(dec: Decision, best: str, horizon_years: float = 4) 
         head = (f"**Recommendation: {name}** {where}: of the options, the hybrid "
                 if mostly_api else f"**Recommendation: {name}** {where}: of the options, it ")
         head += (f"has the largest expected {h}-year NPV against the API, {money(o.mean)} "
-                 f"(Monte Carlo interval {money(o.mean_lower)} to {money(o.mean_upper)}; the "
+                 f"({mc_interval(o.mean_lower, o.mean_upper)}; the "
                  f"next best is {runner}). It {_outcome_words(o, same_means)}.")
         if mostly_api:
             head += (" Its rule buys a server only when one pays for itself at the margin "
                      "(this month's volume and measured throughput, the price trend): the "
                      "thresholds are under \"What would change this\", below.")
-    if not dec.margin:
+    if math.isfinite(dec.lead_lower) and not dec.margin:
         head += (f" The lead over the next best, {money(dec.lead)}, is within its Monte "
                  "Carlo interval: a tie of the estimates, not a finding.")
     return head
