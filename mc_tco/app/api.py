@@ -197,7 +197,7 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
     targets = [str(t) for t in ds["target"].values]
     target = next(t for t in targets if not t.endswith(">0"))
     indicator = next((t for t in targets if t == f"{target}>0"), targets[-1])
-    dim = str(next(d for d in ds["p_positive"].dims if d not in ("target", "strategy")))
+    dim = bridge.grid_dim(ds)
     grid = ds[dim].values.astype(float)
     strategies, baseline = _strategies(ds, indicator)
     out = {"dim": dim, "unit": ds[dim].attrs.get("units", ""), "grid": grid.tolist(),
@@ -259,9 +259,10 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8, results: dict | None = N
                                              r["p"][s]["hi"][i]) + " of scenarios")
         text = f"At {dim} {bridge.fmt_tokens(d)}: " + "; ".join(parts) + "."
     text = text.replace("**", "")
-    # the ranking needs the design rows: a first answer from the base rows has none
+    # the ranking needs its index (the design rows' ST, or the Shapley effects): a first
+    # answer from the base rows has neither
     ranking = ({s: rank_inputs(ds, dim, d, s, r["target"], top) for s in r["strategies"]}
-               if "ST" in ds else None)
+               if "ST" in ds or "shapley" in ds else None)
     conf = ds.mc_tco.run.conf_level
     return {"demand": d, "sentence": text, "ranking": ranking, "conf_level": conf}
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from mc_tco.errors import BookError, McTcoError
@@ -31,6 +33,7 @@ __all__ = [
     "default_samples",
     "families",
     "full_run",
+    "grid_dim",
     "indicator_ranks",
     "load_book",
     "loads_book",
@@ -38,6 +41,7 @@ __all__ = [
     "min_events",
     "model_file",
     "quick_run",
+    "shapley_ranking",
 ]
 
 DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
@@ -125,8 +129,9 @@ def min_events() -> int:
 
 
 def indicator_ranks(wins: int, n: int, st, conf) -> bool:
-    """Whether an indicator's Sobol' indices ``st`` (half-widths ``conf``) rank the inputs,
-    by the memo's rule: enough wins and losses, and the top index above its own error
+    """Whether an indicator's indices ``st`` (the ranking index: ST, or the Shapley
+    effects with correlations; half-widths ``conf``) rank the inputs, by the CLI's and the
+    memo's rule: enough wins and losses, and the top index above its own error
     (:func:`mc_tco.decision.indices.ranking`)."""
     from mc_tco.decision.indices import above_its_error
     from mc_tco.decision.shares import rare_indicator
@@ -162,6 +167,62 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
     chunk = QUICK_CHUNK if samples % QUICK_CHUNK == 0 else None
     return run(book, samples=samples, seed=seed, progress=progress, scheduler="threads",
                independence_check=False, chunk_size=chunk).mc_tco.at_input_grid()  # (the focus)
+
+
+def grid_dim(ds: xr.Dataset) -> str:
+    """The grid dim the page's slider moves along: the first of P(target > 0)'s dims
+    besides the target and the alternatives (``demand`` for the TCO model)."""
+    return str(next(d for d in ds["p_positive"].dims if d not in ("target", "strategy")))
+
+
+def shapley_ranking(book, base: xr.Dataset, samples: int, seed: int,
+                    at: dict[str, float] | None = None,
+                    progress: Callable | None = None) -> xr.Dataset | None:
+    """The ranking of a quick run whose inputs rank by Shapley effects, without its design
+    rows: ``base`` (the base rows of :func:`base_run`, or an earlier result of this
+    function) with the Shapley effects at ``at`` (``{grid dim: value}``, the nearest grid
+    point; None: where ``mc-tco run`` estimates them, ``--shapley-at report``).
+
+    The same estimator, permutations and seed as ``mc-tco run BOOK --samples N --seed S``
+    (:func:`quick_run`), so the same effects and half-widths at that point: the model runs
+    the Shapley rows at one grid point instead of the report points, and none of the
+    ``N (K + 2)`` Saltelli design rows (their per-input Sobol' indices are "moved one at a
+    time" with correlations: they rank nothing). The CLI's rule
+    (:func:`mc_tco.results.ranking.ranking_rule`) says when: None for a book ranked by ST
+    (independent inputs: the design rows are the ranking, :func:`quick_run`) or with
+    ``[grid.<input>]`` inputs.
+    """
+    from mc_tco.engine import plan_run
+    from mc_tco.engine.assemble import with_extra
+    from mc_tco.engine.dependence import correlation_dataset
+    from mc_tco.engine.evaluate import _targets_array
+    from mc_tco.engine.shapley import shapley_dataset
+    from mc_tco.results.points import nearest_point, scale_of
+
+    if book.input_grid:
+        return None
+    plan = plan_run(book, samples=samples, seed=seed)
+    if plan.ranking_index != "shapley":
+        return None
+    points = None
+    if at:
+        points = {dim: np.array([nearest_point(plan.grid[dim].values, v, scale_of(dim))])
+                  for dim, v in at.items()}
+    _, cells = _targets_array(plan, base)
+    part = shapley_dataset(plan, cells, progress, workers=max(1, os.cpu_count() or 1),
+                           at=points)
+    if "shapley" in base:  # another point of the same run: keep those already estimated
+        filled = base[["shapley", "shapley_conf"]].fillna(part[["shapley", "shapley_conf"]])
+        have = base.mc_tco.shapley_points()
+        where = "; ".join(f"{dim} = " + ", ".join(f"{v:.6g}" for v in np.union1d(
+            have.get(dim, []), vals)) for dim, vals in (points or {}).items())
+        for name in filled.data_vars:
+            filled[name].attrs.update(part[name].attrs, computed_at=f"{where} only (NaN "
+                                      "elsewhere)")
+        return base.assign(filled)
+    ds = with_extra(base, with_extra(part, correlation_dataset(plan)))
+    ds.attrs["ranking_index"] = plan.ranking_index
+    return ds
 
 
 #: outputs the memo's answer reads beside the targets and distributions (who is cheapest:

@@ -137,10 +137,14 @@ class App:
     def _run(self, q, stage: str = "full", book=None):
         samples, seed = self._options(q)
         text, path = str(q["text"]), str(q["path"])
-        cached = self.cache.cached(text, samples, seed, stage)
+        # the full stage ranks at the page's demand (a book ranked by Shapley effects
+        # estimates them there: mc_tco.app.runs)
+        demand = float(q["demand"]) if stage == "full" and q.get("demand") else None
+        cached = self.cache.cached(text, samples, seed, stage, demand)
         t = time.monotonic()
         ds = self.cache.get(text, path, samples, seed, str(q.get("session") or ""),
-                            self.model, self.model_file, stage=stage, book=book)
+                            self.model, self.model_file, stage=stage, book=book,
+                            demand=demand)
         return ds, time.monotonic() - t, cached
 
     def _answer(self, q, stage: str, book=None) -> dict:

@@ -25,7 +25,7 @@ const S = {
   families: {},
   samples: 1024, seed: 0, defaultSamples: 8192,
   results: null, answer: null, ranking: null, pinned: null, dirty: false,
-  demandIndex: 0, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
+  demandIndex: 0, rankPending: null, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -169,6 +169,7 @@ function showInvalid(err) {
 // A change, a new seed or sample size, a loaded book: check and answer, then the rest.
 async function refresh() {
   const seq = ++S.runSeq;
+  S.rankPending = null;
   clearTimeout(checkTimer);
   if (showSeedError()) { markStale("not computed: fix the seed"); setStatus("not run: fix the seed", false); return; }
   S.seed = +$("seed").value.trim();
@@ -266,7 +267,24 @@ async function updateAnswer() {
     if (a.demand !== S.results.grid[S.demandIndex]) return;
     S.answer = a;
     if (a.ranking) S.ranking = { ...a, key: runKey() };
-    renderAnswer(); updateTarget();
+    renderAnswer(); updateTarget(); rankHere();
+  } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
+}
+
+// A ranking by Shapley effects estimated at another demand (the run estimates them at the
+// page's demand only, mc_tco/app/runs.py): shown for the nearest one, labelled and stale,
+// while the run adds this demand's.
+async function rankHere() {
+  const d = S.results.grid[S.demandIndex], key = runKey();
+  const rk = S.ranking && S.ranking.key === key && S.ranking.ranking && Object.values(S.ranking.ranking)[0];
+  if (!rk || rk.index !== "shapley" || rk.at == null || Math.abs(rk.at / d - 1) <= 1e-9) return;
+  S.rankPending = d; markStale("recomputing…", ["full"]); renderRanking();
+  try {
+    const r = await api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "full" });
+    if (runKey() !== key || S.results.grid[S.demandIndex] !== d || r.answer.demand !== d) return;
+    S.rankPending = null;
+    S.answer = r.answer; S.ranking = { ...r.answer, key };
+    renderAnswer();
   } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
 }
 
@@ -325,7 +343,7 @@ function renderAnswer() {
     html += "</tr>";
   }
   $("ptable").innerHTML = html;
-  if (S.ranking && S.ranking.key === runKey() && S.ranking.demand === d) markCurrent("full");
+  if (S.ranking && S.ranking.key === runKey() && S.ranking.demand === d && S.rankPending !== d) markCurrent("full");
   else markStale("recomputing…", ["full"]);
   renderRanking();
 }
