@@ -31,18 +31,22 @@ def ranked_by(ds: xr.Dataset) -> str:
     return "shapley" if "shapley" in ds and ds.mc_tco.correlations else "ST"
 
 
-def rests_on(ds: xr.Dataset, index: str) -> str:
-    """What the chart's numbers rest on, for its caption: the estimator, its model rows and
-    the run they are the same as (``mc-tco run BOOK --samples N --seed S``)."""
+def rests_on(ds: xr.Dataset, index: str) -> tuple[str, bool]:
+    """What the chart's numbers rest on, for its caption (the estimator, its size and the
+    ``mc-tco run`` that gives the same numbers), and whether they are the page's first,
+    rough estimate (fewer Shapley permutations than the CLI's for the run's samples)."""
     run = ds.mc_tco.run
     cli = f"mc-tco run --samples {run.samples} --seed {run.seed}"
     if index == "shapley":
-        return (f"Shapley effects from {run.shapley_evaluations or 0:,} model rows (random "
-                f"permutations of the inputs, exact conditional draws), the same numbers as "
-                f"{cli} --shapley-at grid at this demand")
+        perms = int(run.options.get("shapley_permutations") or 0)
+        default = bridge.default_permutations(run.samples)
+        option = f" --shapley-permutations {perms}" if perms != default else ""
+        return (f"Shapley effects from {perms:,} random permutations of the inputs "
+                f"({run.shapley_evaluations or 0:,} model rows), the same numbers as "
+                f"{cli}{option} --shapley-at grid at this demand"), perms < default
     return (f"Sobol' indices from {run.model_runs:,} model rows (the Saltelli design of "
             f"{run.samples:,} base samples; intervals from {run.scrambles} scrambles), as "
-            f"{cli}")
+            f"{cli}"), False
 
 
 def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
@@ -58,7 +62,8 @@ def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
     -------
     dict
         ``target``, ``wins``, ``index`` (``"shapley"`` or ``"ST"``), ``title``, ``rests_on``
-        (the estimator and its model rows), ``rare`` (the too-few-scenarios note of the
+        (the estimator and its size), ``rough`` (a first estimate: fewer permutations than
+        the CLI's), ``rare`` (the too-few-scenarios note of the
         indicator, or None), ``at`` and ``rows``: ``[input, value, half-width, S1 or
         None]`` by decreasing value.
     """
@@ -79,8 +84,9 @@ def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
         title += " (inputs moved one at a time: with correlations not shares of the variance)"
     rare = bridge.rare_note(ds, indicator, point) if indicator in ds["target"].values else None
     s1 = table["S1"].values if index == "ST" else [None] * table.sizes["input"]
+    basis, rough = rests_on(ds, index)
     return {"target": target, "wins": wins, "index": index, "title": title,
-            "rests_on": rests_on(ds, index),
+            "rests_on": basis, "rough": rough,
             "rare": None if rare is None else {
                 "events": rare["events"], "rows": rare["rows"],
                 "nearest": rare["nearest_demand"], "note": rare["note"]},

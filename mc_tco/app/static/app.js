@@ -25,7 +25,7 @@ const S = {
   families: {},
   samples: 1024, seed: 0, defaultSamples: 8192,
   results: null, answer: null, ranking: null, pinned: null, dirty: false,
-  demandIndex: 0, rankPending: null, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
+  demandIndex: 0, rankPending: null, refining: null, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -169,7 +169,7 @@ function showInvalid(err) {
 // A change, a new seed or sample size, a loaded book: check and answer, then the rest.
 async function refresh() {
   const seq = ++S.runSeq;
-  S.rankPending = null;
+  S.rankPending = null; S.refining = null;
   clearTimeout(checkTimer);
   if (showSeedError()) { markStale("not computed: fix the seed"); setStatus("not run: fix the seed", false); return; }
   S.seed = +$("seed").value.trim();
@@ -197,17 +197,56 @@ async function refresh() {
   $("unsaved").hidden = !S.dirty;
   if (!S.dirty) document.querySelectorAll(".input.changed").forEach((c) => c.classList.remove("changed"));
   show(res, "answer");
-  for (const stage of ["base", "full"]) {
-    if (seq !== S.runSeq) return;
-    try {
-      const r = await waitNote(api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: S.results.grid[S.demandIndex], stage }), seq, stage === "base" ? "the break-even demands" : "the ranking");
-      if (seq !== S.runSeq) return;
-      show(r, stage);
-    } catch (e) {
-      if (e.status === 409 || seq !== S.runSeq) return;
-      setStatus("run failed", false); showGlobalError(e.message); return;
-    }
+  // the ranking's first estimate (a fraction of a second of Shapley rows at this demand),
+  // then the break-even demands, then the ranking at the CLI's permutations
+  const d = S.results.grid[S.demandIndex], key = runKey(), gone = () => seq !== S.runSeq;
+  const base = async () => {
+    const r = await waitNote(api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "base" }), seq, "the break-even demands");
+    if (!gone()) show(r, "base");
+  };
+  let ranked;
+  try {
+    await base();
+    ranked = gone() ? null : await rankAt(d, key, gone);
+  } catch (e) {
+    if (e.status === 409 || gone()) return;
+    setStatus("run failed", false); showGlobalError(e.message); return;
   }
+  if (gone() || !ranked) return;
+  const r = ranked.results, took = r.cached ? "cached" : `${r.elapsed} s`;
+  setStatus(`${r.n.toLocaleString("en")} samples, seed ${r.seed}, ranking ${took}` + (r.note ? "; " + r.note : ""), false);
+  document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
+}
+
+// The ranking at demand d of the run `key`: a first estimate (a ranking by Shapley effects
+// from a quarter of the CLI's permutations, its wider intervals drawn), `between()` (the
+// break-even stage), then the CLI's own (mc_tco/app/runs.py). `gone()`: a newer change or
+// demand replaced it. Returns the last stage's response, or null when gone.
+async function rankAt(d, key, gone, between) {
+  const body = { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "full" };
+  let r = await waitNote(api("/api/run", { ...body, rough: true }), S.runSeq, "the ranking");
+  if (gone()) return null;
+  const rough = r.answer.ranking && Object.values(r.answer.ranking).some((x) => x.rough);
+  S.refining = rough ? key + "|" + d : null;
+  showRanking(r);
+  if (between) await between();
+  if (!rough || gone()) return gone() ? null : r;
+  r = await waitNote(api("/api/run", body), S.runSeq, "the ranking at the CLI's permutations");
+  if (gone()) return null;
+  S.refining = null;
+  showRanking(r);
+  return r;
+}
+
+// A ranking stage's response (the break-even demands arrive beside it): the ranking at
+// the demand of its request.
+function showRanking(res) {
+  if (res.answer.ranking) S.ranking = { ...res.answer, key: runKey() };
+  if (res.answer.demand === S.results.grid[S.demandIndex]) S.rankPending = null;
+  renderAnswer();
+  $("card-rank").dataset.rough = S.refining ? "1" : "";
+  document.body.dataset.answers = String((+document.body.dataset.answers || 0) + 1);
+  if (res.answer.demand !== S.results.grid[S.demandIndex]) updateAnswer();
 }
 
 // Show a stage's results: the answer's parts (sentence, tables, P and the fan), then the
@@ -228,7 +267,7 @@ function show(res, stage) {
   }
   const n = S.results.n.toLocaleString("en"), took = S.results.cached ? "cached" : `${S.results.elapsed} s`;
   if (stage === "full") setStatus(`${n} samples, seed ${S.results.seed}, ${took}` + (S.results.note ? "; " + S.results.note : ""), false);
-  else setStatus(`${stage === "answer" ? "answer" : "break-even"} from the ${n} base rows (${took}); ${stage === "answer" ? "break-even demands and ranking" : "ranking"} follow…`, true);
+  else setStatus(`${stage === "answer" ? "answer" : "break-even"} from the ${n} base rows (${took}); ${stage === "answer" ? "ranking and break-even demands follow" : "the ranking at the CLI's permutations follows"}…`, true);
   renderResults();
   markCurrent("answer");
   if (stage !== "answer") markCurrent("base");
@@ -280,11 +319,7 @@ async function rankHere() {
   if (!rk || rk.index !== "shapley" || rk.at == null || Math.abs(rk.at / d - 1) <= 1e-9) return;
   S.rankPending = d; markStale("recomputing…", ["full"]); renderRanking();
   try {
-    const r = await api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "full" });
-    if (runKey() !== key || S.results.grid[S.demandIndex] !== d || r.answer.demand !== d) return;
-    S.rankPending = null;
-    S.answer = r.answer; S.ranking = { ...r.answer, key };
-    renderAnswer();
+    await rankAt(d, key, () => runKey() !== key || S.results.grid[S.demandIndex] !== d);
   } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
 }
 
