@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from mc_tco.app import bridge
@@ -63,7 +64,8 @@ def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
     dict
         ``target``, ``wins``, ``index`` (``"shapley"`` or ``"ST"``), ``title``, ``rests_on``
         (the estimator and its size), ``rough`` (a first estimate: fewer permutations than
-        the CLI's), ``rare`` (the too-few-scenarios note of the
+        the CLI's), ``constant`` (the target does not vary at the point: no ``rows``),
+        ``rare`` (the too-few-scenarios note of the
         indicator, or None), ``at`` and ``rows``: ``[input, value, half-width, S1 or
         None]`` by decreasing value.
     """
@@ -78,6 +80,12 @@ def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
             wins, n, ds[index].sel(target=indicator, **at).values,
             ds[f"{index}_conf"].sel(target=indicator, **at).values):
         target = indicator
+    if not np.isfinite(ds[index].sel(target=target, **at).values).any():
+        # the target does not vary here (a strategy that is the baseline at this point):
+        # nothing to rank, and the accessor refuses to
+        return {"target": target, "wins": wins, "index": index, "title": TITLES[index],
+                "rests_on": rests_on(ds, index)[0], "rough": False, "rare": None,
+                "at": _num(at[dim]), "rows": [], "constant": True}
     table = ds.mc_tco.ranking(target, index=index, **at).isel(input=slice(0, top))
     title = TITLES[index]
     if index == "ST" and ds.mc_tco.correlations:  # a quick run without Shapley effects
@@ -86,7 +94,7 @@ def ranking(ds: xr.Dataset, dim: str, d: float, strategy: str, target: str,
     s1 = table["S1"].values if index == "ST" else [None] * table.sizes["input"]
     basis, rough = rests_on(ds, index)
     return {"target": target, "wins": wins, "index": index, "title": title,
-            "rests_on": basis, "rough": rough,
+            "rests_on": basis, "rough": rough, "constant": False,
             "rare": None if rare is None else {
                 "events": rare["events"], "rows": rare["rows"],
                 "nearest": rare["nearest_demand"], "note": rare["note"]},

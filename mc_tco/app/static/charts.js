@@ -218,6 +218,7 @@ function renderRanking() {
   svg.dataset.index = rk.index;
   const moved = rk.at != null && Math.abs(rk.at / at - 1) > 1e-9;
   $("rank-caption").textContent = `at ${fmtTokens(moved ? rk.at : at)}${moved ? ` (the nearest demand where the run estimated Shapley effects; ${S.rankPending === at ? `those at ${fmtTokens(at)} follow…` : `${fmtTokens(at)} is not one`})` : ""}: ranked by ${rk.target.endsWith(">0") ? `'beats the API' (${rk.wins} winning scenarios)` : `the ${rk.target} itself` + (rk.rare ? ` (only ${rk.rare.events} of ${rk.rare.rows} scenarios ${rk.wins < rk.rare.rows - rk.wins ? "beat" : "lose to"} the API: too few to rank by that${rk.rare.nearest != null ? `; the nearest demand with enough is ${fmtTokens(rk.rare.nearest)}` : ""})` : "")}; ` + (rk.index === "shapley" ? `bar Shapley effect ± ${level}% half-width (the inputs are correlated: per-input Sobol' indices are not defined, as mc-tco run says)` : `bar ST ± ${level}% half-width, tick S1`) + (rk.rests_on ? `; ${rk.rests_on}` : "") + (rk.rough ? (S.refining ? "; a first estimate: the CLI's permutations follow…" : "; a first estimate") : "");
+  if (rk.constant) $("rank-caption").textContent = `at ${fmtTokens(at)}: the ${rk.target} of ${s} does not vary here (the same in every scenario): nothing to rank`;
   const W = svg.clientWidth || 500, H = svg.clientHeight || 250;
   const narrow = W < 420, m = { l: Math.min(205, W * (narrow ? 0.5 : 0.42)), r: 36, t: 6 };
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
