@@ -214,7 +214,7 @@ async function refresh() {
   }
   if (gone() || !ranked) return;
   const r = ranked.results, took = r.cached ? "cached" : `${r.elapsed} s`;
-  setStatus(`${r.n.toLocaleString("en")} samples, seed ${r.seed}, ranking ${took}` + (r.note ? "; " + r.note : ""), false);
+  setStatus(`${r.n.toLocaleString("en")} samples, seed ${r.seed}, ${took}` + (r.note ? "; " + r.note : ""), false);
   document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
 }
 
