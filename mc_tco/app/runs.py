@@ -11,8 +11,15 @@ comes first and the ranking last:
   for a book ranked by Shapley effects (correlated inputs: the CLI's rule) the Shapley
   rows at the page's demand alone (:func:`mc_tco.app.bridge.shapley_ranking`: the CLI's
   numbers there, without the design rows, whose Sobol' indices rank nothing with
-  correlations), run beside ``"base"`` and merged with the base rows so far; another
-  demand adds its own.
+  correlations), merged with the base rows so far; another demand adds its own. The
+  page asks first for a ``rough`` estimate (a quarter of the permutations,
+  :func:`mc_tco.app.bridge.rough_permutations`: about a quarter of the rows, twice the
+  half-widths; kept apart, never taken for the run) and then for the CLI's.
+
+On the loaded 2-core machine (load 9-11) the whole quick run took 11-12 s of the page's
+ranking (5 CPU seconds, three fifths of them the 48 x 1,024 design rows at 46 demands);
+the Shapley rows at one demand take 0.2 CPU seconds for the first estimate and 0.75 for
+the CLI's (``benchmarks/app_latency.py`` prints both).
 
 The base rows and their numbers are the same in every stage (same seed, same points).
 :func:`check_model` says which books may run at all.

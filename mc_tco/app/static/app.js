@@ -3,9 +3,11 @@
 // tabs never share edits, runs or pins. The figures are charts.js, the editor editor.js
 // (both loaded before this file).
 //
-// A change is answered in three requests (mc_tco/app/runs.py): /api/preview checks it
-// and answers from the base rows (the sentence, the table, P and the fan chart), then
-// /api/run stage "base" adds the break-even demands and stage "full" the ranking. Until
+// A change is answered in stages (mc_tco/app/runs.py): /api/preview checks it and answers
+// from the base rows (the sentence, the table, P and the fan chart), then /api/run stage
+// "base" adds the break-even demands and stage "full" the ranking (for a book ranked by
+// Shapley effects: a first estimate at a quarter of the CLI's permutations, labelled so,
+// then the CLI's own, at the slider's demand). Until
 // its part arrives, each card shows the previous answer dimmed and labelled
 // "recomputing…"; an invalid change labels them "not computed: fix …".
 "use strict";
@@ -197,17 +199,16 @@ async function refresh() {
   $("unsaved").hidden = !S.dirty;
   if (!S.dirty) document.querySelectorAll(".input.changed").forEach((c) => c.classList.remove("changed"));
   show(res, "answer");
-  // the ranking's first estimate (a fraction of a second of Shapley rows at this demand),
-  // then the break-even demands, then the ranking at the CLI's permutations
+  // then the break-even demands (the answer's last part), then the ranking (ranking.js:
+  // for a book ranked by Shapley effects a first estimate, then the CLI's permutations);
+  // run side by side or ranking first they came later on the loaded 2-core machine
   const d = S.results.grid[S.demandIndex], key = runKey(), gone = () => seq !== S.runSeq;
-  const base = async () => {
-    const r = await waitNote(api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "base" }), seq, "the break-even demands");
-    if (!gone()) show(r, "base");
-  };
   let ranked;
   try {
-    await base();
-    ranked = gone() ? null : await rankAt(d, key, gone);
+    const r = await waitNote(api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "base" }), seq, "the break-even demands");
+    if (gone()) return;
+    show(r, "base");
+    ranked = await rankAt(d, key, gone);
   } catch (e) {
     if (e.status === 409 || gone()) return;
     setStatus("run failed", false); showGlobalError(e.message); return;
@@ -216,37 +217,6 @@ async function refresh() {
   const r = ranked.results, took = r.cached ? "cached" : `${r.elapsed} s`;
   setStatus(`${r.n.toLocaleString("en")} samples, seed ${r.seed}, ${took}` + (r.note ? "; " + r.note : ""), false);
   document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
-}
-
-// The ranking at demand d of the run `key`: a first estimate (a ranking by Shapley effects
-// from a quarter of the CLI's permutations, its wider intervals drawn), `between()` (the
-// break-even stage), then the CLI's own (mc_tco/app/runs.py). `gone()`: a newer change or
-// demand replaced it. Returns the last stage's response, or null when gone.
-async function rankAt(d, key, gone, between) {
-  const body = { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "full" };
-  let r = await waitNote(api("/api/run", { ...body, rough: true }), S.runSeq, "the ranking");
-  if (gone()) return null;
-  const rough = r.answer.ranking && Object.values(r.answer.ranking).some((x) => x.rough);
-  S.refining = rough ? key + "|" + d : null;
-  showRanking(r);
-  if (between) await between();
-  if (!rough || gone()) return gone() ? null : r;
-  r = await waitNote(api("/api/run", body), S.runSeq, "the ranking at the CLI's permutations");
-  if (gone()) return null;
-  S.refining = null;
-  showRanking(r);
-  return r;
-}
-
-// A ranking stage's response (the break-even demands arrive beside it): the ranking at
-// the demand of its request.
-function showRanking(res) {
-  if (res.answer.ranking) S.ranking = { ...res.answer, key: runKey() };
-  if (res.answer.demand === S.results.grid[S.demandIndex]) S.rankPending = null;
-  renderAnswer();
-  $("card-rank").dataset.rough = S.refining ? "1" : "";
-  document.body.dataset.answers = String((+document.body.dataset.answers || 0) + 1);
-  if (res.answer.demand !== S.results.grid[S.demandIndex]) updateAnswer();
 }
 
 // Show a stage's results: the answer's parts (sentence, tables, P and the fan), then the
@@ -307,19 +277,6 @@ async function updateAnswer() {
     S.answer = a;
     if (a.ranking) S.ranking = { ...a, key: runKey() };
     renderAnswer(); updateTarget(); rankHere();
-  } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
-}
-
-// A ranking by Shapley effects estimated at another demand (the run estimates them at the
-// page's demand only, mc_tco/app/runs.py): shown for the nearest one, labelled and stale,
-// while the run adds this demand's.
-async function rankHere() {
-  const d = S.results.grid[S.demandIndex], key = runKey();
-  const rk = S.ranking && S.ranking.key === key && S.ranking.ranking && Object.values(S.ranking.ranking)[0];
-  if (!rk || rk.index !== "shapley" || rk.at == null || Math.abs(rk.at / d - 1) <= 1e-9) return;
-  S.rankPending = d; markStale("recomputing…", ["full"]); renderRanking();
-  try {
-    await rankAt(d, key, () => runKey() !== key || S.results.grid[S.demandIndex] !== d);
   } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
 }
 
