@@ -9,13 +9,18 @@ from the field's input event:
 * ``answer``: the sentence, the P table and the P and fan charts re-rendered (the
   ``"answer"`` stage: the base rows without their break-even search);
 * ``break-even``: the break-even chart current (stage ``"base"``);
-* ``ranking``: the ranking chart current (stage ``"full"``: the design rows, the Sobol'
-  indices and the Shapley effects).
+* ``ranking``: the ranking chart current (stage ``"full"``; for the default book, whose
+  inputs rank by Shapley effects, a first estimate at a quarter of the CLI's permutations
+  at the page's demand, its intervals drawn);
+* ``refined``: the ranking at the CLI's permutations (the numbers of ``mc-tco run
+  --samples N --seed S`` at that demand), the page idle.
 
-The next change waits until the page is current. The reference, measured in the same
-process right after each change on the same edited book (a seed the page never ran, so
-nothing is cached): each stage's in-process evaluation (``bridge.base_run`` without and
-with the break-even demands, ``bridge.quick_run``), without HTTP, JSON or drawing.
+The next change waits until the page is current and idle. The reference, measured in the
+same process right after each change on the same edited book (a seed the page never ran,
+so nothing is cached): each stage's in-process evaluation (``bridge.base_run`` without
+and with the break-even demands; for the ranking ``bridge.shapley_ranking`` at the first
+estimate's permutations on the base rows, and ``bridge.quick_run``, the whole quick run
+the page ranked from before issue 26), without HTTP, JSON or drawing.
 The medians (min-max) are printed with the machine's load; on a loaded machine wall times
 grow by about the load over the cores. The CPU seconds of this process over a whole change
 (the server's threads: change to ranking) are printed beside those of the three stages
@@ -46,20 +51,42 @@ WATCH = """(field) => {
   const t = window.__t = {};
   document.querySelector(field).addEventListener(
     "input", () => { t.change = performance.now(); }, {once: true});
-  const parts = {answer: "#card-fan", breakeven: "#card-be", ranking: "#card-rank"};
+  const parts = {answer: "#card-fan", breakeven: "#card-be", ranking: "#card-rank",
+                 refined: "#card-rank"};
   for (const [name, sel] of Object.entries(parts)) {
     const node = document.querySelector(sel);
     new MutationObserver((_, obs) => {
-      if (t.change !== undefined && !node.dataset.stale && performance.now() > t.change) {
+      if (t.change !== undefined && !node.dataset.stale && performance.now() > t.change
+          && (name !== "refined" || !node.dataset.rough)) {
         t[name] = performance.now(); obs.disconnect();
       }
-    }).observe(node, {attributes: true, attributeFilter: ["data-stale"]});
+    }).observe(node, {attributes: true, attributeFilter: ["data-stale", "data-rough"]});
   }
 }"""
 
 
 def _median(xs: list[float]) -> str:
     return f"{statistics.median(xs):.2f} s ({min(xs):.2f}-{max(xs):.2f})"
+
+
+def _reference(book, n: int, seed: int, demand: float) -> dict[str, tuple[float, float]]:
+    """Each stage in-process on ``book``: (wall, CPU) seconds."""
+    from mc_tco.app import bridge
+
+    out = {}
+    start, cpu = time.perf_counter(), time.process_time()
+    rows = bridge.base_run(book, n, seed, breakeven=False)
+    out["answer"] = (time.perf_counter() - start, time.process_time() - cpu)
+    for k, call in (
+            ("breakeven", lambda: bridge.base_run(book, n, seed)),
+            ("ranking", lambda: bridge.shapley_ranking(
+                book, rows, n, seed, {"demand": demand},
+                permutations=bridge.rough_permutations(n))),
+            ("refined", lambda: bridge.quick_run(book, n, seed))):
+        start, cpu = time.perf_counter(), time.process_time()
+        call()
+        out[k] = (time.perf_counter() - start, time.process_time() - cpu)
+    return out
 
 
 def main() -> None:
@@ -82,9 +109,11 @@ def main() -> None:
     bridge.warm_up()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     field = ".input[data-input='node_price'] input[data-field='low']"
-    page_t: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
-    ref_t: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
-    ref_cpu: dict[str, list[float]] = {"answer": [], "breakeven": [], "ranking": []}
+    names = ("answer", "breakeven", "ranking", "refined")
+    page_t: dict[str, list[float]] = {k: [] for k in names}
+    ref_t: dict[str, list[float]] = {k: [] for k in names}
+    ref_cpu: dict[str, list[float]] = {k: [] for k in names}
+    after: list[float] = []
     page_cpu: list[float] = []
     print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     try:
@@ -99,27 +128,30 @@ def main() -> None:
             for i in range(args.changes):
                 page.evaluate(WATCH, field)
                 cpu = time.process_time()  # the server's threads (and this script's)
+                runs = page.evaluate("+document.body.dataset.runs")
                 page.fill(field, str(399_000 - 1000 * i))
-                page.wait_for_function("window.__t.ranking !== undefined", timeout=300_000)
+                page.wait_for_function(f"window.__t.refined !== undefined && "
+                                       f"+document.body.dataset.runs > {runs}",
+                                       timeout=300_000)
                 page_cpu.append(time.process_time() - cpu)
                 t = page.evaluate("window.__t")
                 for k in page_t:
                     page_t[k].append((t[k] - t["change"]) / 1000)
+                after.append((t["ranking"] - t["answer"]) / 1000)
                 # the reference: the same stages in-process, on the same edited book
                 text = page.evaluate("S.text")
                 edited = bridge.loads_book(text, str(book))
-                seed, n = 10_000 + i, args.samples
-                for k, call, kw in (("answer", bridge.base_run, {"breakeven": False}),
-                                    ("breakeven", bridge.base_run, {}),
-                                    ("ranking", bridge.quick_run, {})):
-                    start, cpu = time.perf_counter(), time.process_time()
-                    call(edited, n, seed, **kw)
-                    ref_t[k].append(time.perf_counter() - start)
-                    ref_cpu[k].append(time.process_time() - cpu)
+                demand = page.evaluate("S.results.grid[S.demandIndex]")
+                for k, (wall, cpu_s) in _reference(edited, args.samples, 10_000 + i,
+                                                   demand).items():
+                    ref_t[k].append(wall)
+                    ref_cpu[k].append(cpu_s)
                 print(f"change {i + 1}: answer {page_t['answer'][-1]:.2f} s, break-even "
                       f"{page_t['breakeven'][-1]:.2f} s, ranking {page_t['ranking'][-1]:.2f} s"
-                      f" (in-process {ref_t['answer'][-1]:.2f} / {ref_t['breakeven'][-1]:.2f}"
-                      f" / {ref_t['ranking'][-1]:.2f} s; load {os.getloadavg()[0]:.1f})")
+                      f" ({after[-1]:.2f} s after the answer), refined "
+                      f"{page_t['refined'][-1]:.2f} s (in-process "
+                      + " / ".join(f"{ref_t[k][-1]:.2f}" for k in names)
+                      + f" s; load {os.getloadavg()[0]:.1f})")
             browser.close()
     finally:
         server.shutdown()
@@ -127,14 +159,20 @@ def main() -> None:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"\n{args.changes} changes at {args.samples:,} samples, median (min-max), "
           f"from the change in the page:")
-    names = {"answer": "answer (P, band, fan, sentence)", "breakeven": "break-even chart",
-             "ranking": "ranking"}
-    for k, name in names.items():
-        print(f"  {name:33s} {_median(page_t[k])}   in-process stage alone: "
+    labels = {"answer": "answer (P, band, fan, sentence)", "breakeven": "break-even chart",
+              "ranking": "ranking (first estimate)",
+              "refined": "ranking at the CLI's permutations"}
+    refs = {"answer": "base rows", "breakeven": "base rows + break-even",
+            "ranking": "Shapley rows, first estimate",
+            "refined": "the whole quick run (before)"}
+    for k, name in labels.items():
+        print(f"  {name:35s} {_median(page_t[k])}   in-process, {refs[k]}: "
               f"{_median(ref_t[k])}")
-    stages = [sum(v) for v in zip(*ref_cpu.values(), strict=True)]
-    print(f"  CPU seconds of a change, all three stages: in the app (server threads) "
-          f"{_median(page_cpu)}; the stages in-process {_median(stages)}")
+    print(f"  {'ranking after the answer':35s} {_median(after)}")
+    stages = [sum(v) for v in zip(*(ref_cpu[k] for k in names[:3]), strict=True)]
+    print(f"  CPU seconds of a change, all its stages: in the app (server threads) "
+          f"{_median(page_cpu)}; in-process, the answer, break-even and first-estimate "
+          f"stages {_median(stages)}, the whole quick run {_median(ref_cpu['refined'])}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -184,8 +184,12 @@ def _strategies(ds: xr.Dataset, indicator: str) -> tuple[list[str], list[str]]:
     return compared, base
 
 
-def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
+def results_json(ds: xr.Dataset, elapsed: float | None = None, summary: bool = False
+                 ) -> dict:
     """What the right-hand side draws, from a run's dataset (any model with a grid dim).
+
+    ``summary``: the labels, grid, report points and focus alone (no ``p``, ``fan``,
+    ``breakeven``), for the ranking stage: the other stages draw those.
 
     Returns
     -------
@@ -197,7 +201,7 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
     targets = [str(t) for t in ds["target"].values]
     target = next(t for t in targets if not t.endswith(">0"))
     indicator = next((t for t in targets if t == f"{target}>0"), targets[-1])
-    dim = str(next(d for d in ds["p_positive"].dims if d not in ("target", "strategy")))
+    dim = bridge.grid_dim(ds)
     grid = ds[dim].values.astype(float)
     strategies, baseline = _strategies(ds, indicator)
     out = {"dim": dim, "unit": ds[dim].attrs.get("units", ""), "grid": grid.tolist(),
@@ -207,6 +211,12 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
            "seed": ds.mc_tco.run.seed, "elapsed": elapsed,
            "book_sha256": ds.mc_tco.run.book_sha256,
            "note": input_grid_note(ds, "mc-tco run shows them all")}  # [grid.<input>]
+    report = ds.mc_tco.report.get(dim) or []
+    out["report"] = [nearest_point(grid, r, scale_of(dim)) for r in report]
+    focus = ds.mc_tco.focus.get(dim)
+    out["focus"] = float(focus) if focus is not None else (out["report"] or [grid[0]])[0]
+    if summary:
+        return out
     p = ds["p_positive"].sel(target=indicator)
     ci = ds["p_positive_ci"].sel(target=indicator)
     out["p"] = {s: {"p": [_num(v) for v in p.sel(strategy=s).values],
@@ -228,10 +238,6 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None) -> dict:
                       "p_never": _num(ds["breakeven_demand_p_never"].sel(strategy=s)),
                       "median": _num(np.median(vals)) if len(vals) else None}
         out["breakeven"] = cdf
-    report = ds.mc_tco.report.get(dim) or []
-    out["report"] = [nearest_point(grid, r, scale_of(dim)) for r in report]
-    focus = ds.mc_tco.focus.get(dim)
-    out["focus"] = float(focus) if focus is not None else (out["report"] or [grid[0]])[0]
     return out
 
 
@@ -239,18 +245,20 @@ def _nearest(ds: xr.Dataset, dim: str, value: float) -> float:
     return nearest_point(ds[dim].values, value, scale_of(dim))
 
 
-def answer(ds: xr.Dataset, demand: float, top: int = 8, results: dict | None = None) -> dict:
+def answer(ds: xr.Dataset, demand: float, top: int = 8, results: dict | None = None,
+           sentence: bool = True) -> dict:
     """The answer at one point of the grid: the memo's sentence and, per strategy, the
     inputs ranked as the CLI ranks them (:func:`mc_tco.app.ranking.ranking`: by Shapley
     effect when the book's inputs are correlated, else by ST); ``ranking`` is None for
     results of the base rows alone (:func:`mc_tco.app.bridge.base_run`). ``results``:
-    :func:`results_json` of ``ds`` when already made.
+    :func:`results_json` of ``ds`` when already made. ``sentence=False``: the ranking
+    alone (``sentence`` None; ``results`` may be the summary).
     """
     r = results if results is not None else results_json(ds)
     dim = r["dim"]
     d = _nearest(ds, dim, demand)
-    text = bridge.memo_answer(ds, d) if dim == "demand" else None
-    if text is None:
+    text = bridge.memo_answer(ds, d) if dim == "demand" and sentence else None
+    if text is None and sentence:
         parts = []
         for s in r["strategies"]:
             i = r["grid"].index(d)
@@ -258,10 +266,11 @@ def answer(ds: xr.Dataset, demand: float, top: int = 8, results: dict | None = N
                          + bridge.fmt_pct_ci(r["p"][s]["p"][i], r["p"][s]["lo"][i],
                                              r["p"][s]["hi"][i]) + " of scenarios")
         text = f"At {dim} {bridge.fmt_tokens(d)}: " + "; ".join(parts) + "."
-    text = text.replace("**", "")
-    # the ranking needs the design rows: a first answer from the base rows has none
+    text = text.replace("**", "") if text is not None else None
+    # the ranking needs its index (the design rows' ST, or the Shapley effects): a first
+    # answer from the base rows has neither
     ranking = ({s: rank_inputs(ds, dim, d, s, r["target"], top) for s in r["strategies"]}
-               if "ST" in ds else None)
+               if "ST" in ds or "shapley" in ds else None)
     conf = ds.mc_tco.run.conf_level
     return {"demand": d, "sentence": text, "ranking": ranking, "conf_level": conf}
 

@@ -8,12 +8,15 @@ module lets the engine move its functions without touching the rest of :mod:`mc_
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
 import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from mc_tco.errors import BookError, McTcoError
@@ -28,9 +31,11 @@ __all__ = [
     "base_run",
     "build_distribution",
     "check_book",
+    "default_permutations",
     "default_samples",
     "families",
     "full_run",
+    "grid_dim",
     "indicator_ranks",
     "load_book",
     "loads_book",
@@ -38,6 +43,9 @@ __all__ = [
     "min_events",
     "model_file",
     "quick_run",
+    "rough_permutations",
+    "shapley_ranking",
+    "with_ranking",
 ]
 
 DEFAULT_BOOK = "distributions/deepseek-v4.1-flash.toml"
@@ -125,8 +133,9 @@ def min_events() -> int:
 
 
 def indicator_ranks(wins: int, n: int, st, conf) -> bool:
-    """Whether an indicator's Sobol' indices ``st`` (half-widths ``conf``) rank the inputs,
-    by the memo's rule: enough wins and losses, and the top index above its own error
+    """Whether an indicator's indices ``st`` (the ranking index: ST, or the Shapley
+    effects with correlations; half-widths ``conf``) rank the inputs, by the CLI's and the
+    memo's rule: enough wins and losses, and the top index above its own error
     (:func:`mc_tco.decision.indices.ranking`)."""
     from mc_tco.decision.indices import above_its_error
     from mc_tco.decision.shares import rare_indicator
@@ -162,6 +171,95 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
     chunk = QUICK_CHUNK if samples % QUICK_CHUNK == 0 else None
     return run(book, samples=samples, seed=seed, progress=progress, scheduler="threads",
                independence_check=False, chunk_size=chunk).mc_tco.at_input_grid()  # (the focus)
+
+
+def grid_dim(ds: xr.Dataset) -> str:
+    """The grid dim the page's slider moves along: the first of P(target > 0)'s dims
+    besides the target and the alternatives (``demand`` for the TCO model)."""
+    return str(next(d for d in ds["p_positive"].dims if d not in ("target", "strategy")))
+
+
+def shapley_ranking(book, rows: xr.Dataset, samples: int, seed: int,
+                    at: dict[str, float] | None = None, progress: Callable | None = None,
+                    have: xr.Dataset | None = None,
+                    permutations: int | None = None) -> xr.Dataset | None:
+    """The ranking of a quick run whose inputs rank by Shapley effects, without its design
+    rows: the Shapley effects at ``at`` (``{grid dim: value}``, the nearest grid point;
+    None: where ``mc-tco run`` estimates them, ``--shapley-at report``) with the book's
+    correlations, to merge into the base rows with :func:`with_ranking`.
+
+    The same estimator, permutations and seed as ``mc-tco run BOOK --samples N --seed S``
+    (:func:`quick_run`), so the same effects and half-widths at that point: the model runs
+    the Shapley rows at one grid point instead of the report points, and none of the
+    ``N (K + 2)`` Saltelli design rows (their per-input Sobol' indices are "moved one at a
+    time" with correlations: they rank nothing). ``rows`` (any stage of
+    :func:`base_run` of the same book) give the targets' dims. ``have``: an earlier
+    result for the same run (other points), kept. ``permutations``: the estimator's
+    random permutations (None: the CLI's for ``samples``; :func:`rough_permutations`: a
+    first estimate, its half-widths about twice as wide). The CLI's rule
+    (:func:`mc_tco.results.ranking.ranking_rule`) says when: None for a book ranked by ST
+    (independent inputs: the design rows are the ranking, :func:`quick_run`) or with
+    ``[grid.<input>]`` inputs.
+    """
+    from mc_tco.engine import plan_run
+    from mc_tco.engine.assemble import run_options, with_extra
+    from mc_tco.engine.dependence import correlation_dataset
+    from mc_tco.engine.evaluate import _targets_array
+    from mc_tco.engine.shapley import shapley_dataset
+    from mc_tco.results.points import nearest_point, scale_of
+
+    if book.input_grid:
+        return None
+    plan = plan_run(book, samples=samples, seed=seed, shapley_permutations=permutations,
+                    shapley_at="grid" if at else "report")
+    if plan.ranking_index != "shapley":
+        return None
+    points = None
+    if at:
+        points = {dim: np.array([nearest_point(plan.grid[dim].values, v, scale_of(dim))])
+                  for dim, v in at.items()}
+    _, cells = _targets_array(plan, rows)
+    part = shapley_dataset(plan, cells, progress, workers=max(1, os.cpu_count() or 1),
+                           at=points)
+    if have is not None and points:  # another point of the same run: keep the others
+        filled = have[["shapley", "shapley_conf"]].fillna(part[["shapley", "shapley_conf"]])
+        done = have.mc_tco.shapley_points()
+        where = "; ".join(f"{dim} = " + ", ".join(f"{v:.6g}" for v in np.union1d(
+            done.get(dim, []), vals)) for dim, vals in points.items())
+        for name in filled.data_vars:
+            filled[name].attrs.update(part[name].attrs, computed_at=f"{where} only (NaN "
+                                      "elsewhere)")
+        return have.assign(filled)
+    part = with_extra(part, correlation_dataset(plan))
+    # what reproduces these numbers: mc-tco run with the same options (at a point alone,
+    # --shapley-at grid: the same numbers there)
+    part.attrs.update(ranking_index=plan.ranking_index,
+                      run_options=json.dumps(run_options(plan), default=str))
+    return part
+
+
+def default_permutations(samples: int) -> int:
+    """The Shapley permutations of ``mc-tco run --samples N`` (half of N, 64 to 4096)."""
+    from mc_tco.engine.plan import shapley_permutations_for
+
+    return int(shapley_permutations_for(samples))
+
+
+def rough_permutations(samples: int) -> int | None:
+    """The permutations of the page's first ranking: a quarter of the CLI's for
+    ``samples`` (at least 64), so about a quarter of its model rows and twice its
+    half-widths; None when that is the CLI's own (small samples)."""
+    full = default_permutations(samples)
+    rough = max(64, full // 4)
+    return rough if rough < full else None
+
+
+def with_ranking(rows: xr.Dataset, ranking: xr.Dataset) -> xr.Dataset:
+    """The base rows ``rows`` (:func:`base_run`) with :func:`shapley_ranking`'s effects
+    (any of theirs replaced): the dataset the page ranks from, as a quick run's."""
+    from mc_tco.engine.assemble import with_extra
+
+    return with_extra(rows.drop_vars(list(ranking.data_vars), errors="ignore"), ranking)
 
 
 #: outputs the memo's answer reads beside the targets and distributions (who is cheapest:

@@ -137,10 +137,15 @@ class App:
     def _run(self, q, stage: str = "full", book=None):
         samples, seed = self._options(q)
         text, path = str(q["text"]), str(q["path"])
-        cached = self.cache.cached(text, samples, seed, stage)
+        # the full stage ranks at the page's demand (a book ranked by Shapley effects
+        # estimates them there: mc_tco.app.runs)
+        demand = float(q["demand"]) if stage == "full" and q.get("demand") else None
+        rough = stage == "full" and bool(q.get("rough"))  # a first ranking will do
+        cached = self.cache.cached(text, samples, seed, stage, demand, rough)
         t = time.monotonic()
         ds = self.cache.get(text, path, samples, seed, str(q.get("session") or ""),
-                            self.model, self.model_file, stage=stage, book=book)
+                            self.model, self.model_file, stage=stage, book=book,
+                            demand=demand, rough=rough)
         return ds, time.monotonic() - t, cached
 
     def _answer(self, q, stage: str, book=None) -> dict:
@@ -170,11 +175,22 @@ class App:
 
     def run(self, q) -> dict:
         """Run the edited book at ``q["stage"]`` (``"base"``: with the break-even demands;
-        ``"full"``, the default: the quick run with the ranking); results and answer."""
+        ``"full"``, the default: the ranking at ``q["demand"]``, a first estimate with
+        ``q["rough"]``); results and answer. The full stage's are the ranking's alone
+        (``results``: ``n``, ``seed``, ``elapsed``, ``cached``, ``note``; ``answer``:
+        ``demand``, ``ranking``, ``conf_level``): the base stage, beside it, draws the rest.
+        """
         stage = str(q.get("stage") or "full")
         if stage not in ("base", "full"):
             raise bridge.McTcoError(f"stage {stage!r}: base or full")
-        return self._answer(q, stage)
+        if stage == "base":
+            return self._answer(q, stage)
+        ds, elapsed, cached = self._run(q, stage)
+        res = api.results_json(ds, round(elapsed, 2), summary=True)
+        res["cached"] = cached
+        demand = float(q.get("demand") or res["focus"])
+        return {"results": res, "stage": stage,
+                "answer": api.answer(ds, demand, results=res, sentence=False)}
 
     def answer(self, q) -> dict:
         """The answer at another demand of the run already made for the same book (its

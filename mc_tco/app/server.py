@@ -43,6 +43,7 @@ STATIC = {
     "/static/charts.js": ("charts.js", "text/javascript; charset=utf-8"),
     "/static/curves.js": ("curves.js", "text/javascript; charset=utf-8"),
     "/static/editor.js": ("editor.js", "text/javascript; charset=utf-8"),
+    "/static/ranking.js": ("ranking.js", "text/javascript; charset=utf-8"),
 }
 MAX_BODY = 4_000_000
 #: the page's policy: its script, style and API from this server only, never in a frame

@@ -95,7 +95,8 @@ def shapley_rows(plan: Plan) -> int:
 
 
 def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
-                    progress: Progress | None = None, workers: int = 1) -> xr.Dataset:
+                    progress: Progress | None = None, workers: int = 1,
+                    at: dict[str, np.ndarray] | None = None) -> xr.Dataset:
     """Shapley effects and half-widths of every input on every target cell.
 
     Parameters
@@ -110,6 +111,10 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
         ``progress(done, total)`` in model rows.
     workers : int
         Threads evaluating blocks of rows at once; the numbers do not depend on it.
+    at : dict, optional
+        The grid points to estimate at, ``{dim: values}`` (default :func:`shapley_grid`):
+        the same draws, so the same numbers at those points (the browser app's ranking
+        at the page's demand alone).
 
     Returns
     -------
@@ -122,7 +127,8 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
     coords: dict[Hashable, Any] = {}
 
     lock = threading.Lock()
-    sub = shapley_grid(plan)
+    sub = shapley_grid(plan) if at is None else {k: np.asarray(v, dtype=float)
+                                                  for k, v in at.items()}
 
     def evaluate(x: np.ndarray) -> np.ndarray:  # called from up to ``workers`` threads
         nonlocal done
@@ -181,8 +187,9 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
         ds = ds.reindex({dim: plan.grid[dim].values for dim in sub})
         for name in ("shapley", "shapley_conf"):
             ds[name].attrs["computed_at"] = (
-                f"{where} only (the report points, claim points and focus; NaN elsewhere: "
-                "rerun with --shapley-at grid for every point)")
+                f"{where} only " + ("(the report points, claim points and focus; NaN "
+                                    "elsewhere: rerun with --shapley-at grid for every point)"
+                                    if at is None else "(NaN elsewhere)"))
     ds.attrs.update(shapley_evaluations=int(res["evaluations"]) * plan.grid_points,
                     shapley_method=method)
     return ds

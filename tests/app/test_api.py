@@ -142,18 +142,20 @@ def test_a_newer_request_of_the_same_tab_cancels_the_older():
         calls.append(done)
         cache.latest["tab"] = object()  # a newer request arrived meanwhile
 
-    orig = api.bridge.quick_run
+    # the default book ranks by Shapley effects: its ranking stage is the Shapley rows
+    orig = api.bridge.shapley_ranking
 
-    def quick(book, samples, seed, progress=None):
-        return orig(book, samples, seed, progress=lambda d, t: (progress_hook(d, t),
-                                                               progress(d, t)))
+    def ranking(book, rows, samples, seed, at=None, progress=None, **kw):
+        return orig(book, rows, samples, seed, at, progress=lambda d, t: (
+            progress_hook(d, t), progress(d, t)), **kw)
 
-    api.bridge.quick_run, saved = quick, api.bridge.quick_run
+    api.bridge.shapley_ranking, saved = ranking, api.bridge.shapley_ranking
     try:
         with pytest.raises(api.Cancelled):
-            cache.get(TEXT, PATH, 512, 0, session="tab")
+            cache.get(TEXT, PATH, 512, 0, session="tab", demand=5e11)
     finally:
-        api.bridge.quick_run = saved
+        api.bridge.shapley_ranking = saved
+    assert calls and not cache.ranks  # stopped at its first block: nothing kept
 
 
 def test_save_never_overwrites_without_asking(tmp_path):

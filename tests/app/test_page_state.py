@@ -104,6 +104,30 @@ def test_the_ranking_is_labelled_for_what_it_ranks(page):
     assert "share of the variance" not in page.inner_text("#rank-title").replace(
         "shares of the variance sum to 1", "")
     assert page.locator("#chart-rank rect.bar").count() == 8
+    # what it rests on: the CLI's permutations at the page's demand, once the run is in
+    caption = page.inner_text("#rank-caption")
+    assert "random permutations of the inputs" in caption, caption
+    assert "the same numbers as mc-tco run --samples 256 --seed 0 --shapley-at grid" in caption
+    assert "first estimate" not in caption and not page.get_attribute("#card-rank",
+                                                                      "data-rough")
+
+
+def test_the_ranking_follows_the_slider_to_a_demand_of_its_own(page):
+    slider = page.locator("#demand-slider")
+    index = int(slider.input_value())
+    answers = count(page, "answers")
+    slider.fill(str(index + 1))  # a demand the run has no Shapley effects at yet
+    d = page.evaluate("S.results.grid[S.demandIndex]")
+    # two ranking stages (the first estimate, then the CLI's) and the slider's answer
+    wait_for(page, "answers", answers + 2)
+    page.wait_for_function(f"S.ranking.demand === {d} && !S.refining && "
+                           "!document.querySelector('#card-rank').dataset.stale")
+    ranking = page.evaluate("S.ranking.ranking.buy")
+    assert ranking["at"] == pytest.approx(d, rel=1e-9) and not ranking["rough"]
+    assert "where the run estimated" not in page.inner_text("#rank-caption")
+    slider.fill(str(index))  # back: the first demand's ranking is kept, not rerun
+    page.wait_for_function(f"S.ranking.demand === {page.evaluate('S.results.grid[S.demandIndex]')}"
+                           " && !document.querySelector('#card-rank').dataset.stale")
 
 
 def test_an_invalid_value_dims_every_part_until_it_is_fixed(page):
@@ -210,8 +234,8 @@ def test_a_run_waiting_for_a_full_run_says_why(page, app_server, monkeypatch):
     app, _, _ = app_server
     job = Job("fake", "book.toml", done=2048, total=8192)
     app.jobs[job.id] = job
-    slow = bridge.quick_run
-    monkeypatch.setattr(bridge, "quick_run",
+    slow = bridge.shapley_ranking  # the default book's ranking stage
+    monkeypatch.setattr(bridge, "shapley_ranking",
                         lambda *a, **k: (time.sleep(2.5), slow(*a, **k))[1])
     try:
         page.fill("#seed", "5")

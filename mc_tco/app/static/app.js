@@ -3,9 +3,11 @@
 // tabs never share edits, runs or pins. The figures are charts.js, the editor editor.js
 // (both loaded before this file).
 //
-// A change is answered in three requests (mc_tco/app/runs.py): /api/preview checks it
-// and answers from the base rows (the sentence, the table, P and the fan chart), then
-// /api/run stage "base" adds the break-even demands and stage "full" the ranking. Until
+// A change is answered in stages (mc_tco/app/runs.py): /api/preview checks it and answers
+// from the base rows (the sentence, the table, P and the fan chart), then /api/run stage
+// "base" adds the break-even demands and stage "full" the ranking (for a book ranked by
+// Shapley effects: a first estimate at a quarter of the CLI's permutations, labelled so,
+// then the CLI's own, at the slider's demand). Until
 // its part arrives, each card shows the previous answer dimmed and labelled
 // "recomputing…"; an invalid change labels them "not computed: fix …".
 "use strict";
@@ -25,7 +27,7 @@ const S = {
   families: {},
   samples: 1024, seed: 0, defaultSamples: 8192,
   results: null, answer: null, ranking: null, pinned: null, dirty: false,
-  demandIndex: 0, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
+  demandIndex: 0, rankPending: null, refining: null, runSeq: 0, checkSeq: 0, targetSeq: 0, job: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -169,6 +171,7 @@ function showInvalid(err) {
 // A change, a new seed or sample size, a loaded book: check and answer, then the rest.
 async function refresh() {
   const seq = ++S.runSeq;
+  S.rankPending = null; S.refining = null;
   clearTimeout(checkTimer);
   if (showSeedError()) { markStale("not computed: fix the seed"); setStatus("not run: fix the seed", false); return; }
   S.seed = +$("seed").value.trim();
@@ -196,17 +199,24 @@ async function refresh() {
   $("unsaved").hidden = !S.dirty;
   if (!S.dirty) document.querySelectorAll(".input.changed").forEach((c) => c.classList.remove("changed"));
   show(res, "answer");
-  for (const stage of ["base", "full"]) {
-    if (seq !== S.runSeq) return;
-    try {
-      const r = await waitNote(api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: S.results.grid[S.demandIndex], stage }), seq, stage === "base" ? "the break-even demands" : "the ranking");
-      if (seq !== S.runSeq) return;
-      show(r, stage);
-    } catch (e) {
-      if (e.status === 409 || seq !== S.runSeq) return;
-      setStatus("run failed", false); showGlobalError(e.message); return;
-    }
+  // then the break-even demands (the answer's last part), then the ranking (ranking.js:
+  // for a book ranked by Shapley effects a first estimate, then the CLI's permutations);
+  // run side by side or ranking first they came later on the loaded 2-core machine
+  const d = S.results.grid[S.demandIndex], key = runKey(), gone = () => seq !== S.runSeq;
+  let ranked;
+  try {
+    const r = await waitNote(api("/api/run", { text: S.text, path: S.base.path, samples: S.samples, seed: S.seed, session: SESSION, demand: d, stage: "base" }), seq, "the break-even demands");
+    if (gone()) return;
+    show(r, "base");
+    ranked = await rankAt(d, key, gone);
+  } catch (e) {
+    if (e.status === 409 || gone()) return;
+    setStatus("run failed", false); showGlobalError(e.message); return;
   }
+  if (gone() || !ranked) return;
+  const r = ranked.results, took = r.cached ? "cached" : `${r.elapsed} s`;
+  setStatus(`${r.n.toLocaleString("en")} samples, seed ${r.seed}, ${took}` + (r.note ? "; " + r.note : ""), false);
+  document.body.dataset.runs = String((+document.body.dataset.runs || 0) + 1);
 }
 
 // Show a stage's results: the answer's parts (sentence, tables, P and the fan), then the
@@ -227,7 +237,7 @@ function show(res, stage) {
   }
   const n = S.results.n.toLocaleString("en"), took = S.results.cached ? "cached" : `${S.results.elapsed} s`;
   if (stage === "full") setStatus(`${n} samples, seed ${S.results.seed}, ${took}` + (S.results.note ? "; " + S.results.note : ""), false);
-  else setStatus(`${stage === "answer" ? "answer" : "break-even"} from the ${n} base rows (${took}); ${stage === "answer" ? "break-even demands and ranking" : "ranking"} follow…`, true);
+  else setStatus(`${stage === "answer" ? "answer" : "break-even"} from the ${n} base rows (${took}); ${stage === "answer" ? "ranking and break-even demands follow" : "the ranking at the CLI's permutations follows"}…`, true);
   renderResults();
   markCurrent("answer");
   if (stage !== "answer") markCurrent("base");
@@ -266,7 +276,7 @@ async function updateAnswer() {
     if (a.demand !== S.results.grid[S.demandIndex]) return;
     S.answer = a;
     if (a.ranking) S.ranking = { ...a, key: runKey() };
-    renderAnswer(); updateTarget();
+    renderAnswer(); updateTarget(); rankHere();
   } catch (e) { if (e.status !== 409) showGlobalError(e.message); }
 }
 
@@ -325,7 +335,7 @@ function renderAnswer() {
     html += "</tr>";
   }
   $("ptable").innerHTML = html;
-  if (S.ranking && S.ranking.key === runKey() && S.ranking.demand === d) markCurrent("full");
+  if (S.ranking && S.ranking.key === runKey() && S.ranking.demand === d && S.rankPending !== d) markCurrent("full");
   else markStale("recomputing…", ["full"]);
   renderRanking();
 }
