@@ -266,9 +266,6 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
                 t_d += d
                 last = t == start + term - 1 or t == T - 1
         res_t = V[RN, t_start] * res_price * t_d if last else 0.0
-        # the hybrid's rule, in a loop of its own: it is a third of the month's work, and
-        # where no node can pay at the block's largest demand (with c >= 0 a fleet of n >= 1
-        # nodes earns at most value (hp a + (1 - hp) b) - c - staff) its fleet is 0
         # the fleet for the busiest hour (before spares) of every demand; the hybrid's
         # first size reaching the peak follows from it (one root a demand-month, not two)
         # (the block's largest load decides for all: the load grows with the demand, and
@@ -284,6 +281,9 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
                 x = dems[j] * du * inv_cu * a
                 st[KN * PB + j] = _fleet(x, e1, inv, beta, capq, floor_s, inv_eta_s)
                 st[NA * PB + j] = _first(x, e1, inv, beta, capq, floor_s, inv_eta_s)
+        # the hybrid's rule, in a loop of its own: it is a third of the month's work, and
+        # where no node can pay at the block's largest demand (with c >= 0 a fleet of n >= 1
+        # nodes earns at most value (hp a + (1 - hp) b) - c - staff) its fleet is 0
         if du == 0.0:  # no demand: a node serves nothing, none held (or a tie at no cost)
             zero_ns = 1.0 if -cnode - staff >= -TOL else 0.0
             for j in range(PB):
