@@ -17,6 +17,13 @@ grow by about the load over the cores; CPU seconds (user + sys) change less.
     python benchmarks/default_run.py --big-only       # only the 2^20 run
     python benchmarks/default_run.py --first-ever     # empty numba cache first (compiles)
     python benchmarks/default_run.py --shapley-grid   # and one with --shapley-at grid
+    python benchmarks/default_run.py --stages         # each stage's wall and CPU seconds
+
+``--stages`` runs the default run in a fresh process that times its own stages
+(``mc_tco.engine.execute``'s ``on_stage``): imports, book, plan, Shapley effects, sampling
+(the model on the base and Saltelli design rows, the base rows written), independence
+check, summaries (indices with their scramble intervals, the file completed); wall and
+CPU seconds (all threads), so that a loaded machine's wall can be read against the CPU.
 """
 
 from __future__ import annotations
@@ -77,6 +84,59 @@ def one_run(args: list[str], label: str) -> dict:
     return rec
 
 
+STAGES = """
+import contextlib, importlib, json, sys, time
+wall, cpu = time.perf_counter, time.process_time
+t0 = (wall(), cpu())
+from mc_tco.book import load_book
+from mc_tco.engine.plan import plan_run
+rows = [["imports", wall() - t0[0], cpu() - t0[1]]]
+spent = {}
+engine_run = importlib.import_module("mc_tco.engine.run")
+timer = engine_run._Stages.__call__
+
+@contextlib.contextmanager
+def timed(self, name, last=True):  # each stage's CPU seconds beside its wall (all parts)
+    start = cpu()
+    try:
+        with timer(self, name, last):
+            yield
+    finally:
+        spent[name] = spent.get(name, 0.0) + cpu() - start
+
+engine_run._Stages.__call__ = timed
+for name, step in (("book", lambda: load_book(sys.argv[1])),
+                   ("plan", lambda: plan_run(book, samples=int(sys.argv[3])))):
+    t = (wall(), cpu())
+    result = step()
+    rows.append([name, wall() - t[0], cpu() - t[1]])
+    book = result if name == "book" else book
+said = []
+engine_run.execute(result, out=sys.argv[2], on_stage=lambda name, s: said.append((name, s)))
+rows += [[name, s, spent[name]] for name, s in said]
+print(json.dumps(rows))
+"""
+
+
+def stages(samples: int) -> None:
+    """The default run in a fresh process, each stage's wall and CPU seconds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        res = subprocess.run([sys.executable, "-c", STAGES, str(BOOK), str(Path(tmp) / "run.nc"),
+                              str(samples)], cwd=ROOT, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+        wall = time.perf_counter() - start
+    if res.returncode:
+        raise SystemExit(res.stderr[-3000:])
+    rows = json.loads(res.stdout.strip().splitlines()[-1])
+    print(f"\nstages of the default run at {samples} samples (load {load:.1f} before):")
+    print(f"{'stage':22s} {'wall s':>8s} {'cpu s':>8s}")
+    for name, w, c in rows:
+        print(f"{name:22s} {w:8.2f} {c:8.2f}")
+    print(f"{'total (process)':22s} {wall:8.2f} {sum(r[2] for r in rows):8.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="default runs (cold processes)")
@@ -89,7 +149,13 @@ def main() -> None:
                          "every demand, as before the report-point default), for the ratio")
     ap.add_argument("--big", action="store_true", help="also run --samples 1048576")
     ap.add_argument("--big-only", action="store_true", help="only the --samples 1048576 run")
+    ap.add_argument("--stages", action="store_true",
+                    help="only the stages of one default run: wall and CPU seconds each")
+    ap.add_argument("--samples", type=int, default=8192, help="base samples of --stages")
     args = ap.parse_args()
+    if args.stages:
+        stages(args.samples)
+        return
     extra = ["--no-shapley"] if args.no_shapley else []
     print(f"{os.cpu_count()} cores, load {os.getloadavg()}, python {sys.version.split()[0]}",
           flush=True)

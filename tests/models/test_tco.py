@@ -293,9 +293,11 @@ def test_the_hybrid_rule_is_the_largest_maximiser_by_brute_force():
         def eta_of(n, e1=e1, inv=inv):
             return (e1 + (1 - e1) * min(1.0, max(0.0, n - 1) * inv))
         fl, ce = math.floor(sf), math.ceil(sf)
+        shape = (e1, inv, (1 - e1) * inv, fl * eta_of(fl), float(fl), 1 / eta_of(max(sf, 1.0)))
+        na = block._first(a * (demand / cu), *shape)
         closed = block.n_star_closed(cu / demand, demand / cu, value, c, staff, a, hp_k, b, e1,
                                      inv, (1 - e1) * inv, fl * eta_of(fl), float(fl),
-                                     float(ce), 1 / eta_of(max(sf, 1.0)))
+                                     float(ce), 1 / eta_of(max(sf, 1.0)), na)
         for n in (got, closed):
             if n != want:  # only an exact tie along a stretch (documented)
                 assert margins[int(n)] >= best - 1e-9 * max(1, abs(best)), (n, want)
@@ -413,6 +415,9 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
         finite(p) for p in analyst_points(30, seed=4)]
     for p in points:
         p["tax_depreciation_years"] = 5.0  # every purchase still depreciating at exit
+    # a scale efficiency near 0: the block's first size reaching the peak from _first
+    points[0]["scale_efficiency_single_node"] = 1e-9
+    points[1]["scale_efficiency_single_node"] = 3e-9
     x = {k: np.array([p[k] for p in points]) for k in tco.INPUTS}
     V, S = rows.row_factors(x)
     dems = np.geomspace(1e9, 3e13, n_dems)
@@ -426,3 +431,32 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
             scale = max(1.0, np.abs(want[:npv.SUM_API]).max())
             np.testing.assert_allclose(got[j], want, rtol=1e-10, atol=1e-10 * scale,
                                        err_msg=f"point {i}, demand {dem:g}")
+
+
+def test_the_first_size_reaching_the_peak_follows_from_the_fleet():
+    """block._first_peak (the hybrid's first size reaching the peak, from the fleet
+    ``_fleet`` already found, no second root) equals ``_first`` wherever
+    ``_peak_exact`` says so: at loads on and around whole fleets of every scale regime,
+    tiny loads and loads of 1e7 nodes; and ``_peak_exact`` refuses a load of 1e9 nodes at
+    e1 = 0.5 (there the kernel falls back to ``_first``)."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for e1, sf in ((1.0, 16.0), (0.85, 16.0), (0.6, 4.5), (0.5, 1.5), (0.3, 64.0)):
+        inv = 1 / (sf - 1)
+        beta = (1 - e1) * inv
+        fl = math.floor(sf)
+        eta = block._eta
+        shape = (e1, inv, beta, fl * eta(fl, e1, inv), float(fl),
+                 1 / eta(max(sf, 1.0), e1, inv))
+        whole = np.arange(1.0, 200.0) * np.array([eta(n, e1, inv) for n in range(1, 200)])
+        loads = np.concatenate([whole, np.nextafter(whole, 0), np.nextafter(whole, np.inf),
+                                whole * (1 - 1e-9), whole * (1 + 1e-9), whole - 1e-9,
+                                [1e-12, 1e-9, 2e-9, 0.5e-9, 1e7, 12345678.9],
+                                rng.uniform(0, 300, 200)])
+        for x in loads:
+            assert block._peak_exact(x, e1)
+            k = block._fleet(x, *shape)
+            assert block._first_peak(k, x, e1, inv) == block._first(x, *shape), (e1, sf, x)
+            checked += 1
+    assert not block._peak_exact(1e9, 0.5) and not block._peak_exact(float("nan"), 0.5)
+    assert checked > 5000
