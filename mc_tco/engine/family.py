@@ -188,41 +188,35 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
 
     # the variants on every core (the kernels release the GIL), read back in their order,
     # as many in flight as there are workers (each holds its rows); an interrupt or an
-    # error cancels the ones not started. (A variant's values are made here, in order.)
+    # error cancels the ones not started. A variant's values are made here, in order; one
+    # that changes no value (every input already of that family) is the book's own result.
     workers = max(1, min(len(variants), os.cpu_count() or 1))
     pool = ThreadPoolExecutor(workers)
+    futures: list[Future[xr.Dataset]] = []
 
     def submit(i: int) -> Future[xr.Dataset]:
+        rows, changed = next(values)
         wanted = set(plan.targets) | (set(plan.distributions) if with_dists[i] else set())
-        return pool.submit(evaluate_rows, plan, next(values), wanted, i == 0)
+        futures.append(pool.submit(evaluate_rows, plan, rows, wanted, i == 0)
+                       if changed or i == 0 else futures[0])
+        return futures[-1]
 
     pending = deque(submit(i) for i in range(min(workers, len(variants))))
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("p", "lo", "hi", "fall", "clo",
-                                                         "chi", "cfall")}
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in _COLUMNS}
     dists: dict[str, list[xr.Dataset | None]] = {name: [] for name in plan.distributions}
     units: dict[str, str] = {}
-    like = ref = ref_r = n_r = None
+    counts: _BookCounts | None = None
     try:
         for i in range(len(variants)):
             out = pending.popleft().result()
+            futures[i] = futures[0]  # (only the book's result is kept)
             if i + workers < len(variants):
                 pending.append(submit(i + workers))
             wins = target_wins(out, plan.targets)  # (target, sample, ...)
-            if like is None:
-                like = wins.isel(sample=0, drop=True)
             w = np.moveaxis(wins.values, 1, 0)  # (sample, target, ...)
-            k_r = scramble_counts(w, reps)
-            if n_r is None:
-                n_r = np.broadcast_to(scramble_counts(np.ones(w.shape[0], dtype=np.int64),
-                                                      reps).reshape(-1, *[1] * (w.ndim - 1)),
-                                      k_r.shape)
-                ref, ref_r = w, k_r
-            pr = proportion_from_counts(k_r, n_r, conf)
-            ch = paired_change_from_counts(k_r, ref_r, scramble_counts(w & ~ref, reps),
-                                           scramble_counts(~w & ref, reps), n_r, conf)
-            for key, v in zip(cols, (k_r.sum(axis=0) / w.shape[0], pr.lower, pr.upper,
-                                     pr.fallback, ch.lower, ch.upper, ch.fallback),
-                              strict=True):
+            if counts is None:
+                counts = _BookCounts.of(wins.isel(sample=0, drop=True), w, reps)
+            for key, v in zip(_COLUMNS, counts.columns(w, conf), strict=True):
                 cols[key].append(v)
             for name in plan.distributions:
                 if with_dists[i]:
@@ -235,8 +229,40 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
                 progress(i + 1, len(variants))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    assert like is not None  # (the book is always a variant)
-    return _family_dataset(plan, variants, like, cols, dists, units, start)
+    assert counts is not None  # (the book is always a variant)
+    return _family_dataset(plan, variants, counts.like, cols, dists, units, start)
+
+
+#: the per-variant arrays: P, its interval and fallback, the change's interval and fallback
+_COLUMNS = ("p", "lo", "hi", "fall", "clo", "chi", "cfall")
+
+
+@dataclasses.dataclass(frozen=True)
+class _BookCounts:
+    """The book's indicators and per-scramble counts, which every variant is paired with."""
+
+    like: xr.DataArray  # (target, ...): the dims and coords of a variant's numbers
+    wins: np.ndarray  # (sample, target, ...) bool
+    wins_r: np.ndarray  # (R, target, ...)
+    n_r: np.ndarray  # (R, target, ...): rows per scramble
+    replicates: int
+
+    @classmethod
+    def of(cls, like: xr.DataArray, wins: np.ndarray, replicates: int) -> _BookCounts:
+        wins_r = scramble_counts(wins, replicates)
+        ones = scramble_counts(np.ones(wins.shape[0], dtype=np.int64), replicates)
+        n_r = np.broadcast_to(ones.reshape(-1, *[1] * (wins.ndim - 1)), wins_r.shape)
+        return cls(like, wins, wins_r, n_r, replicates)
+
+    def columns(self, w: np.ndarray, conf: float) -> tuple[np.ndarray, ...]:
+        """The :data:`_COLUMNS` of a variant's indicators ``w`` (sample, target, ...)."""
+        reps = self.replicates
+        k_r = scramble_counts(w, reps)
+        pr = proportion_from_counts(k_r, self.n_r, conf)
+        ch = paired_change_from_counts(k_r, self.wins_r, scramble_counts(w & ~self.wins, reps),
+                                       scramble_counts(~w & self.wins, reps), self.n_r, conf)
+        return (k_r.sum(axis=0) / w.shape[0], pr.lower, pr.upper, pr.fallback,
+                ch.lower, ch.upper, ch.fallback)
 
 
 def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
@@ -255,7 +281,7 @@ def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
     dims = ("family_variant", *like.dims)
     bounds = {"ci_bound": ["lower", "upper"]}
 
-    def stacked(key: str, dtype=None) -> xr.DataArray:
+    def stacked(key: str, dtype: type | None = None) -> xr.DataArray:
         return xr.DataArray(np.stack(cols[key]).astype(dtype) if dtype else np.stack(cols[key]),
                             dims=dims, coords=grid)
 
@@ -284,16 +310,16 @@ def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
     for name, parts in dists.items():
         first = next(p for p in parts if p is not None)
         blank = first.map(lambda v: xr.full_like(v, np.nan, dtype=float))
-        parts = [blank if p is None else p for p in parts]
+        filled = [blank if p is None else p for p in parts]
         dim = xr.DataArray(labels, dims="family_variant", name="family_variant")
         computed = (f"computed for {', '.join(done)} (the memo's break-even table); NaN for "
                     "the one-at-a-time variants")
-        q = xr.concat([p["quantiles"] for p in parts], dim=dim)
+        q = xr.concat([p["quantiles"] for p in filled], dim=dim)
         out[f"family_check_{name}_quantile"] = q.assign_attrs(
             units=units.get(name, ""), method="inverted_cdf (an order statistic; inf = never)",
             computed_for=json.dumps(done), note=computed)
         out[f"family_check_{name}_p_never"] = xr.concat(
-            [p["p_never"] for p in parts], dim=dim).assign_attrs(
+            [p["p_never"] for p in filled], dim=dim).assign_attrs(
             units="1", long_name=f"share of samples where {name} is infinite (never)",
             computed_for=json.dumps(done), note=computed)
     bounded = [i.name for i in plan.book.uncertain if _bounded(i)]

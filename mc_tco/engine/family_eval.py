@@ -54,12 +54,13 @@ def unit_points(plan: Plan) -> np.ndarray:
 
 
 def variant_values(plan: Plan, books: Iterable[Book], points: np.ndarray,
-                   ) -> Iterator[np.ndarray]:
+                   ) -> Iterator[tuple[np.ndarray, bool]]:
     """The input values (samples, inputs) of each of ``books``, on the same ``points``.
 
     A column is the ``ppf`` of the variant's input on the column of ``points``; columns
     whose input is the plan book's own (the same object) are the book's, computed once,
-    and a swapped input's column is computed once per distinct input object.
+    and a swapped input's column is computed once per distinct input object. With each,
+    whether any value differs from the book's (a uniform swapped for a uniform does not).
     """
     names = [inp.name for inp in plan.book.uncertain]
     own = {name: plan.book.inputs[name] for name in names}
@@ -79,7 +80,7 @@ def variant_values(plan: Plan, books: Iterable[Book], points: np.ndarray,
             if col is None:
                 col = cache[id(inp)] = inp.ppf(points[:, j])
             values[:, j] = col
-        yield values
+        yield values, values is not base and not np.array_equal(values, base)
 
 
 def evaluate_rows(plan: Plan, values: np.ndarray, outputs: Iterable[str],
