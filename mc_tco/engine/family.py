@@ -53,9 +53,11 @@ import xarray as xr
 from mc_tco.book import Book, Input
 from mc_tco.distributions.families import build_distribution
 from mc_tco.engine.family_eval import (
+    COLUMNS,
     DISTRIBUTION_VARIANTS,
+    BookCounts,
     evaluate_rows,
-    scramble_counts,
+    single_grid,
     target_wins,
     unit_points,
     variant_values,
@@ -65,7 +67,6 @@ from mc_tco.engine.family_intervals import (
     paired_change_from_counts,
     paired_difference_interval,
 )
-from mc_tco.uncertainty.intervals import proportion_from_counts
 from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never
 
 if TYPE_CHECKING:
@@ -171,6 +172,11 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
           (``breakeven_demand``), for the book and the all-at-once variants (NaN for the
           one-at-a-time ones, which the memo does not report; attr ``computed_for``).
 
+        The book and the all-at-once variants are evaluated on the whole grid, the
+        one-at-a-time variants at the points of :func:`mc_tco.engine.family_eval.single_grid`
+        (the report points, claim points and focus: NaN elsewhere, fallback 0; attr
+        ``one_at_a_time_at``), where the memo and the terminal read them.
+
         Attrs: ``family_check_seconds``, ``family_check_swapped`` and
         ``family_check_unchanged`` (JSON lists of inputs).
 
@@ -194,18 +200,22 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
     pool = ThreadPoolExecutor(workers)
     futures: list[Future[xr.Dataset]] = []
 
+    sub = single_grid(plan)
+
     def submit(i: int) -> Future[xr.Dataset]:
         rows, changed = next(values)
         wanted = set(plan.targets) | (set(plan.distributions) if with_dists[i] else set())
-        futures.append(pool.submit(evaluate_rows, plan, rows, wanted, i == 0)
+        grid = None if with_dists[i] else sub
+        futures.append(pool.submit(evaluate_rows, plan, rows, wanted, i == 0, grid)
                        if changed or i == 0 else futures[0])
         return futures[-1]
 
     pending = deque(submit(i) for i in range(min(workers, len(variants))))
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in _COLUMNS}
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in COLUMNS}
     dists: dict[str, list[xr.Dataset | None]] = {name: [] for name in plan.distributions}
     units: dict[str, str] = {}
-    counts: _BookCounts | None = None
+    counts: BookCounts | None = None
+    at_sub: BookCounts | None = None  # the book's, at the one-at-a-time variants' points
     try:
         for i in range(len(variants)):
             out = pending.popleft().result()
@@ -215,8 +225,12 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
             wins = target_wins(out, plan.targets)  # (target, sample, ...)
             w = np.moveaxis(wins.values, 1, 0)  # (sample, target, ...)
             if counts is None:
-                counts = _BookCounts.of(wins.isel(sample=0, drop=True), w, reps)
-            for key, v in zip(_COLUMNS, counts.columns(w, conf), strict=True):
+                counts = BookCounts.of(wins.isel(sample=0, drop=True), w, reps)
+                at_sub = counts.at(sub)
+            assert at_sub is not None  # (set with counts)
+            full = with_dists[i] or not sub
+            row = counts.columns(w, conf) if full else at_sub.spread(w, conf, counts.like)
+            for key, v in zip(COLUMNS, row, strict=True):
                 cols[key].append(v)
             for name in plan.distributions:
                 if with_dists[i]:
@@ -230,44 +244,13 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     assert counts is not None  # (the book is always a variant)
-    return _family_dataset(plan, variants, counts.like, cols, dists, units, start)
-
-
-#: the per-variant arrays: P, its interval and fallback, the change's interval and fallback
-_COLUMNS = ("p", "lo", "hi", "fall", "clo", "chi", "cfall")
-
-
-@dataclasses.dataclass(frozen=True)
-class _BookCounts:
-    """The book's indicators and per-scramble counts, which every variant is paired with."""
-
-    like: xr.DataArray  # (target, ...): the dims and coords of a variant's numbers
-    wins: np.ndarray  # (sample, target, ...) bool
-    wins_r: np.ndarray  # (R, target, ...)
-    n_r: np.ndarray  # (R, target, ...): rows per scramble
-    replicates: int
-
-    @classmethod
-    def of(cls, like: xr.DataArray, wins: np.ndarray, replicates: int) -> _BookCounts:
-        wins_r = scramble_counts(wins, replicates)
-        ones = scramble_counts(np.ones(wins.shape[0], dtype=np.int64), replicates)
-        n_r = np.broadcast_to(ones.reshape(-1, *[1] * (wins.ndim - 1)), wins_r.shape)
-        return cls(like, wins, wins_r, n_r, replicates)
-
-    def columns(self, w: np.ndarray, conf: float) -> tuple[np.ndarray, ...]:
-        """The :data:`_COLUMNS` of a variant's indicators ``w`` (sample, target, ...)."""
-        reps = self.replicates
-        k_r = scramble_counts(w, reps)
-        pr = proportion_from_counts(k_r, self.n_r, conf)
-        ch = paired_change_from_counts(k_r, self.wins_r, scramble_counts(w & ~self.wins, reps),
-                                       scramble_counts(~w & self.wins, reps), self.n_r, conf)
-        return (k_r.sum(axis=0) / w.shape[0], pr.lower, pr.upper, pr.fallback,
-                ch.lower, ch.upper, ch.fallback)
+    return _family_dataset(plan, variants, counts.like, cols, dists, units, start, sub)
 
 
 def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
                     cols: dict[str, list[np.ndarray]], dists: dict[str, list[xr.Dataset | None]],
-                    units: dict[str, str], start: float) -> xr.Dataset:
+                    units: dict[str, str], start: float, sub: dict[str, np.ndarray],
+                    ) -> xr.Dataset:
     """The family check's Dataset from the per-variant arrays (see :func:`family_check`)."""
     conf, reps = plan.conf_level, plan.n_replicates
     labels = [v[0] for v in variants]
@@ -306,6 +289,13 @@ def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
         out["family_check_p_positive_change_fallback"] = stacked(
             "cfall", np.int8).assign_attrs(
             long_name="1 where family_check_p_positive_change_ci is Newcombe's")
+    if sub:
+        where = "; ".join(f"{dim} = " + ", ".join(f"{v:.6g}" for v in vals)
+                          for dim, vals in sub.items())
+        for name in list(out.data_vars):
+            out[name].attrs["one_at_a_time_at"] = (
+                f"{where} only (the report points, claim points and focus; NaN elsewhere, "
+                "where the one-at-a-time variants were not evaluated)")
     done = [labels[i] for i, v in enumerate(variants) if v[1] in DISTRIBUTION_VARIANTS]
     for name, parts in dists.items():
         first = next(p for p in parts if p is not None)

@@ -12,25 +12,32 @@ plan (:func:`mc_tco.engine.evaluate.evaluate_base`) would feed the model.
 The model is asked for what the check reports (:func:`evaluate_rows`): the targets for every
 variant, the per-sample distributions (the break-even demand, a root search that costs four
 times the rest of the model) only for the variants whose quantiles the memo reads
-(:data:`DISTRIBUTION_VARIANTS`). The indicators are reduced to counts per scramble
-(:func:`scramble_counts`), from which the intervals are computed exactly as from the rows.
+(:data:`DISTRIBUTION_VARIANTS`); the book and the all-at-once variants on the whole grid,
+the one-at-a-time variants at the report points, claim points and focus
+(:func:`single_grid`, those of the Shapley pass: 7 of the TCO book's 46 demands). The
+indicators are reduced to counts per scramble (:func:`scramble_counts`), from which the
+intervals are computed exactly as from the rows.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xarray as xr
 
 from mc_tco.book import Book
+from mc_tco.engine.family_intervals import paired_change_from_counts
+from mc_tco.uncertainty.intervals import proportion_from_counts
 
 if TYPE_CHECKING:
     from mc_tco.engine.plan import Plan
 
-__all__ = ["CHUNK", "DISTRIBUTION_VARIANTS", "evaluate_rows", "scramble_counts", "target_wins",
-           "unit_points", "variant_values"]
+__all__ = ["CHUNK", "COLUMNS", "DISTRIBUTION_VARIANTS", "BookCounts", "evaluate_rows",
+           "grid_index", "scramble_counts", "single_grid", "target_wins", "unit_points",
+           "variant_values"]
 
 #: the variants (by their ``input`` coordinate: the book ``""`` and all-at-once ``"all"``)
 #: whose per-sample distributions are computed; the memo's break-even table reads only these
@@ -83,16 +90,44 @@ def variant_values(plan: Plan, books: Iterable[Book], points: np.ndarray,
         yield values, values is not base and not np.array_equal(values, base)
 
 
+def single_grid(plan: Plan) -> dict[str, np.ndarray]:
+    """The grid points where the one-at-a-time variants are evaluated, per restricted dim.
+
+    Those of the Shapley pass (:func:`mc_tco.engine.shapley.shapley_grid` with its default
+    ``"report"``): along each grid dim with numeric report points, those points, the
+    model's claim points and the focus, or without a focus the middle of the grid (the
+    generic memo's default point); other dims keep every point. The TCO memo and the
+    terminal read the one-at-a-time variants at the report points only.
+    """
+    from mc_tco.engine.shapley import shapley_grid
+
+    sub = shapley_grid(dataclasses.replace(plan, shapley_at="report"))
+    for dim, values in sub.items():
+        focus = plan.focus.get(dim)
+        if focus is None or isinstance(focus, str):
+            grid = np.asarray(plan.grid[dim].values, dtype=float)
+            sub[dim] = np.union1d(values, grid[(grid.size - 1) // 2: (grid.size + 1) // 2])
+    return sub
+
+
+def grid_index(like: xr.DataArray, sub: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The open-mesh index (:func:`numpy.ix_`) of the points ``sub`` in ``like``'s dims."""
+    return np.ix_(*(np.flatnonzero(np.isin(like[d].values, sub[d])) if d in sub
+                    else np.arange(like.sizes[d]) for d in like.dims))
+
+
 def evaluate_rows(plan: Plan, values: np.ndarray, outputs: Iterable[str],
-                  check: bool = False) -> xr.Dataset:
+                  check: bool = False, grid: dict[str, np.ndarray] | None = None,
+                  ) -> xr.Dataset:
     """The model's ``outputs`` (and nothing it may skip) on the base rows ``values``.
 
     The rows are the base samples ``0 .. n-1`` (the ``sample`` coordinate); ``check`` also
-    checks the book's ``[analysis]`` against the outputs (needs every reported output).
+    checks the book's ``[analysis]`` against the outputs (needs every reported output);
+    ``grid`` ({dim: values}) evaluates those grid points only.
     """
     from mc_tco.engine.evaluate import _call_model, _input_dataset
 
-    out = _call_model(plan, _input_dataset(plan, values, set(outputs)), check=check)
+    out = _call_model(plan, _input_dataset(plan, values, set(outputs), grid), check=check)
     keep = [k for k in out.data_vars if "sample" in out.variables[k].dims]
     return out[keep].assign_coords(sample=np.arange(values.shape[0]))
 
@@ -126,3 +161,60 @@ def scramble_counts(rows: np.ndarray, replicates: int) -> np.ndarray:
     ``r, r + R, ...``.
     """
     return np.stack([rows[r::replicates].sum(axis=0) for r in range(replicates)])
+
+
+#: the per-variant arrays: P, its interval and fallback, the change's interval and fallback
+COLUMNS = ("p", "lo", "hi", "fall", "clo", "chi", "cfall")
+
+
+@dataclasses.dataclass(frozen=True)
+class BookCounts:
+    """The book's indicators and per-scramble counts, which every variant is paired with."""
+
+    like: xr.DataArray  # (target, ...): the dims and coords of a variant's numbers
+    wins: np.ndarray  # (sample, target, ...) bool
+    wins_r: np.ndarray  # (R, target, ...)
+    n_r: np.ndarray  # (R, target, ...): rows per scramble
+    replicates: int
+    index: tuple[np.ndarray, ...] | None = None  # where these points lie in the full grid
+
+    @classmethod
+    def of(cls, like: xr.DataArray, wins: np.ndarray, replicates: int) -> BookCounts:
+        """The counts of the book's indicators ``wins`` (sample, target, ...)."""
+        wins_r = scramble_counts(wins, replicates)
+        ones = scramble_counts(np.ones(wins.shape[0], dtype=np.int64), replicates)
+        n_r = np.broadcast_to(ones.reshape(-1, *[1] * (wins.ndim - 1)), wins_r.shape)
+        return cls(like, wins, wins_r, n_r, replicates)
+
+    def at(self, sub: dict[str, np.ndarray]) -> BookCounts:
+        """These counts at the grid points ``sub`` only ({dim: values})."""
+        if not sub:
+            return self
+        ix = grid_index(self.like, sub)
+        like = self.like.isel({d: ix[k].ravel() for k, d in enumerate(self.like.dims)})
+        rows: tuple[Any, ...] = (slice(None), *ix)
+        return BookCounts(like, self.wins[rows], self.wins_r[rows], self.n_r[rows],
+                           self.replicates, ix)
+
+    def spread(self, w: np.ndarray, conf: float, full: xr.DataArray,
+               ) -> tuple[np.ndarray, ...]:
+        """:meth:`columns` of ``w`` at these points, placed in the dims of ``full``: NaN
+        (0 for the fallback flags) at the grid points not evaluated."""
+        assert self.index is not None  # (counts made by :meth:`at`)
+        out = []
+        for v in self.columns(w, conf):
+            a = np.zeros(full.shape, dtype=bool) if v.dtype == bool else np.full(
+                full.shape, np.nan)
+            a[self.index] = v
+            out.append(a)
+        return tuple(out)
+
+    def columns(self, w: np.ndarray, conf: float) -> tuple[np.ndarray, ...]:
+        """The :data:`COLUMNS` of a variant's indicators ``w`` (sample, target, ...)."""
+        reps = self.replicates
+        k_r = scramble_counts(w, reps)
+        pr = proportion_from_counts(k_r, self.n_r, conf)
+        ch = paired_change_from_counts(k_r, self.wins_r, scramble_counts(w & ~self.wins, reps),
+                                       scramble_counts(~w & self.wins, reps), self.n_r, conf)
+        return (k_r.sum(axis=0) / w.shape[0], pr.lower, pr.upper, pr.fallback,
+                ch.lower, ch.upper, ch.fallback)

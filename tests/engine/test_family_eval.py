@@ -12,7 +12,7 @@ import pytest
 from mc_tco.engine import plan_run
 from mc_tco.engine.evaluate import evaluate_base
 from mc_tco.engine.family import family_check, family_variants, paired_change
-from mc_tco.engine.family_eval import scramble_counts, unit_points, variant_values
+from mc_tco.engine.family_eval import scramble_counts, single_grid, unit_points, variant_values
 from mc_tco.uncertainty.scrambles import probability_with_interval, replicate_of
 from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never
 
@@ -39,27 +39,38 @@ def test_a_variants_values_are_those_of_its_own_plan(checked):
 
 
 def test_a_single_variants_numbers_are_those_of_its_rerun(checked):
+    """At the report points, claim points and focus (NaN at the other grid points)."""
     plan, variants, fc = checked
     i = next(i for i, v in enumerate(variants) if v[0] == "throughput_multiple:pert")
+    at = single_grid(plan)
+    assert list(at) == ["demand"] and set(plan.report["demand"]) <= set(at["demand"])
+    assert plan.focus["demand"] in at["demand"] and len(at["demand"]) < len(plan.grid["demand"].values)
     base, var = _rerun(plan, variants[0][3]), _rerun(plan, variants[i][3])
-    win, ref = var["saving"] > 0, base["saving"] > 0
+    win, ref = (var["saving"] > 0).sel(at), (base["saving"] > 0).sel(at)
     reps = plan.n_replicates
     pr = probability_with_interval(win.astype(float), replicates=reps)
     label = variants[i][0]
-    p = fc["family_check_p_positive"].sel(family_variant=label, target="saving>0")
+    p_all = fc["family_check_p_positive"].sel(family_variant=label, target="saving>0")
+    p = p_all.sel(at)
     np.testing.assert_array_equal(p.values, win.mean("sample").values)
+    assert np.isnan(p_all.drop_sel(at).values).all()
+    assert "only" in p_all.attrs["one_at_a_time_at"]
     np.testing.assert_array_equal(
-        fc["family_check_p_positive_ci"].sel(family_variant=label, target="saving>0").values,
-        pr["ci"].transpose(*p.dims, "ci_bound").values)
+        fc["family_check_p_positive_ci"].sel(family_variant=label, target="saving>0")
+        .sel(at).values, pr["ci"].transpose(*p.dims, "ci_bound").values)
     ch = paired_change(win.transpose("sample", *p.dims).values,
                        ref.transpose("sample", *p.dims).values,
                        replicate_of(np.arange(plan.samples), reps), reps)
     got = fc["family_check_p_positive_change_ci"].sel(family_variant=label, target="saving>0")
-    np.testing.assert_allclose(got.values, np.stack([ch.lower, ch.upper], axis=-1),
+    np.testing.assert_allclose(got.sel(at).values, np.stack([ch.lower, ch.upper], axis=-1),
                                rtol=0, atol=1e-15)
+    # the book and the all-at-once variants: the whole grid
+    assert not np.isnan(fc["family_check_p_positive"].sel(
+        family_variant=["book", "all:pert"]).values).any()
     # the target's two labels are the same indicator, as in the run's own p_positive
     np.testing.assert_array_equal(
-        fc["family_check_p_positive"].sel(family_variant=label, target="saving").values, p.values)
+        fc["family_check_p_positive"].sel(family_variant=label, target="saving").sel(at).values,
+        p.values)
 
 
 def test_the_break_even_is_computed_for_the_book_and_the_all_at_once_variants(checked):
