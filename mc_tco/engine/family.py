@@ -58,6 +58,7 @@ from mc_tco.engine.family_eval import (
     BookCounts,
     evaluate_rows,
     single_grid,
+    target_like,
     target_wins,
     unit_points,
     variant_values,
@@ -215,6 +216,7 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
     dists: dict[str, list[xr.Dataset | None]] = {name: [] for name in plan.distributions}
     units: dict[str, str] = {}
     counts: BookCounts | None = None
+    like: xr.DataArray | None = None
     at_sub: BookCounts | None = None  # the book's, at the one-at-a-time variants' points
     try:
         for i in range(len(variants)):
@@ -222,10 +224,12 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
             futures[i] = futures[0]  # (only the book's result is kept)
             if i + workers < len(variants):
                 pending.append(submit(i + workers))
-            wins = target_wins(out, plan.targets)  # (target, sample, ...)
-            w = np.moveaxis(wins.values, 1, 0)  # (sample, target, ...)
+            # (sample, target, ...), one indicator per target: the two labels of a target
+            # (t, t>0) are the same indicator, repeated in the Dataset
+            w = target_wins(out, plan.targets)
             if counts is None:
-                counts = BookCounts.of(wins.isel(sample=0, drop=True), w, reps)
+                like = target_like(out, plan.targets)
+                counts = BookCounts.of(like.isel(target=slice(None, None, 2)), w, reps)
                 at_sub = counts.at(sub)
             assert at_sub is not None  # (set with counts)
             full = with_dists[i] or not sub
@@ -243,8 +247,8 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
                 progress(i + 1, len(variants))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    assert counts is not None  # (the book is always a variant)
-    return _family_dataset(plan, variants, counts.like, cols, dists, units, start, sub)
+    assert counts is not None and like is not None  # (the book is always a variant)
+    return _family_dataset(plan, variants, like, cols, dists, units, start, sub)
 
 
 def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
@@ -264,12 +268,15 @@ def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
     dims = ("family_variant", *like.dims)
     bounds = {"ci_bound": ["lower", "upper"]}
 
+    def arr(key: str) -> np.ndarray:  # (variant, target, ...): each target's two labels
+        return np.repeat(np.stack(cols[key]), 2, axis=1)
+
     def stacked(key: str, dtype: type | None = None) -> xr.DataArray:
-        return xr.DataArray(np.stack(cols[key]).astype(dtype) if dtype else np.stack(cols[key]),
-                            dims=dims, coords=grid)
+        return xr.DataArray(arr(key).astype(dtype) if dtype else arr(key), dims=dims,
+                            coords=grid)
 
     def pair(lo: str, hi: str) -> xr.DataArray:
-        return xr.DataArray(np.stack([np.stack(cols[lo]), np.stack(cols[hi])], axis=-1),
+        return xr.DataArray(np.stack([arr(lo), arr(hi)], axis=-1),
                             dims=(*dims, "ci_bound"), coords={**grid, **bounds})
 
     note = ("rerun of the base sample with the family swapped (same support, same Sobol' "

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from mc_tco.engine.plan import Plan
 
 __all__ = ["CHUNK", "COLUMNS", "DISTRIBUTION_VARIANTS", "BookCounts", "evaluate_rows",
-           "grid_index", "scramble_counts", "single_grid", "target_wins", "unit_points",
-           "variant_values"]
+           "grid_index", "scramble_counts", "single_grid", "target_like", "target_wins",
+           "unit_points", "variant_values"]
 
 #: the variants (by their ``input`` coordinate: the book ``""`` and all-at-once ``"all"``)
 #: whose per-sample distributions are computed; the memo's break-even table reads only these
@@ -132,25 +132,26 @@ def evaluate_rows(plan: Plan, values: np.ndarray, outputs: Iterable[str],
     return out[keep].assign_coords(sample=np.arange(values.shape[0]))
 
 
-def target_wins(out: xr.Dataset, targets: list[str]) -> xr.DataArray:
-    """``target > 0`` of each target, bool, dims ``(target, sample, ...)``.
+def target_wins(out: xr.Dataset, targets: list[str]) -> np.ndarray:
+    """``target > 0`` of each target, bool, (sample, target, ...): the targets broadcast
+    against each other, the dims after ``target`` those of :func:`target_like`."""
+    parts = xr.broadcast(*(out[t] for t in targets))
+    rest = [d for d in parts[0].dims if d != "sample"]
+    return np.stack([p.transpose("sample", *rest).values > 0 for p in parts], axis=1)
 
-    The ``target`` labels are those of :func:`mc_tco.uncertainty.statistics.stack_targets`
-    (``t`` and ``t>0`` per target; both are the indicator ``t > 0``).
-    """
-    wins = xr.broadcast(*(out[t] > 0 for t in targets))
-    rep = [w for w in wins for _ in range(2)]
+
+def target_like(out: xr.DataArray | xr.Dataset, targets: list[str]) -> xr.DataArray:
+    """An empty DataArray with the dims ``(target, ...)`` and coords of the family check's
+    numbers: the ``target`` labels of :func:`mc_tco.uncertainty.statistics.stack_targets`
+    (``t`` and ``t>0`` per target; both are the indicator ``t > 0``), the grid's
+    coordinates without their attrs (as ``stack_targets``)."""
+    parts = xr.broadcast(*(out[t] for t in targets))
+    rest = [d for d in parts[0].dims if d != "sample"]
     names = [n for t in targets for n in (t, f"{t}>0")]
-    stacked = xr.concat(rep, dim="target", coords="minimal", compat="override")
-    stacked = stacked.assign_coords(target=names).transpose("target", "sample", ...)
-    stacked = stacked.drop_vars([c for c in stacked.coords if c not in stacked.dims])
-    # no attrs on the coords, as stack_targets (the run's own variables carry them)
-    bare = {}
-    for name, coord in stacked.coords.items():
-        var = coord.variable.copy(deep=False)
-        var.attrs = {}
-        bare[name] = var
-    return stacked.assign_coords(bare)
+    coords = {d: xr.Variable(d, parts[0][d].values) for d in rest if d in parts[0].coords}
+    shape = (len(names), *(parts[0].sizes[d] for d in rest))
+    return xr.DataArray(np.zeros(shape, dtype=bool), dims=("target", *rest),
+                        coords={"target": names, **coords})
 
 
 def scramble_counts(rows: np.ndarray, replicates: int) -> np.ndarray:
