@@ -13,9 +13,14 @@ Usage::
     python benchmarks/report_stages.py                 # both shipped books, 8192 samples
     python benchmarks/report_stages.py --samples 1024 --repeat 2
     python benchmarks/report_stages.py --no-old        # the new check only
+    python benchmarks/report_stages.py --report        # also the whole report, per stage
 
 The machine's load changes wall time (other processes share its cores), so the two are
 run in turn, ``--repeat`` times each, and the load average is printed with each line.
+``--report`` then runs :func:`mc_tco.report.memo.report.make_report` (what ``mc-tco
+report`` does) into a temporary folder and prints each stage's wall and CPU seconds: on an
+idle machine a stage's wall time lies between its CPU seconds divided by the cores and its
+CPU seconds, so the CPU column is the figure a loaded machine cannot change much.
 """
 
 from __future__ import annotations
@@ -88,6 +93,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--old", default="main", help="git revision of the old family check")
     ap.add_argument("--no-old", action="store_true", help="run the new check only")
+    ap.add_argument("--report", action="store_true",
+                    help="then run the whole report and print each stage's wall and CPU")
     args = ap.parse_args()
     books = args.books or [shipped_book(DEFAULT), shipped_book(ARTICLE)]
     old = None if args.no_old else old_family_check(args.old)
@@ -110,6 +117,32 @@ def main() -> None:
                 (ow, oc), (nw, nc) = res["old_t"], res["new_t"]
                 print(f"  {name:22s} new/old: {nw / ow:.2f} wall, {nc / oc:.2f} CPU; "
                       f"{agree(res['old'], res['new'])}")
+    if args.report:
+        report_stages(args.samples, args.seed)
+
+
+def report_stages(samples: int, seed: int) -> None:
+    """The whole report, each stage's wall and CPU seconds as it ends."""
+    import tempfile
+
+    from mc_tco.report.memo.report import make_report
+
+    last = [time.monotonic(), time.process_time()]
+    t0 = list(last)
+
+    def say(text: str) -> None:
+        w, c = time.monotonic(), time.process_time()
+        print(f"  {text[:90]:90s} | {w - last[0]:6.1f} s wall {c - last[1]:6.1f} s CPU "
+              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+        last[:] = [w, c]
+
+    print(f"mc-tco report, {samples} samples (stage lines as the report says them | the "
+          "wall and CPU seconds since the previous line)")
+    with tempfile.TemporaryDirectory() as tmp:
+        make_report(samples=samples, seed=seed, results_dir=tmp, say=say)
+        say("[3/3] memo written")
+    print(f"  total: {time.monotonic() - t0[0]:.1f} s wall, {time.process_time() - t0[1]:.1f} "
+          "s CPU")
 
 
 if __name__ == "__main__":
