@@ -26,7 +26,10 @@ class FamilyRow:
     ``book`` is the value as written, ``all`` the all-at-once variants by family, ``singles``
     ``(variant, input, P)`` of the one-at-a-time variants, ``most_moving`` the one of them
     farthest from ``book``; ``beyond_mc_error`` the variants whose change lies beyond its
-    Monte Carlo interval, ``flips`` those that also put P on the other side of 50%.
+    Monte Carlo interval, ``flips`` those that also put P on the other side of 50%;
+    ``not_evaluated`` the one-at-a-time variants the check did not evaluate at this point
+    (it evaluates them at the report points, claim points and focus only), left out of the
+    rest.
     """
 
     point: dict
@@ -40,6 +43,7 @@ class FamilyRow:
     most_moving: tuple[str, str, float] | None
     beyond_mc_error: tuple[str, ...]
     flips: tuple[str, ...]
+    not_evaluated: tuple[str, ...] = ()
 
     @property
     def moved(self) -> bool:
@@ -136,22 +140,26 @@ def family_rows(ds: xr.Dataset, target: str | None = None,
         vals = _sel_point(p, point).transpose("family_variant").values
         cv = _sel_point(change, point).transpose("family_variant", "ci_bound").values
         book = float(vals[0])
+        # NaN: a one-at-a-time variant not evaluated here (mc_tco.engine.family_eval)
+        seen = [i for i in range(len(vals)) if not np.isnan(vals[i])]
         singles = tuple((labels[i], str(inp[i]), float(vals[i]))
-                        for i in range(len(vals)) if inp[i] not in ("", "all"))
-        beyond = [i for i in range(1, len(vals)) if cv[i, 0] > 0 or cv[i, 1] < 0]
+                        for i in seen if inp[i] not in ("", "all"))
+        beyond = [i for i in seen[1:] if cv[i, 0] > 0 or cv[i, 1] < 0]
+        lo, hi = min(seen, key=lambda i: vals[i]), max(seen, key=lambda i: vals[i])
         rows.append(FamilyRow(
             point=point,
             book=book,
             all={str(fam[i]): float(vals[i]) for i in range(len(vals)) if inp[i] == "all"},
             singles=singles,
-            min=float(vals.min()),
-            max=float(vals.max()),
-            argmin=labels[int(vals.argmin())],
-            argmax=labels[int(vals.argmax())],
+            min=float(vals[lo]),
+            max=float(vals[hi]),
+            argmin=labels[lo],
+            argmax=labels[hi],
             most_moving=max(singles, key=lambda t: abs(t[2] - book)) if singles else None,
             beyond_mc_error=tuple(labels[i] for i in beyond),
             # the majority answer changes, by more than the Monte Carlo error of the change
             flips=tuple(labels[i] for i in beyond if (vals[i] > 0.5) != (book > 0.5)),
+            not_evaluated=tuple(labels[i] for i in range(len(vals)) if i not in seen),
         ))
     return tuple(rows)
 

@@ -44,7 +44,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,13 +52,23 @@ import xarray as xr
 
 from mc_tco.book import Book, Input
 from mc_tco.distributions.families import build_distribution
-from mc_tco.uncertainty.scrambles import (
-    Interval,
-    mean_interval,
-    probability_with_interval,
-    wilson_interval,
+from mc_tco.engine.family_eval import (
+    COLUMNS,
+    DISTRIBUTION_VARIANTS,
+    BookCounts,
+    evaluate_rows,
+    single_grid,
+    target_like,
+    target_wins,
+    unit_points,
+    variant_values,
 )
-from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never, stack_targets
+from mc_tco.engine.family_intervals import (
+    paired_change,
+    paired_change_from_counts,
+    paired_difference_interval,
+)
+from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -70,6 +80,7 @@ __all__ = [
     "family_check",
     "family_variants",
     "paired_change",
+    "paired_change_from_counts",
     "paired_difference_interval",
     "swap_family",
 ]
@@ -135,92 +146,6 @@ def family_variants(book: Book) -> list[tuple[str, str, str, Book]]:
     return out
 
 
-def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: int | np.ndarray,
-                               conf_level: float = 0.95, a: ArrayLike | None = None,
-                               d: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Newcombe's (1998) method-10 interval for ``p1 - p2`` of paired binary outcomes.
-
-    Parameters
-    ----------
-    b, c : array_like
-        Counts of pairs (1, 0) and (0, 1): the variant wins where the book loses, and the
-        reverse.
-    n : int
-        Pairs.
-    a, d : array_like
-        Counts of (1, 1) and (0, 0); ``a + b + c + d = n``.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        Lower and upper bounds of ``(b - c) / n``.
-
-    Notes
-    -----
-    Wilson's intervals of the two margins, combined with the correlation ``phi`` of the
-    pairs; as in Newcombe's method 10, ``phi``'s numerator ``ad - bc`` is reduced by ``n/2``
-    (not below 0) where it is positive, and ``phi = 0`` where a margin is empty. Equal to his
-    Table II to 4 decimals (``tests/engine/test_family.py``).
-    """
-    a, b, c, d = (np.asarray(v, dtype=float) for v in (a, b, c, d))
-    p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = wilson_interval(a + b, n, conf_level)
-    l2, u2 = wilson_interval(a + c, n, conf_level)
-    denom = (a + b) * (c + d) * (a + c) * (b + d)
-    cross = a * d - b * c
-    cross = np.where(cross > 0, np.maximum(cross - n / 2, 0.0), cross)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        phi = np.where(denom > 0, cross / np.sqrt(np.where(denom > 0, denom, 1)), 0.0)
-    delta = p1 - p2
-    lower = delta - np.sqrt(np.clip(
-        (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0, None))
-    upper = delta + np.sqrt(np.clip(
-        (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0, None))
-    return np.clip(lower, -1, 1), np.clip(upper, -1, 1)
-
-
-def paired_change(wins: ArrayLike, ref: ArrayLike, replicate: ArrayLike, replicates: int,
-                  conf_level: float = 0.95, axis: int = 0) -> Interval:
-    """The change ``P(wins) - P(ref)`` of two paired indicators, with its interval.
-
-    The estimate is the mean of ``wins - ref`` over the rows; the interval is the
-    randomized-QMC t interval of its ``R`` per-scramble means
-    (:func:`mc_tco.uncertainty.scrambles.mean_interval`), or :func:`paired_difference_interval`
-    (Newcombe 1998, method 10, on the pooled counts) where that cannot work: a scramble with
-    no discordant pair (the change there is exactly 0, as with no event for a proportion),
-    R equal per-scramble changes, or a t interval that leaves [-1, 1] (``fallback``).
-
-    Parameters
-    ----------
-    wins, ref : array_like of bool
-        The two indicators on the same rows, the rows along ``axis``.
-    replicate : array_like of int, (n,)
-        The scramble of each row (:func:`mc_tco.uncertainty.scrambles.replicate_of`).
-
-    Returns
-    -------
-    Interval
-        Dims of ``wins`` without ``axis``.
-    """
-    w = np.moveaxis(np.asarray(wins, dtype=bool), axis, 0)
-    r = np.moveaxis(np.asarray(ref, dtype=bool), axis, 0)
-    replicate = np.asarray(replicate)
-    n = w.shape[0]
-    both = (w & r).sum(axis=0)
-    only_w = (w & ~r).sum(axis=0)
-    only_r = (~w & r).sum(axis=0)
-    n_lo, n_hi = paired_difference_interval(only_w, only_r, n, conf_level, a=both,
-                                            d=n - both - only_w - only_r)
-    res = mean_interval(w.astype(float) - r.astype(float), replicate, replicates, conf_level)
-    discordant = np.stack([(w[replicate == k] != r[replicate == k]).any(axis=0)
-                           for k in range(replicates)])
-    with np.errstate(invalid="ignore"):
-        fallback = (~discordant.all(axis=0) | ~(res.upper - res.lower > 0)
-                    | (res.lower < -1) | (res.upper > 1))
-    return Interval(res.estimate, np.where(fallback, n_lo, res.lower),
-                    np.where(fallback, n_hi, res.upper), fallback)
-
-
 def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
     """Rerun the base sample of ``plan`` under every family variant and summarise.
 
@@ -245,99 +170,155 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
           falls back: ``family_check_p_positive_change_fallback``);
         * ``family_check_<name>_quantile`` (family_variant, quantile, ...) and
           ``family_check_<name>_p_never`` for each per-sample distribution of the run
-          (``breakeven_demand``).
+          (``breakeven_demand``), for the book and the all-at-once variants (NaN for the
+          one-at-a-time ones, which the memo does not report; attr ``computed_for``).
+
+        The book and the all-at-once variants are evaluated on the whole grid, the
+        one-at-a-time variants at the points of :func:`mc_tco.engine.family_eval.single_grid`
+        (the report points, claim points and focus: NaN elsewhere, fallback 0; attr
+        ``one_at_a_time_at``), where the memo and the terminal read them.
 
         Attrs: ``family_check_seconds``, ``family_check_swapped`` and
         ``family_check_unchanged`` (JSON lists of inputs).
-    """
-    from mc_tco.engine.evaluate import evaluate_base
-    from mc_tco.engine.plan import plan_run
 
+    Notes
+    -----
+    Each variant's rows are the run's base rows with only the swapped inputs' columns
+    re-mapped (:mod:`mc_tco.engine.family_eval`): the values, and so every number, are
+    those of rerunning :func:`mc_tco.engine.evaluate.evaluate_base` on the variant's own plan.
+    """
     start = time.monotonic()
     variants = family_variants(plan.book)
-    conf = plan.conf_level
-    # the same rows per model call as the run (a run evaluates chunk_size base samples with
-    # all their design rows at once); 256 base rows per call would be overhead-bound
-    chunk = plan.chunk_size * plan.design.rows_per_sample
-    book_wins = None
-    reps = plan.n_replicates
-    probs, cis, changes = [], [], []
-    dists: dict[str, list[xr.Dataset]] = {name: [] for name in plan.distributions}
-    falls, change_falls = [], []
-    units: dict[str, str] = {}
-    # the run's own base rows: same seed, scrambles (--ci, --replicates) and design
-    vplans = [plan_run(book, samples=plan.samples, seed=plan.seed, resamples=0,
-                       conf_level=conf, chunk_size=chunk, second_order=plan.second_order,
-                       ci=plan.ci, replicates=plan.replicates, by_group=plan.by_group)
-              for (_, _, _, book) in variants]
+    conf, reps = plan.conf_level, plan.n_replicates
+    with_dists = [v[1] in DISTRIBUTION_VARIANTS for v in variants]
+    values = variant_values(plan, [v[3] for v in variants], unit_points(plan))
+
     # the variants on every core (the kernels release the GIL), read back in their order,
-    # as many in flight as there are workers (each holds its base rows); an interrupt or an
-    # error cancels the ones not started
-    workers = max(1, min(len(vplans), os.cpu_count() or 1))
+    # as many in flight as there are workers (each holds its rows); an interrupt or an
+    # error cancels the ones not started. A variant's values are made here, in order; one
+    # that changes no value (every input already of that family) is the book's own result.
+    workers = max(1, min(len(variants), os.cpu_count() or 1))
     pool = ThreadPoolExecutor(workers)
-    pending = deque(pool.submit(evaluate_base, vplan) for vplan in vplans[:workers])
+    futures: list[Future[xr.Dataset]] = []
+
+    sub = single_grid(plan)
+
+    def submit(i: int) -> Future[xr.Dataset]:
+        rows, changed = next(values)
+        wanted = set(plan.targets) | (set(plan.distributions) if with_dists[i] else set())
+        grid = None if with_dists[i] else sub
+        futures.append(pool.submit(evaluate_rows, plan, rows, wanted, i == 0, grid)
+                       if changed or i == 0 else futures[0])
+        return futures[-1]
+
+    pending = deque(submit(i) for i in range(min(workers, len(variants))))
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in COLUMNS}
+    dists: dict[str, list[xr.Dataset | None]] = {name: [] for name in plan.distributions}
+    units: dict[str, str] = {}
+    counts: BookCounts | None = None
+    like: xr.DataArray | None = None
+    at_sub: BookCounts | None = None  # the book's, at the one-at-a-time variants' points
     try:
-        for i in range(len(vplans)):
-            base = pending.popleft().result()
-            if i + workers < len(vplans):
-                pending.append(pool.submit(evaluate_base, vplans[i + workers]))
-            wins = stack_targets(base, plan.targets) > 0  # (target, sample, ...)
-            wins = wins.transpose("target", "sample", ...)
-            n = wins.sizes["sample"]
-            k = wins.sum("sample")
-            pr = probability_with_interval(wins.astype(float), replicates=reps,
-                                           conf_level=conf)
-            probs.append(k / n)
-            ci = pr["ci"].transpose(*k.dims, "ci_bound").values
-            cis.append(_with_bounds(k, ci[..., 0], ci[..., 1]))
-            falls.append(_with_bounds(k, pr["fallback"].transpose(*k.dims).values)
-                         .astype(np.int8))
-            if book_wins is None:
-                book_wins = wins
-            ch = paired_change(wins.values, book_wins.values, _replicate(wins, reps), reps,
-                               conf, axis=1)
-            changes.append(_with_bounds(k, ch.lower, ch.upper))
-            change_falls.append(_with_bounds(k, ch.fallback).astype(np.int8))
+        for i in range(len(variants)):
+            out = pending.popleft().result()
+            futures[i] = futures[0]  # (only the book's result is kept)
+            if i + workers < len(variants):
+                pending.append(submit(i + workers))
+            # (sample, target, ...), one indicator per target: the two labels of a target
+            # (t, t>0) are the same indicator, repeated in the Dataset
+            w = target_wins(out, plan.targets)
+            if counts is None:
+                like = target_like(out, plan.targets)
+                counts = BookCounts.of(like.isel(target=slice(None, None, 2)), w, reps)
+                at_sub = counts.at(sub)
+            assert at_sub is not None  # (set with counts)
+            full = with_dists[i] or not sub
+            row = counts.columns(w, conf) if full else at_sub.spread(w, conf, counts.like)
+            for key, v in zip(COLUMNS, row, strict=True):
+                cols[key].append(v)
             for name in plan.distributions:
-                units.setdefault(name, str(base[name].attrs.get("units", "")))
-                dists[name].append(quantiles_with_never(base[name], quantiles=QUANTILES,
-                                                        conf_level=conf, replicates=reps))
+                if with_dists[i]:
+                    units.setdefault(name, str(out[name].attrs.get("units", "")))
+                    dists[name].append(quantiles_with_never(
+                        out[name], quantiles=QUANTILES, conf_level=conf, replicates=reps))
+                else:
+                    dists[name].append(None)
             if progress is not None:
                 progress(i + 1, len(variants))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    assert counts is not None and like is not None  # (the book is always a variant)
+    return _family_dataset(plan, variants, like, cols, dists, units, start, sub)
+
+
+def _family_dataset(plan: Plan, variants: list, like: xr.DataArray,
+                    cols: dict[str, list[np.ndarray]], dists: dict[str, list[xr.Dataset | None]],
+                    units: dict[str, str], start: float, sub: dict[str, np.ndarray],
+                    ) -> xr.Dataset:
+    """The family check's Dataset from the per-variant arrays (see :func:`family_check`)."""
+    conf, reps = plan.conf_level, plan.n_replicates
     labels = [v[0] for v in variants]
     coords = {
         "family_variant": labels,
         "family_variant_input": ("family_variant", [v[1] for v in variants]),
         "family_variant_family": ("family_variant", [v[2] for v in variants]),
     }
-    dim = xr.DataArray(labels, dims="family_variant", name="family_variant")
     out = xr.Dataset(coords=coords)
+    grid = {k: v for k, v in like.coords.items()}
+    dims = ("family_variant", *like.dims)
+    bounds = {"ci_bound": ["lower", "upper"]}
+
+    def arr(key: str) -> np.ndarray:  # (variant, target, ...): each target's two labels
+        return np.repeat(np.stack(cols[key]), 2, axis=1)
+
+    def stacked(key: str, dtype: type | None = None) -> xr.DataArray:
+        return xr.DataArray(arr(key).astype(dtype) if dtype else arr(key), dims=dims,
+                            coords=grid)
+
+    def pair(lo: str, hi: str) -> xr.DataArray:
+        return xr.DataArray(np.stack([arr(lo), arr(hi)], axis=-1),
+                            dims=(*dims, "ci_bound"), coords={**grid, **bounds})
+
     note = ("rerun of the base sample with the family swapped (same support, same Sobol' "
             "points); see mc_tco.engine.family")
-    out["family_check_p_positive"] = xr.concat(probs, dim=dim).assign_attrs(
+    out["family_check_p_positive"] = stacked("p").assign_attrs(
         units="1", long_name="P(target > 0) under each family variant", note=note)
-    out["family_check_p_positive_ci"] = xr.concat(cis, dim=dim).assign_attrs(
+    out["family_check_p_positive_ci"] = pair("lo", "hi").assign_attrs(
         units="1", ci_prob=conf, method=_method(reps, conf, "Wilson score on the pooled count"),
         long_name="Monte Carlo interval of family_check_p_positive")
-    out["family_check_p_positive_change_ci"] = xr.concat(changes, dim=dim).assign_attrs(
+    out["family_check_p_positive_change_ci"] = pair("clo", "chi").assign_attrs(
         units="1", ci_prob=conf,
         method=_method(reps, conf, "Newcombe 1998 method 10 (paired) on the pooled counts"),
         long_name="interval of the change of P(target > 0) from the book as written")
     if reps > 1:
-        out["family_check_p_positive_fallback"] = xr.concat(falls, dim=dim).assign_attrs(
+        out["family_check_p_positive_fallback"] = stacked("fall", np.int8).assign_attrs(
             long_name="1 where family_check_p_positive_ci is Wilson's on the pooled count")
-        out["family_check_p_positive_change_fallback"] = xr.concat(
-            change_falls, dim=dim).assign_attrs(
+        out["family_check_p_positive_change_fallback"] = stacked(
+            "cfall", np.int8).assign_attrs(
             long_name="1 where family_check_p_positive_change_ci is Newcombe's")
+    if sub:
+        where = "; ".join(f"{dim} = " + ", ".join(f"{v:.6g}" for v in vals)
+                          for dim, vals in sub.items())
+        for name in list(out.data_vars):
+            out[name].attrs["one_at_a_time_at"] = (
+                f"{where} only (the report points, claim points and focus; NaN elsewhere, "
+                "where the one-at-a-time variants were not evaluated)")
+    done = [labels[i] for i, v in enumerate(variants) if v[1] in DISTRIBUTION_VARIANTS]
     for name, parts in dists.items():
-        q = xr.concat([p["quantiles"] for p in parts], dim=dim)
+        first = next(p for p in parts if p is not None)
+        blank = first.map(lambda v: xr.full_like(v, np.nan, dtype=float))
+        filled = [blank if p is None else p for p in parts]
+        dim = xr.DataArray(labels, dims="family_variant", name="family_variant")
+        computed = (f"computed for {', '.join(done)} (the memo's break-even table); NaN for "
+                    "the one-at-a-time variants")
+        q = xr.concat([p["quantiles"] for p in filled], dim=dim)
         out[f"family_check_{name}_quantile"] = q.assign_attrs(
-            units=units.get(name, ""), method="inverted_cdf (an order statistic; inf = never)")
+            units=units.get(name, ""), method="inverted_cdf (an order statistic; inf = never)",
+            computed_for=json.dumps(done), note=computed)
         out[f"family_check_{name}_p_never"] = xr.concat(
-            [p["p_never"] for p in parts], dim=dim).assign_attrs(
-            units="1", long_name=f"share of samples where {name} is infinite (never)")
+            [p["p_never"] for p in filled], dim=dim).assign_attrs(
+            units="1", long_name=f"share of samples where {name} is infinite (never)",
+            computed_for=json.dumps(done), note=computed)
     bounded = [i.name for i in plan.book.uncertain if _bounded(i)]
     unchanged = [i.name for i in plan.book.uncertain if not _bounded(i)]
     out.attrs.update(

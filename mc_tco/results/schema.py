@@ -173,7 +173,8 @@ VARIABLES = (
         "index (ranking_index: ST, or the Shapley effects with correlations) of the decision "
         "indicators not yet settled (inf: undefined)", "--target-halfwidth"),
     Var("family_check_p_positive", ("family_variant", "target", G), "1",
-        "P(target > 0) with the families swapped", "--family-check"),
+        "P(target > 0) with the families swapped (one-at-a-time variants at the report "
+        "points, claim points and focus only: NaN elsewhere)", "--family-check"),
     Var("family_check_p_positive_ci", ("family_variant", "target", G, "ci_bound"), "1",
         "its interval", "--family-check"),
     Var("family_check_p_positive_fallback", ("family_variant", "target", G), "1",
@@ -185,9 +186,10 @@ VARIABLES = (
         "1 where family_check_p_positive_change_ci is Newcombe's (a scramble with no "
         "discordant pair)", "--family-check, --ci rqmc (default)"),
     Var("family_check_<d>_quantile", ("family_variant", "quantile", G), "output's unit",
-        "quantiles of <d> under each variant", "--family-check"),
+        "quantiles of <d> under the book and the all-at-once variants (NaN for the "
+        "one-at-a-time ones)", "--family-check"),
     Var("family_check_<d>_p_never", ("family_variant", G), "1",
-        "share never under each variant", "--family-check"),
+        "share never under the book and the all-at-once variants", "--family-check"),
 )
 
 ATTRS = (

@@ -136,6 +136,10 @@ def family_blocks(ctx: GenericContext) -> list | None:
                 "unbounded distribution" if unchanged else "")
              + (f"; at {ctx.where}" if ctx.where else "") + ".")
     rows = _rows(ctx)
+    if any(r.not_evaluated for _, r in rows):  # (a point off the report points: --at)
+        intro += (" The one-at-a-time variants were evaluated at the report points, claim "
+                  "points and focus only, not at this point: only the all-at-once ones are "
+                  "compared here.")
     blocks: list[Block] = [Paragraph(intro + " " + _verdict(ctx, rows))]
     body, fallback = [], False
     for opt, r in rows:
