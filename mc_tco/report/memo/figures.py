@@ -59,9 +59,8 @@ def _drop_missing_glyphs(fig: Figure) -> None:
     """Remove characters the figure's fonts cannot draw (an emoji in a book name) from its
     texts, so matplotlib neither warns nor draws an empty box."""
     from matplotlib.font_manager import findfont, get_font
-    from matplotlib.text import Text
 
-    for text in fig.findobj(Text):
+    for text in _texts(fig):
         s = text.get_text()
         if s.isascii():
             continue
@@ -70,6 +69,27 @@ def _drop_missing_glyphs(fig: Figure) -> None:
         if kept != s:
             text.set_text(" ".join(part for part in kept.split(" ") if part) if kept.strip()
                           else "")
+
+
+def _texts(artist):
+    """Every :class:`~matplotlib.text.Text` under ``artist`` that has its text already, as
+    ``artist.findobj(Text)`` but without laying out the ticks: an axis gives its label, its
+    offset text and the ticks it has made so far (a tick made later, at draw time, gets
+    its label from the formatter then, so ``findobj`` saw it empty too). ``findobj`` runs
+    every axis's locator to make its ticks, a third of a figure's rendering time."""
+    from matplotlib.axis import Axis
+    from matplotlib.text import Text
+
+    stack = [artist]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, Text):
+            yield a
+        if isinstance(a, Axis):
+            made = [t for name in ("majorTicks", "minorTicks") for t in vars(a).get(name, ())]
+            stack.extend(reversed([a.label, a.offsetText, *made]))
+        else:
+            stack.extend(reversed(a.get_children()))
 
 
 def _figure(width: float, height: float, **kw) -> Figure:
