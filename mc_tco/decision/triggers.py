@@ -232,17 +232,31 @@ def _grid(lo: float, hi: float, scale: str, k: int) -> np.ndarray:
 def _recs(rows: Rows, demand: float, key: str, jobs: list[tuple[np.ndarray, float]]
           ) -> list[str]:
     """The recommendation on the rows ``idx`` with quantity ``key`` set to ``v``, for each
-    job ``(idx, v)``, in one model call."""
-    cols = []
+    job ``(idx, v)``, in one model call.
+
+    Jobs at the same ``v`` share their rows: each row is evaluated once per value (a
+    scramble's bracket is often the pooled one, so its points are the pooled rows' points)
+    and each job reads its own rows, in its order, from that evaluation. The model is
+    row by row, so every job's NPVs are the ones its rows alone would give.
+    """
+    by_value: dict[float, np.ndarray] = {}
     for idx, v in jobs:
+        got = by_value.get(v)
+        by_value[v] = np.unique(idx) if got is None else np.union1d(got, idx)
+    cols = []
+    for v, idx in by_value.items():
         part = rows.subset(idx)
         cols.append(part.with_inputs(watched_inputs(part, demand, key, v)))
     stacked = Rows({name: np.concatenate([c[name] for c in cols]) for name in rows.x})
     npv = stacked.evaluate(demand, None, ("npv",))["npv"]
-    out, start = [], 0
-    for idx, _ in jobs:
-        out.append(recommendation(npv[start:start + idx.size])[0])
+    start, at = 0, {}
+    for v, idx in by_value.items():
+        at[v] = (start, idx)
         start += idx.size
+    out = []
+    for idx, v in jobs:
+        first, union = at[v]
+        out.append(recommendation(npv[first + np.searchsorted(union, idx)])[0])
     return out
 
 
@@ -296,7 +310,7 @@ def _crossings(rows: Rows, demand: float, key: str, parts: list[np.ndarray],
 
 
 def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True,
-                  conf_level: float = 0.95) -> WatchTrigger:
+                  conf_level: float = 0.95, here: str | None = None) -> WatchTrigger:
     """:class:`WatchTrigger` of quantity ``key`` (:data:`WATCHED`) at ``demand``.
 
     Threshold analysis on the stored base rows: the quantity is set to one value in every
@@ -308,7 +322,9 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
     bracket (:func:`_crossings`). Each scramble's rows give their own threshold (the same
     scan, the flip nearest the pooled one): the interval is ``t_{R-1}`` over the ``R``
     estimates (of the log for a log-scaled quantity), centred on the pooled one
-    (:func:`replicate_interval`); NaN where a scramble has no flip.
+    (:func:`replicate_interval`); NaN where a scramble has no flip. ``here`` is the
+    recommendation on the rows as stored, if already known (:func:`watch_triggers` reads
+    it once for every quantity).
     """
     unit, scale, (lo_b, hi_b) = WATCHED[key]
     now_rows = watched_now(rows, demand, key)
@@ -323,7 +339,8 @@ def watch_trigger(rows: Rows, demand: float, key: str, *, scrambles: bool = True
     if scrambles and rows.replicate is not None and rows.replicates:
         parts += [np.flatnonzero(rows.replicate == r) for r in range(rows.replicates)]
     hits = _crossings(rows, demand, key, parts, grid, scale, now)
-    here = recommendation(rows.evaluate(demand, None, ("npv",))["npv"])[0]
+    if here is None:
+        here = recommendation(rows.evaluate(demand, None, ("npv",))["npv"])[0]
     if hits[0] is None:
         return WatchTrigger(key, unit, False, np.nan, np.nan, np.nan, now, here, here,
                             (lo, hi), (np.nan, np.nan), here)
@@ -349,5 +366,6 @@ def watch_triggers(ds: xr.Dataset, demand: float, keys=tuple(WATCHED), *,
     stored rows (with the run's scrambles and level)."""
     rows = rows if rows is not None else stored_rows(ds)
     level = ds.mc_tco.run.conf_level
-    return [watch_trigger(rows, demand, k, scrambles=scrambles, conf_level=level)
+    here = recommendation(rows.evaluate(demand, None, ("npv",))["npv"])[0] if keys else None
+    return [watch_trigger(rows, demand, k, scrambles=scrambles, conf_level=level, here=here)
             for k in keys]

@@ -90,3 +90,49 @@ def test_a_threshold_has_its_scrambles_interval_and_volume_does_not_depend_on_th
     # the model sees demand only through demand x demand_realization (x ramp and growth)
     assert abs(b.threshold - a.threshold) <= (a.bracket[1] - a.bracket[0]) + (
         b.bracket[1] - b.bracket[0])
+
+
+def test_jobs_at_one_value_share_their_rows_and_get_what_their_rows_alone_give(default_run):
+    from mc_tco.decision.stored_rows import Rows
+    from mc_tco.decision.triggers import _recs, watched_inputs
+
+    rows = stored_rows(default_run)
+    n, demand, key = rows.n, 1e11, "server_quote"
+    every, even, head = np.arange(n), np.arange(0, n, 2), np.arange(n // 3)[::-1]
+    v = [2e5, 4e5]  # node prices (USD), one flip apart or not: the sharing is what counts
+    jobs = [(every, v[0]), (even, v[0]), (head, v[0]), (even, v[1]), (head[:50], v[1])]
+
+    def alone(idx, value):  # each job in a model call of its own
+        part = rows.subset(idx)
+        x = part.with_inputs(watched_inputs(part, demand, key, value))
+        return recommendation(Rows(x).evaluate(demand, None, ("npv",))["npv"])[0]
+
+    sizes = []
+    evaluate = Rows.evaluate
+
+    def counted(self, *args, **kw):
+        sizes.append(self.n)
+        return evaluate(self, *args, **kw)
+
+    Rows.evaluate = counted
+    try:
+        got = _recs(rows, demand, key, jobs)
+    finally:
+        Rows.evaluate = evaluate
+    assert sizes == [n + np.union1d(even, head[:50]).size]  # one call, each row once a value
+    assert got == [alone(i, value) for i, value in jobs]
+    # the NPVs themselves: the shared call's rows are the ones a call of their own gives
+    part = rows.subset(head)
+    own = Rows(part.with_inputs(watched_inputs(part, demand, key, v[0]))).evaluate(demand)
+    full = Rows(rows.with_inputs(watched_inputs(rows, demand, key, v[0]))).evaluate(demand)
+    np.testing.assert_array_equal(full["npv"][head], own["npv"])
+
+
+def test_the_recommendation_here_is_read_once_and_is_the_stored_rows_one(default_run):
+    from mc_tco.decision.triggers import watch_triggers
+
+    rows = stored_rows(default_run)
+    here = recommendation(rows.evaluate(1e11)["npv"])[0]
+    got = watch_triggers(default_run, 1e11, ("server_quote", "monthly_volume"), rows=rows,
+                         scrambles=False)
+    assert [t.current for t in got] == [here, here]
