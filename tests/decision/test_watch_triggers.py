@@ -89,3 +89,21 @@ def test_a_threshold_has_its_scrambles_interval_and_volume_does_not_depend_on_th
     # the model sees demand only through demand x demand_realization (x ramp and growth)
     assert abs(b.threshold - a.threshold) <= (a.bracket[1] - a.bracket[0]) + (
         b.bracket[1] - b.bracket[0])
+
+
+def test_stored_rows_are_evaluated_a_chunk_at_a_time_to_the_same_numbers(default_run,
+                                                                         monkeypatch):
+    """The re-evaluations stack the rows once per trigger value (9 x the rows); the model
+    takes them CHUNK at a time, so its month-by-month arrays stay bounded: the numbers are
+    those of one call."""
+    import mc_tco.engine.at_points as at_points
+
+    rows = stored_rows(default_run)
+    fixed = [{"api_price_level": v} for v in (0.5, 1.0, 2.0)]
+    whole = rows.evaluate_each(5e11, fixed, ("npv", "saving"))
+    monkeypatch.setattr(at_points, "CHUNK", 100)  # 3 x 512 rows: 16 chunks
+    chunked = rows.evaluate_each(5e11, fixed, ("npv", "saving"))
+    for a, b in zip(whole, chunked, strict=True):
+        for name in ("npv", "saving"):
+            assert a[name].shape == (rows.n, 6)
+            np.testing.assert_array_equal(a[name], b[name])
