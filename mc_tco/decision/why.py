@@ -82,7 +82,9 @@ def why_numbers(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Wh
 
 
 def _why(ds: xr.Dataset, demand: float, pilot: Pilot, whole: xr.Dataset) -> Why:
-    nums = page_numbers(ds, demand)
+    # the recommendation and the best alternative are the file's (every scenario: what the
+    # summary names), the re-evaluations run on the first MAX_ROWS rows
+    nums = page_numbers(whole, demand)
     rows = stored_rows(ds)
     shown = [nums.choice] if nums.choice != "api" else [nums.best_self]
     if "buy" not in shown:
