@@ -145,11 +145,11 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
 
         Nothing of the file is loaded to add them: a per-sample variable is the file's
         (read where a reader selects it) joined lazily with the added demands'
-        (:func:`mc_tco.engine.at_points.joined`). Those are evaluated once, on the stored
-        base rows :data:`mc_tco.engine.at_points.CHUNK` at a time, and held (sample x
-        added demand x strategy); the month-by-month cash (``cash_path``) at an added
-        report demand is evaluated when read, on the samples read
-        (:func:`mc_tco.engine.at_points.stored_output`), and never held for all of them.
+        (:func:`mc_tco.engine.at_points.joined`). There the targets are evaluated once, on
+        the stored base rows :data:`mc_tco.engine.at_points.CHUNK` at a time, and held
+        (their summaries need every sample); every other per-sample output is evaluated
+        when read (:func:`mc_tco.engine.at_points.stored_output`: a few are kept for
+        their next read, the month-by-month cash never for every sample at once).
 
     Raises
     ------
@@ -178,16 +178,13 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
         if new else []
     by_cash = [str(v) for v in ds.data_vars if "cash_demand" in ds[v].dims] if cash_at \
         else []
-    held = [v for v in (*by_demand, *by_cash) if "sample" in ds[v].dims
-            and "month" not in ds[v].dims]
-    at = sorted({*new, *cash_at})
-    out = evaluate_stored(ds, "demand", at, outputs=held) if held else xr.Dataset()
-    if held and not new:
-        out = out.drop_vars([v for v in by_demand if v in out])
+    # the targets at the added demands are held (their summaries need every sample); every
+    # other per-sample output is evaluated when read (stored_output)
+    targets = ds.mc_tco.targets if new else []
+    out = evaluate_stored(ds, "demand", new, outputs=targets) if new else xr.Dataset()
     data: dict[str, xr.Variable] = {}
     if new:
         run = ds.mc_tco.run
-        targets = ds.mc_tco.targets
         summ = summarize_targets(out[targets].sel(demand=new), targets,
                                  quantiles=list(ds["quantile"].values),
                                  conf_level=run.conf_level, label=ds.mc_tco.indicator_label,
@@ -196,7 +193,9 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
         order = np.argsort(np.r_[grid, new], kind="stable")
         for v in by_demand:
             if v in out:
-                part = out[v].sel(demand=new).variable
+                part = out[v].variable
+            elif "sample" in ds[v].dims:
+                part = stored_output(ds, "demand", new, v, ds[v].variable)
             elif v in summ:
                 part = summ[v].variable
             else:
@@ -214,10 +213,7 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
         order = np.argsort(np.r_[cash, cash_at], kind="stable")
         for v in by_cash:
             tmpl = ds[v].variable
-            if v in out:
-                part = out[v].sel(cash_demand=cash_at).variable
-            else:  # month by month: evaluated when read, on the samples read
-                part = stored_output(ds, "demand", cash_at, v, tmpl, along="cash_demand")
+            part = stored_output(ds, "demand", cash_at, v, tmpl, along="cash_demand")
             data[v] = _join(tmpl, part, "cash_demand", order)
             data[v].attrs = dict(tmpl.attrs)
     coords = {}

@@ -10,6 +10,8 @@ no Sobol' index comes out of it.
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -215,9 +217,18 @@ def joined(parts: list[xr.Variable], dim: str, order: np.ndarray) -> xr.Variable
                        first.attrs)
 
 
+#: the whole arrays of :func:`stored_output` variables kept for their next read, newest
+#: last: instance id -> array (dropped with the instance); at most :data:`CACHE_BYTES`
+_KEPT: OrderedDict[int, np.ndarray] = OrderedDict()
+#: bytes of whole evaluated arrays kept (a variable larger than half of it, e.g. the
+#: month-by-month cash of 2^18 rows, is evaluated anew on the samples of each read)
+CACHE_BYTES = 192 * 2**20
+
+
 class _Evaluated(BackendArray):
     """One model output on the stored rows at points of a grid dim, evaluated when read:
-    only the samples and points asked for, :data:`CHUNK` rows at a time."""
+    only the samples and points asked for, :data:`CHUNK` rows at a time. A read of every
+    sample of a variable small enough evaluates it whole and keeps it (:data:`_KEPT`)."""
 
     def __init__(self, ds: xr.Dataset, dim: str, along: str, points: Sequence[float],
                  output: str, dims: tuple[str, ...], shape: tuple[int, ...], dtype: Any,
@@ -231,6 +242,23 @@ class _Evaluated(BackendArray):
                                                   indexing.IndexingSupport.OUTER, self._raw)
 
     def _raw(self, key: tuple) -> np.ndarray:
+        pos = _outer(key, self.shape)
+        s = self.dims.index("sample")
+        whole = _KEPT.get(id(self))
+        nbytes = int(np.prod(self.shape)) * self.dtype.itemsize
+        if whole is None and 2 * nbytes <= CACHE_BYTES and np.atleast_1d(pos[s]).size == \
+                self.shape[s]:
+            whole = self._evaluate(tuple(np.arange(n) for n in self.shape))
+            _KEPT[id(self)] = whole
+            weakref.finalize(self, _KEPT.pop, id(self), None)
+            while sum(a.nbytes for a in _KEPT.values()) > CACHE_BYTES:
+                _KEPT.popitem(last=False)
+        if whole is not None:
+            _KEPT.move_to_end(id(self))
+            return _take(whole, pos)
+        return self._evaluate(tuple(key))
+
+    def _evaluate(self, key: tuple) -> np.ndarray:
         pos = _outer(key, self.shape)
         s, d = self.dims.index("sample"), self.dims.index(self.along)
         dropped = [isinstance(k, int | np.integer) for k in pos]

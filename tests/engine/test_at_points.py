@@ -71,3 +71,30 @@ def test_a_lazy_join_reads_as_the_joined_arrays(lazy, whole, sel):
         {"demand": order}]
     assert got.shape == want.shape
     np.testing.assert_array_equal(got.isel(sel).values, want.isel(sel).values)
+
+
+def test_a_small_output_read_whole_is_evaluated_once_and_kept(lazy, whole, monkeypatch):
+    import mc_tco.engine.at_points as at_points
+
+    calls = []
+    real = at_points.evaluate_stored
+
+    def counted(*args, **kw):
+        calls.append(kw.get("samples"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(at_points, "evaluate_stored", counted)
+    template = lazy["npv"].variable
+    got = stored_output(lazy, "demand", POINTS, "npv", template, chunk=10**9)
+    want = whole["npv"].transpose(*template.dims).variable
+    np.testing.assert_array_equal(got.isel(demand=1, strategy=2).values,
+                                  want.isel(demand=1, strategy=2).values)
+    assert len(calls) == 1  # every point and strategy evaluated at once
+    np.testing.assert_array_equal(got.isel(sample=[4, 2]).values,
+                                  want.isel(sample=[4, 2]).values)
+    assert len(calls) == 1  # kept: not evaluated again
+    monkeypatch.setattr(at_points, "CACHE_BYTES", 0)
+    fresh = stored_output(lazy, "demand", POINTS, "npv", template, chunk=10**9)
+    np.testing.assert_array_equal(fresh.isel(sample=[4, 2], demand=0).values,
+                                  want.isel(sample=[4, 2], demand=0).values)
+    assert len(calls) == 2 and sorted(calls[-1]) == [2, 4]  # only the samples read
