@@ -105,7 +105,7 @@ def _filler(da: xr.DataArray, n: int) -> xr.Variable:
         values = np.zeros(shape, dtype=da.dtype)
     else:
         values = np.full(shape, np.nan)
-    return xr.Variable(da.dims, values, da.attrs)
+    return xr.Variable(da.dims, values)
 
 
 def _join(old: xr.Variable, new: xr.Variable, dim: str, order: np.ndarray) -> xr.Variable:
@@ -215,7 +215,7 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
             tmpl = ds[v].variable
             part = stored_output(ds, "demand", cash_at, v, tmpl, along="cash_demand")
             data[v] = _join(tmpl, part, "cash_demand", order)
-            data[v].attrs = dict(tmpl.attrs)
+            data[v].attrs = dict(ds[v].attrs)
     coords = {}
     if new:
         coords["demand"] = xr.Variable("demand", np.r_[grid, new][
@@ -226,5 +226,6 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
             np.argsort(np.r_[cash, cash_at], kind="stable")], ds["cash_demand"].attrs)
     rest = ds.drop_vars([*data, *coords], errors="ignore")
     result = rest.assign_coords(coords).assign(data)
-    result.attrs = dict(ds.attrs)
+    result.attrs.clear()
+    result.attrs.update(ds.attrs)
     return result

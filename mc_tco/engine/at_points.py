@@ -133,7 +133,7 @@ def evaluate_stored(ds: xr.Dataset, dim: str, points: Sequence[float],
         out = xr.Dataset({k: xr.Variable(first[k].dims, filled[k], first[k].attrs)
                           if k in filled else first[k].variable for k in first.data_vars},
                          coords={k: c.variable for k, c in first.coords.items()
-                                 if "sample" not in c.dims}, attrs=first.attrs)
+                                 if "sample" not in c.dims}).assign_attrs(first.attrs)
     sample = ds["sample"].values[rows] if "sample" in ds.coords else rows
     return out.assign_coords(sample=sample)
 
@@ -213,8 +213,9 @@ def joined(parts: list[xr.Variable], dim: str, order: np.ndarray) -> xr.Variable
     first = parts[0]
     axis = first.dims.index(dim)
     parts = [p.transpose(*first.dims) for p in parts]
-    return xr.Variable(first.dims, indexing.LazilyIndexedArray(_Joined(parts, axis, order)),
-                       first.attrs)
+    out = xr.Variable(first.dims, indexing.LazilyIndexedArray(_Joined(parts, axis, order)))
+    out.attrs.update(parts[0].attrs)
+    return out
 
 
 #: the whole arrays of :func:`stored_output` variables kept for their next read, newest
@@ -303,4 +304,6 @@ def stored_output(ds: xr.Dataset, dim: str, points: Sequence[float], output: str
                   for d, n in zip(template.dims, template.shape, strict=True))
     arr = _Evaluated(ds, dim, along, points, output, tuple(map(str, template.dims)), shape,
                      template.dtype, chunk)
-    return xr.Variable(template.dims, indexing.LazilyIndexedArray(arr), template.attrs)
+    out = xr.Variable(template.dims, indexing.LazilyIndexedArray(arr))
+    out.attrs.update(template.attrs)
+    return out
