@@ -95,7 +95,7 @@ def ranking_demand(ds: xr.Dataset, demand: float) -> float:
     return nearest_point(own, float(demand), "log")
 
 
-def _filler(da: xr.DataArray, n: int) -> xr.DataArray:
+def _filler(da: xr.DataArray, n: int) -> xr.Variable:
     """``da`` at ``n`` new demands with nothing known: NaN (0 for flags, False for
     booleans)."""
     shape = [n if d == "demand" else s for d, s in zip(da.dims, da.shape, strict=True)]
@@ -105,7 +105,20 @@ def _filler(da: xr.DataArray, n: int) -> xr.DataArray:
         values = np.zeros(shape, dtype=da.dtype)
     else:
         values = np.full(shape, np.nan)
-    return xr.DataArray(values, dims=da.dims)
+    return xr.Variable(da.dims, values)
+
+
+def _join(old: xr.Variable, new: xr.Variable, dim: str, order: np.ndarray) -> xr.Variable:
+    """``old`` and ``new`` joined along ``dim`` in ``order``: lazily for a per-sample
+    variable (the file's part read only where selected), in memory for a summary."""
+    from mc_tco.engine.at_points import joined
+
+    new = new.transpose(*old.dims)
+    if "sample" in old.dims:
+        return joined([old, new], dim, order)
+    both = xr.Variable.concat([old.load(), new.astype(np.result_type(old.dtype, new.dtype))],
+                              dim=dim)
+    return both[{dim: order}].copy(deep=False)
 
 
 def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
@@ -114,7 +127,9 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
     Parameters
     ----------
     ds : xr.Dataset
-        Results of ``mc-tco run`` that kept every output (``--keep-samples all``).
+        Results of ``mc-tco run`` that kept every output (``--keep-samples all``); lazy
+        (:func:`mc_tco.results.io.open_results`) or loaded.
+
     demands : iterable of float
         Demands (tokens/month) inside the grid's range; grid points among them are left
         as the run stored them.
@@ -122,18 +137,26 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
     Returns
     -------
     xr.Dataset
-        ``ds`` itself when every demand is a grid point; else a new Dataset (loaded) whose
+        ``ds`` itself when every demand is a grid point; else a new Dataset whose
         ``demand`` (and ``cash_demand``) coordinates hold the added demands in order, with
         every per-sample output and every summary of the targets computed there, the
         variables that need the design's other rows NaN there, and ``demand_added``
         (demand, int8) 1 at the added points. Attrs are the file's.
+
+        Nothing of the file is loaded to add them: a per-sample variable is the file's
+        (read where a reader selects it) joined lazily with the added demands'
+        (:func:`mc_tco.engine.at_points.joined`). There the targets are evaluated once, on
+        the stored base rows :data:`mc_tco.engine.at_points.CHUNK` at a time, and held
+        (their summaries need every sample); every other per-sample output is evaluated
+        when read (:func:`mc_tco.engine.at_points.stored_output`: a few are kept for
+        their next read, the month-by-month cash never for every sample at once).
 
     Raises
     ------
     OptionError
         A demand outside the grid's range.
     """
-    from mc_tco.engine.at_points import evaluate_stored
+    from mc_tco.engine.at_points import evaluate_stored, stored_output
     from mc_tco.uncertainty.statistics import summarize_targets
 
     grid = ds["demand"].values
@@ -151,60 +174,58 @@ def with_demands(ds: xr.Dataset, demands: Iterable[float]) -> xr.Dataset:
                if "cash_demand" in ds.dims else [])
     if not new and not cash_at:
         return ds
-    ds = ds.load()
-    by_demand = [v for v in ds.data_vars if "demand" in ds[v].dims and v != ADDED] if new \
+    by_demand = [str(v) for v in ds.data_vars if "demand" in ds[v].dims and v != ADDED] \
+        if new else []
+    by_cash = [str(v) for v in ds.data_vars if "cash_demand" in ds[v].dims] if cash_at \
         else []
-    by_cash = [v for v in ds.data_vars if "cash_demand" in ds[v].dims] if cash_at else []
-    wanted = [str(v) for v in (*by_demand, *by_cash) if "sample" in ds[v].dims]
-    out = evaluate_stored(ds, "demand", sorted({*new, *cash_at}), outputs=wanted)
-    if not new:
-        return _with_cash(ds, out, by_cash, cash_at)
-    run = ds.mc_tco.run
-    targets = ds.mc_tco.targets
-    summ = summarize_targets(out[targets].sel(demand=new), targets,
-                             quantiles=list(ds["quantile"].values), conf_level=run.conf_level,
-                             label=ds.mc_tco.indicator_label, replicates=run.scrambles)
-    summ = summ.assign_coords(target=ds["target"].values)
-    extra = {}
-    for v in by_demand:
-        src = out[v].sel(demand=new) if v in out else summ.get(v)
-        if src is None:
-            extra[v] = _filler(ds[v], len(new)).assign_attrs(ds[v].attrs)
-        else:
-            extra[v] = src.transpose(*ds[v].dims).drop_vars("demand").assign_attrs(
-                ds[v].attrs)
-    added = xr.Dataset(extra, coords={"demand": new})
-    mark = xr.DataArray(np.r_[np.zeros(grid.size, np.int8), np.ones(len(new), np.int8)],
-                        dims="demand", attrs={"long_name": "1 at a demand added to the grid "
-                                              "from the stored scenarios (no Sobol' indices "
-                                              "there)"})
-    if ADDED in ds:  # added before: keep its marks
-        mark.values[:grid.size] = ds[ADDED].values
-    merged = xr.concat([ds[by_demand], added], dim="demand",
-                       data_vars="all", coords="minimal", compat="override", join="outer")
-    merged[ADDED] = mark.assign_coords(demand=merged["demand"].values)
-    merged = merged.sortby("demand")
-    rest = ds.drop_vars([*by_demand, "demand", *([ADDED] if ADDED in ds else [])])
-    result = xr.merge([rest, merged], compat="override", join="outer",
-                      combine_attrs="override")
-    result["demand"].attrs.update(ds["demand"].attrs)
-    result.attrs.update(ds.attrs)
-    return _with_cash(result, out, by_cash, cash_at)
-
-
-def _with_cash(ds: xr.Dataset, out: xr.Dataset, by_cash: list, cash_at: list[float]
-               ) -> xr.Dataset:
-    """``ds`` with the per-report-demand outputs ``by_cash`` of ``out`` at ``cash_at``
-    added to its ``cash_demand`` points."""
-    if not cash_at:
-        return ds
-    new = out[by_cash].drop_vars("demand", errors="ignore").sel(cash_demand=cash_at)
-    new = xr.Dataset({v: new[v].transpose(*ds[v].dims).assign_attrs(ds[v].attrs)
-                      for v in by_cash})
-    cash = xr.concat([ds[by_cash], new], dim="cash_demand", data_vars="all",
-                     coords="minimal", compat="override", join="outer").sortby("cash_demand")
-    cash["cash_demand"].attrs.update(ds["cash_demand"].attrs)
-    rest = ds.drop_vars([*by_cash, "cash_demand"])
-    result = xr.merge([rest, cash], compat="override", join="outer", combine_attrs="override")
+    # the targets at the added demands are held (their summaries need every sample); every
+    # other per-sample output is evaluated when read (stored_output)
+    targets = ds.mc_tco.targets if new else []
+    out = evaluate_stored(ds, "demand", new, outputs=targets) if new else xr.Dataset()
+    data: dict[str, xr.Variable] = {}
+    if new:
+        run = ds.mc_tco.run
+        summ = summarize_targets(out[targets].sel(demand=new), targets,
+                                 quantiles=list(ds["quantile"].values),
+                                 conf_level=run.conf_level, label=ds.mc_tco.indicator_label,
+                                 replicates=run.scrambles)
+        summ = summ.assign_coords(target=ds["target"].values)
+        order = np.argsort(np.r_[grid, new], kind="stable")
+        for v in by_demand:
+            if v in out:
+                part = out[v].variable
+            elif "sample" in ds[v].dims:
+                part = stored_output(ds, "demand", new, v, ds[v].variable)
+            elif v in summ:
+                part = summ[v].variable
+            else:
+                part = _filler(ds[v], len(new))
+            data[v] = _join(ds[v].variable, part.transpose(*ds[v].dims), "demand", order)
+            data[v].attrs = dict(ds[v].attrs)
+        mark = np.r_[np.zeros(grid.size, np.int8), np.ones(len(new), np.int8)]
+        if ADDED in ds:  # added before: keep its marks
+            mark[:grid.size] = ds[ADDED].values
+        data[ADDED] = xr.Variable("demand", mark[order], {
+            "long_name": "1 at a demand added to the grid from the stored scenarios (no "
+                         "Sobol' indices there)"})
+    if cash_at:
+        cash = ds["cash_demand"].values
+        order = np.argsort(np.r_[cash, cash_at], kind="stable")
+        for v in by_cash:
+            tmpl = ds[v].variable
+            part = stored_output(ds, "demand", cash_at, v, tmpl, along="cash_demand")
+            data[v] = _join(tmpl, part, "cash_demand", order)
+            data[v].attrs = dict(ds[v].attrs)
+    coords = {}
+    if new:
+        coords["demand"] = xr.Variable("demand", np.r_[grid, new][
+            np.argsort(np.r_[grid, new], kind="stable")], ds["demand"].attrs)
+    if cash_at:
+        cash = ds["cash_demand"].values
+        coords["cash_demand"] = xr.Variable("cash_demand", np.r_[cash, cash_at][
+            np.argsort(np.r_[cash, cash_at], kind="stable")], ds["cash_demand"].attrs)
+    rest = ds.drop_vars([*data, *coords], errors="ignore")
+    result = rest.assign_coords(coords).assign(data)
+    result.attrs.clear()
     result.attrs.update(ds.attrs)
     return result

@@ -81,15 +81,22 @@ class Rows:
             ``saving`` (strategies in :data:`mc_tco.models.tco.STRATEGIES` order), (n,
             component) for ``cost_component``, (n,) for per-sample outputs.
         """
+        from mc_tco.engine.at_points import CHUNK
         from mc_tco.models.tco import model
 
         x = self.with_inputs(fixed or {})
-        data = {k: ("sample", v) for k, v in x.items()}
-        inputs = xr.Dataset(data, coords={"demand": [float(demand)]},
-                            attrs={"outputs": list(outputs)})
-        out = model(inputs)
-        return {k: (out[k].values[:, 0] if "demand" in out[k].dims else out[k].values)
-                for k in outputs}
+        parts: dict[str, list[np.ndarray]] = {k: [] for k in outputs}
+        # the model's month-by-month arrays are (rows x month x strategy): CHUNK rows at a
+        # time bound them (the model is row by row: the numbers do not depend on it)
+        for start in range(0, max(self.n, 1), CHUNK):
+            data = {k: ("sample", v[start:start + CHUNK]) for k, v in x.items()}
+            inputs = xr.Dataset(data, coords={"demand": [float(demand)]},
+                                attrs={"outputs": list(outputs)})
+            out = model(inputs)
+            for k in outputs:
+                parts[k].append(out[k].values[:, 0] if "demand" in out[k].dims
+                                else out[k].values)
+        return {k: v[0] if len(v) == 1 else np.concatenate(v) for k, v in parts.items()}
 
     def evaluate_each(self, demand: float, fixed: list[Mapping[str, float | np.ndarray]],
                       outputs: tuple[str, ...] = ("npv",)) -> list[dict[str, np.ndarray]]:

@@ -11,6 +11,10 @@ from mc_tco.results.ranking import rank_order
 
 __all__ = ["tornado", "tornado_swing"]
 
+#: most resampled values the bootstrap holds at once (4M: 32 MB of floats; 200 resamples
+#: of a 2^18-row file held at once took 1.7 GB)
+BOOTSTRAP_HELD = 2**22
+
 
 def tornado(
     ds: xr.Dataset,
@@ -72,7 +76,11 @@ def tornado_swing(
     rng = np.random.default_rng(seed)
     # whole-sample bootstrap: the tails are re-chosen in every resample, so the interval
     # holds the error of where the tails end as well as that of the medians
-    idx = rng.integers(0, n, size=(resamples, n)) if resamples else None
+    # int32 draws are the same stream as int64's (numpy's bounded Lemire on 32 bits for
+    # a range below 2^32): half the memory, the same resamples
+    idx = rng.integers(0, n, size=(resamples, n),
+                       dtype=np.int32 if n < 2**31 else np.int64) if resamples else None
+    block = max(1, BOOTSTRAP_HELD // max(n, 1))  # resamples held at once
     out = {k: np.empty(d) for k in ("low_value", "high_value", "median_low", "median_high")}
     ci = np.full((d, 2), np.nan)
     alpha = (1 - conf_level) / 2
@@ -81,8 +89,11 @@ def tornado_swing(
         out["low_value"][j], out["high_value"][j] = np.quantile(x[:, j], [0.05, 0.95])
         out["median_low"][j], out["median_high"][j] = low, high
         if idx is not None:
-            blow, bhigh = _tail_medians(x[idx, j], y[idx], m)
-            ci[j] = np.quantile(bhigh - blow, [alpha, 1 - alpha])
+            swing = np.empty(resamples)
+            for b in range(0, resamples, block):  # each resample's medians are its own
+                blow, bhigh = _tail_medians(x[idx[b:b + block], j], y[idx[b:b + block]], m)
+                swing[b:b + block] = bhigh - blow
+            ci[j] = np.quantile(swing, [alpha, 1 - alpha])
     res = xr.Dataset(
         {k: ("input", v) for k, v in out.items()},
         coords={"input": np.asarray(inputs), "ci_bound": ["lower", "upper"]},

@@ -148,8 +148,7 @@ def evppi(
     var_outer = float(gain.var(ddof=1) / n)
     var_fit = 0.0
     if draws:
-        sims = fit.draws(draws, rng)  # (draws, n, D-1)
-        values = np.maximum(sims.max(axis=2), 0.0).mean(axis=1)
+        values = fit.draw_gains(draws, rng)  # a block of the (draws, n, D-1) at a time
         var_fit = float(values.var(ddof=1))
     return value, float(np.sqrt(var_outer + var_fit)), fit.method
 

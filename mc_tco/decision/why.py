@@ -84,6 +84,8 @@ def why_numbers(ds: xr.Dataset, demand: float, pilot: Pilot | None = None) -> Wh
 
 
 def _why(ds: xr.Dataset, demand: float, pilot: Pilot, whole: xr.Dataset) -> Why:
+    # the recommendation and the best alternative are the file's (every scenario: what the
+    # summary names), the re-evaluations run on the first MAX_ROWS rows
     dec = decide(whole, demand)
     rows = stored_rows(ds)
     shown = [dec.choice] if dec.choice != "api" else [dec.best_self]

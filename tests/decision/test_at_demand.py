@@ -106,3 +106,32 @@ def test_multiples_past_the_grid_are_left_out(runs):
     from mc_tco.decision.one_page import page_numbers
 
     assert [f for f, _ in page_numbers(with_top, top).points] == [0.5, 1.0]
+
+
+def test_a_lazily_opened_file_is_not_loaded_to_add_a_demand(result_files):
+    """Issue 26: on a 2^18-sample file loading it took 9.8 GB. The added demands are
+    evaluated on the stored rows and joined to the file's variables lazily: adding them
+    allocates far less than the file holds, and reading the result gives the file's
+    numbers at its own points and the model's at the added ones."""
+    import tracemalloc
+
+    from mc_tco.engine.at_points import evaluate_stored
+    from mc_tco.results.io import open_results
+
+    with open_results(result_files["default"]) as ds:
+        tracemalloc.start()
+        got = with_demands(ds, memo_demands(ds, ASKED))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < ds.nbytes / 2, (peak, ds.nbytes)
+        added = added_demands(got)
+        assert added and ASKED in added
+        own = ds["demand"].values[::9]
+        np.testing.assert_array_equal(got["npv"].sel(demand=own).values,
+                                      ds["npv"].sel(demand=own).values)
+        want = evaluate_stored(ds, "demand", [ASKED], outputs=["npv", "cash_path"])
+        np.testing.assert_array_equal(got["npv"].sel(demand=ASKED).values,
+                                      want["npv"].sel(demand=ASKED).values)
+        np.testing.assert_array_equal(
+            got["cash_path"].sel(cash_demand=ASKED, strategy="buy").values,
+            want["cash_path"].sel(cash_demand=ASKED, strategy="buy").values)

@@ -195,3 +195,20 @@ def test_replicates_other_than_an_int_auto_or_none_is_an_error(default_run):
     # found by mypy (issue 22 item 9): a string other than "auto" reached replicate_of
     with pytest.raises(ValueError, match="expected an int, 'auto' or None"):
         value_of_information(default_run, at={"demand": 3e12}, replicates="8")
+
+
+def test_the_fits_draws_are_reduced_a_block_at_a_time_to_the_same_gains():
+    """EVPPI's fit error averages max(0, max_d fitted) over the rows of each draw; made a
+    few draws at a time (bounded memory on a 2^18-row file) it is the same number as from
+    every draw held at once."""
+    from mc_tco.decision.regression import fit_smoother
+
+    rng = np.random.default_rng(5)
+    x = rng.uniform(size=3000)
+    inc = np.column_stack([np.sin(6 * x), x - 0.7]) + rng.normal(0, 0.5, (3000, 2))
+    fit = fit_smoother(x, inc)
+    sims = fit.draws(50, np.random.default_rng(9))
+    want = np.maximum(sims.max(axis=2), 0.0).mean(axis=1)
+    for held in (2**24, 3000 * 2 * 7, 1):  # one block; 7 draws; one draw at a time
+        got = fit.draw_gains(50, np.random.default_rng(9), held=held)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

@@ -136,3 +136,21 @@ def test_the_recommendation_here_is_read_once_and_is_the_stored_rows_one(default
     got = watch_triggers(default_run, 1e11, ("server_quote", "monthly_volume"), rows=rows,
                          scrambles=False)
     assert [t.current for t in got] == [here, here]
+
+
+def test_stored_rows_are_evaluated_a_chunk_at_a_time_to_the_same_numbers(default_run,
+                                                                         monkeypatch):
+    """The re-evaluations stack the rows once per trigger value (9 x the rows); the model
+    takes them CHUNK at a time, so its month-by-month arrays stay bounded: the numbers are
+    those of one call."""
+    import mc_tco.engine.at_points as at_points
+
+    rows = stored_rows(default_run)
+    fixed = [{"api_price_level": v} for v in (0.5, 1.0, 2.0)]
+    whole = rows.evaluate_each(5e11, fixed, ("npv", "saving"))
+    monkeypatch.setattr(at_points, "CHUNK", 100)  # 3 x 512 rows: 16 chunks
+    chunked = rows.evaluate_each(5e11, fixed, ("npv", "saving"))
+    for a, b in zip(whole, chunked, strict=True):
+        for name in ("npv", "saving"):
+            assert a[name].shape == (rows.n, 6)
+            np.testing.assert_array_equal(a[name], b[name])
