@@ -112,9 +112,11 @@ class Progress:
             return  # finished before its first line was due: nothing to say
         if self.last_line is None or elapsed - self.last_line >= 10 or done >= total:
             frac = done / total if total else 1.0
-            left = elapsed * (1 - frac) / frac if frac > 0 else float("nan")
-            click.echo(f"{self.label}: {100 * frac:5.1f}%  {elapsed:6.1f}s elapsed, "
-                       f"~{left:.1f}s left", err=True)
+            # nothing done yet: no estimate of what is left (it printed "~nans left")
+            left = (f"~{elapsed * (1 - frac) / frac:.1f}s left" if frac > 0 else
+                    "time left not known yet")
+            click.echo(f"{self.label}: {100 * frac:5.1f}%  {elapsed:6.1f}s elapsed, {left}",
+                       err=True)
             self.last_line = elapsed
 
 
