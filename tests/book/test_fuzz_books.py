@@ -50,10 +50,12 @@ FUZZ = settings(
 )
 
 #: the least share of each running fuzz test's examples that must load and run, well
-#: below what the derandomized examples reach (random about 25 and 13 of 250, edited 15
-#: and 4 of 40, families 53-57 and 24-39 of 400: which examples a run reaches depends a
-#: little on what ran before in the process, e.g. warnings already shown)
-MINIMUM = {"random": {"loaded": 0.04, "ran": 0.02},
+#: below what the derandomized examples reach (random 8-25 loaded of 250, edited 15
+#: and 4 of 40, families 53-57 and 24-39 of 400: which examples a run reaches depends on
+#: what ran before in the process, e.g. warnings already shown; a CI run of the whole suite
+#: reached 8 loaded of 250 random documents, one run of the test alone 17). Each bound still
+#: fails a loader that refuses everything, the failure it is there to catch.
+MINIMUM = {"random": {"loaded": 0.02, "ran": 0.008},
            "edited": {"loaded": 0.20, "ran": 0.025},
            "families": {"loaded": 0.08, "ran": 0.03}}
 
