@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.decision.at_demand import MULTIPLES, inside_grid
-from mc_tco.decision.rule import Decision, decide
+from mc_tco.decision.rule import Decision, decide, expected_npv
 from mc_tco.decision.tco_data import nearest_point
 
 __all__ = ["IN_HOUSE", "LEVELS", "PRICED_BY", "QUANTITIES", "SELF", "SHARES", "PageNumbers",
@@ -95,8 +95,7 @@ def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float
     if quantity == "p_beats_api":
         return p_beats(ds, strategy, d)
     if quantity == "mean_npv":  # (mean, MC lower, MC upper), as the rule computes it
-        o = decide(ds, d, ("api", strategy)).outcomes[strategy]
-        return (o.mean, o.mean_lower, o.mean_upper)
+        return expected_npv(ds, d, strategy)
     if quantity == "never_buys":
         held = ds["hybrid_served_share"].sel(demand=d).values
         return float(np.mean(held == 0))

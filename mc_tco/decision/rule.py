@@ -42,7 +42,7 @@ from mc_tco.decision.shares import Share, share_with_interval
 from mc_tco.decision.tco_data import CHOICES
 from mc_tco.uncertainty.intervals import mean_interval
 
-__all__ = ["OPTIONS", "Decision", "Outcome", "best_by_mean", "decide"]
+__all__ = ["OPTIONS", "Decision", "Outcome", "best_by_mean", "decide", "expected_npv"]
 
 #: the options a company can choose between, in the order ties go (the API first)
 OPTIONS = CHOICES
@@ -124,7 +124,7 @@ class Decision:
         return 0.0 if strategy == "api" else self.outcomes[strategy].mean
 
 
-def _replicates(ds: xr.Dataset, n: int) -> tuple[np.ndarray | None, int | None, float]:
+def _replicates(ds: xr.Dataset) -> tuple[np.ndarray | None, int | None, float]:
     run = ds.mc_tco.run
     reps = run.replicates
     if not reps or reps < 2:
@@ -139,6 +139,15 @@ def _mean(x: np.ndarray, rep, reps, conf) -> tuple[float, float, float]:
         return m, float("nan"), float("nan")
     got = mean_interval(x, rep, reps, conf)
     return float(got.estimate), float(got.lower), float(got.upper)
+
+
+def expected_npv(ds: xr.Dataset, demand: float, strategy: str) -> tuple[float, float, float]:
+    """The expected NPV against the API of ``strategy`` at ``demand`` (a grid point), USD,
+    with its Monte Carlo interval: ``(mean, lower, upper)``, as :func:`decide` has it (NaN
+    bounds without scrambles)."""
+    x = np.asarray(ds["npv"].sel(demand=demand, strategy=strategy).values, dtype=float)
+    rep, reps, conf = _replicates(ds)
+    return _mean(x, rep, reps, conf)
 
 
 def decide(ds: xr.Dataset, demand: float, options=OPTIONS) -> Decision:
@@ -163,7 +172,7 @@ def decide(ds: xr.Dataset, demand: float, options=OPTIONS) -> Decision:
     n = int(npv.sizes["sample"])
     cols = {s: (np.zeros(n) if s == "api" else
                 np.asarray(npv.sel(strategy=s).values, dtype=float)) for s in options}
-    rep, reps, conf = _replicates(ds, n)
+    rep, reps, conf = _replicates(ds)
     outcomes = {}
     for s, x in cols.items():
         if s == "api":
