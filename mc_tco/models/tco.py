@@ -88,7 +88,7 @@ import xarray as xr
 from mc_tco.book import Grid
 from mc_tco.errors import ModelError
 from mc_tco.models import InputRule, ModelSpec, check_outputs, check_samples
-from mc_tco.models.kernels import cell, grid, npv, rows
+from mc_tco.models.kernels import cell, grid, npv, rows, warm
 from mc_tco.models.tco_inputs import INF, INPUTS, NEUTRAL, RETIRED
 
 NAME = "mc_tco.models.tco:model"
@@ -195,6 +195,7 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
         "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"}) - FAST
     if cells:
         res = np.empty((n, demand.size, cell.NOUT))
+        warm.wait()  # a first run: the helper compiling these kernels (.kernels.warm)
         grid.grid(V, S, demand, bool(want & (PATH | {"irr"})), "irr" in want, res)
         for name, off in _PER_STRATEGY.items():
             if name in cells:
@@ -215,6 +216,7 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
         months = out["cash_path"].shape[2] if "cash_path" in out else V.shape[2] - 1
         path = np.zeros((n, cash_demand.size, max(months, V.shape[2] - 1), 6))
         years = np.zeros((n, cash_demand.size, -(-path.shape[2] // 12), 6))
+        warm.wait()
         grid.cash(V, S, cash_demand, path, years)
         T = S[:, rows.T_].astype(int)
         if "cash_path" in want:
@@ -301,8 +303,11 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
         where it must not be, naming the sample's input values.
     """
     check_samples(inputs, SPEC, NAME)
+    warm.start()  # a cold kernel cache: compile on both cores (.kernels.warm)
     want = wanted_outputs(inputs) & set(OUTPUT_ATTRS)
-    demand = np.asarray(inputs["demand"].values, dtype=float)
+    # a writable copy: the kernels then see the demands with the type of the break-even
+    # search's own (one compile of .block.npv_row, not one per array flag)
+    demand = np.array(inputs["demand"].values, dtype=float)
     cash_demand = _report_demands(inputs)
     x = {k: np.asarray(inputs[k].values, dtype=float).reshape(-1) for k in INPUTS}
     _check_profile(x)
