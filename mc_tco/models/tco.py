@@ -188,8 +188,10 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
                 "cost": lambda: total() / ann[:, None, None],
                 "cost_per_mtok": lambda: np.where(  # NaN where no demand ever arrives
                     dd > 0, total() / dd * 1e6, np.nan)}
+        if "saving" in want:  # (into its array: no temporary of the chunk's size)
+            np.divide(value, ann[:, None, None], out=out["saving"][sl])
         for name, f in fast.items():
-            if name in want:
+            if name in want and name != "saving":
                 out[name][sl] = f()
     cells = want & (set(_PER_STRATEGY) | set(_PER_DEMAND) | {
         "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"}) - FAST
