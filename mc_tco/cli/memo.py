@@ -152,13 +152,11 @@ def report(book: Path | None, samples: int, seed: int, demand: str | None, resul
         args += ["--demand", f"{tokens:g}"]
     if results_dir != Path("results"):
         args += ["--results-dir", str(results_dir)]
-    start = last = time.monotonic()
+    start = time.monotonic()
 
     def say(text: str) -> None:  # each stage's line, as it ends (the last: the memo)
-        nonlocal last
         if not quiet:
             click.echo(text)
-        last = time.monotonic()
 
     with waiting(not no_wait):  # each results file: wait for (or refuse) another writer
         rep = make_report(samples=samples, seed=seed, demand=tokens, results_dir=results_dir,
@@ -166,7 +164,8 @@ def report(book: Path | None, samples: int, seed: int, demand: str | None, resul
                           command=shlex.join(args), say=say,
                           progress=lambda label: Progress(label, enabled=not quiet))
     steps = len(rep.results) + 1
+    beside = " (the article's book ran meanwhile)" if len(rep.results) > 1 else ""
     say(f"[{steps}/{steps}] wrote {_summary(rep.memo_dir, rep.files)} in "
-        f"{time.monotonic() - last:.1f} s")
+        f"{rep.memo_seconds:.1f} s{beside}")
     say(f"done in {time.monotonic() - start:.1f} s; open {rep.memo_dir / 'memo.html'} "
         "in a browser")

@@ -29,6 +29,8 @@ from mc_tco.errors import OptionError
 if TYPE_CHECKING:  # the CLI imports this package at start-up: keep it light
     import xarray as xr
 
+    from mc_tco.report.memo.context import Later
+
 __all__ = [
     "Memo",
     "build_memo",
@@ -66,7 +68,7 @@ class Memo:
 def build_memo(
     ds: xr.Dataset,
     *,
-    compare: xr.Dataset | None = None,
+    compare: xr.Dataset | Later | None = None,
     demand: float | None = None,
     command: str = "",
     paths: dict | None = None,
@@ -83,8 +85,11 @@ def build_memo(
     ----------
     ds : xr.Dataset
         Results of ``mc-tco run`` (:func:`mc_tco.results.io.open_results`).
-    compare : xr.Dataset, optional
-        Results of a second book, set beside the first (TCO memo only).
+    compare : xr.Dataset or Later, optional
+        Results of a second book, set beside the first (TCO memo only); a
+        :class:`~mc_tco.report.memo.context.Later` is made (and checked) only when the
+        sections that read it are written, after the others (``mc-tco report`` runs the
+        second book meanwhile).
     demand : float, optional
         Decision demand in tokens/month, any value inside the grid's range (default: the
         focus demand of the results' book, :func:`mc_tco.decision.tco_data.focus_demand`;
@@ -122,13 +127,11 @@ def build_memo(
                              created=created)
     ds = ds.mc_tco.at_input_grid(**(at or {}))  # one value of each [grid.<input>], said below
     at = {k: v for k, v in (at or {}).items() if k not in ds.mc_tco.input_grid_at}
-    if compare is not None:  # at the same values where it has the same grid inputs
-        compare = compare.mc_tco.at_input_grid(**ds.mc_tco.input_grid_at)
     if at:
         raise OptionError(f"--at {next(iter(at))}: the TCO memo is at one demand; use "
                           "--demand")
     from mc_tco.report.memo.answer import decision_strategy
-    from mc_tco.report.memo.context import MemoContext
+    from mc_tco.report.memo.context import Later, MemoContext
     from mc_tco.report.memo.fmt import tokens
     from mc_tco.report.memo.sections import tco_sections
     from mc_tco.report.memo.tables import csv_tables
@@ -137,26 +140,37 @@ def build_memo(
     asked = demand is not None
     demand = focus_demand(ds) if demand is None else demand
     check_results(ds, paths.get("results", "results"))
-    if compare is not None:
-        check_results(compare, paths.get("compare", "--compare results"))
+    grid_at = ds.mc_tco.input_grid_at
     d = decision_demand(ds, demand)
+
+    def prepared(other: xr.Dataset) -> xr.Dataset:
+        """The compared results, checked, at the same values of the grid inputs they
+        share, with the decision demand."""
+        other = other.mc_tco.at_input_grid(**grid_at)
+        check_results(other, paths.get("compare", "--compare results"))
+        decision_demand(other, d, "--demand (in the --compare results)")
+        return with_demands(other, [d])
+
+    if isinstance(compare, Later):
+        source = compare
+        compare = Later(lambda: prepared(source.get()))
+    elif compare is not None:  # checked before anything is written
+        compare = prepared(compare)
     ds = with_demands(ds, memo_demands(ds, d))
-    if compare is not None:
-        decision_demand(compare, d, "--demand (in the --compare results)")
-        compare = with_demands(compare, [d])
     kw = {"created": created} if created else {}
     first = MemoContext(ds, d, compare=compare, command=command, paths=paths,
                         demand_asked=asked, **kw)
     ctx = replace(first, strategy=decision_strategy(first))
-    run = ds.mc_tco.run
+    sections = tco_sections(ctx)
+    run, other = ds.mc_tco.run, ctx.compared
     subtitle = (f"Book: **{run.book_name}** "
                 f"(`{run.book_path}`), {ctx.n:,} scenarios"
-                + (f", compared with **{compare.mc_tco.run.book_name}**"
-                   if compare is not None else "")
+                + (f", compared with **{other.mc_tco.run.book_name}**"
+                   if other is not None else "")
                 + f". Decision demand {tokens(d)} tokens/month. Written {ctx.created}."
                 + (" " + input_grid_note(ds, "mc-tco memo --at NAME=VALUE") + "."
                    if ds.mc_tco.input_grid_at else ""))
-    return _memo(tco_sections(ctx), TITLE, SUMMARY_TITLE, subtitle, lambda: csv_tables(ctx))
+    return _memo(sections, TITLE, SUMMARY_TITLE, subtitle, lambda: csv_tables(ctx))
 
 
 def _generic_memo(ds, *, demand, at, command, paths, created) -> Memo:

@@ -102,15 +102,20 @@ class PointMemo(Protocol):
 
 
 def run_sections(ctx: MemoBase, sections: Sequence[SectionFn],
-                 appendix: dict[str, str] | None = None) -> list[Section]:
+                 appendix: dict[str, str] | None = None,
+                 last: Sequence[SectionFn] = ()) -> list[Section]:
     """The sections of ``ctx``, in order, without the ones that return None.
 
     ``appendix`` maps a section's anchor to its appendix letter: its title becomes
-    "Appendix B. <title>".
+    "Appendix B. <title>". The sections of ``last`` are written after all the others
+    (and still placed in order): those that wait for something still being made.
     """
+    made: dict[int, Section | None] = {}
+    for i, f in sorted(enumerate(sections), key=lambda x: x[1] in last):
+        made[i] = f(ctx)
     out = []
-    for f in sections:
-        sec = f(ctx)
+    for i in range(len(sections)):
+        sec = made[i]
         if sec is None:
             continue
         letter = (appendix or {}).get(sec.anchor)

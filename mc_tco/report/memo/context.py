@@ -3,6 +3,8 @@ the numbers computed once from them) and the ranking sentences."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -23,7 +25,25 @@ if TYPE_CHECKING:
     from mc_tco.report.memo.one_page import Summary
 from mc_tco.results.points import point_index
 
-__all__ = ["MemoContext", "ranking_sentences"]
+__all__ = ["Later", "MemoContext", "ranking_sentences"]
+
+
+class Later:
+    """A dataset made on first use, once (thread-safe): the compared results of
+    ``mc-tco report``, whose run goes on while the memo's own sections are written."""
+
+    def __init__(self, make: Callable[[], xr.Dataset]):
+        self._make: Callable[[], xr.Dataset] | None = make
+        self._value: xr.Dataset | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> xr.Dataset:
+        """The dataset (made by the first call; later calls return it)."""
+        with self._lock:
+            if self._make is not None:
+                self._value, self._make = self._make(), None
+        assert self._value is not None
+        return self._value
 
 STRATEGY_TEXT = {
     "buy": "buying 8×B300 nodes",
@@ -48,8 +68,9 @@ class MemoContext(MemoBase):
         Results of the TCO model (``mc-tco run``), loaded.
     demand : float
         The decision demand (tokens/month), a point of ``ds``'s demand grid.
-    compare : xr.Dataset, optional
-        Results of another book to set beside ``ds``.
+    compare : xr.Dataset or Later, optional
+        Results of another book to set beside ``ds`` (read as :attr:`compared`; a
+        :class:`Later` is made when a section first reads it).
     strategy : str
         The strategy the ranking, tornado and scenario discovery explain: the one the
         summary names (:func:`mc_tco.report.memo.answer.decision_strategy`).
@@ -60,7 +81,7 @@ class MemoContext(MemoBase):
     """
 
     demand: float
-    compare: xr.Dataset | None = None
+    compare: xr.Dataset | Later | None = None
     strategy: str = "buy"
     #: whether the reader gave the demand (``--demand``), else it is the book's focus
     demand_asked: bool = False
@@ -99,12 +120,17 @@ class MemoContext(MemoBase):
         """The book the results file was made from (its stored text)."""
         return _loads(self.ds)
 
+    @property
+    def compared(self) -> xr.Dataset | None:
+        """The results set beside ``ds`` (None without ``--compare``)."""
+        c = self.compare
+        return c.get() if isinstance(c, Later) else c
+
     @cached_property
     def compare_book(self) -> Book | None:
         """The compared results' book, or None without ``--compare``."""
-        if self.compare is None:
-            return None
-        return _loads(self.compare)
+        other = self.compared
+        return None if other is None else _loads(other)
 
     @cached_property
     def ranking(self) -> Ranking:

@@ -148,11 +148,11 @@ def _listed(names: list[str]) -> str:
 
 def section_compare(ctx: MemoContext) -> Section | None:
     """The comparison with a second book's results (None without ``--compare``)."""
-    if ctx.compare is None:
+    if ctx.compared is None:
         return None
-    ds, other, d, s = ctx.ds, ctx.compare, ctx.demand, ctx.strategy
+    ds, other, d, s = ctx.ds, ctx.compared, ctx.demand, ctx.strategy
     book, obook = ctx.book, ctx.compare_book
-    assert obook is not None  # set with ctx.compare
+    assert obook is not None  # set with ctx.compared
     mine = {i.name for i in book.uncertain}
     theirs = {i.name for i in obook.uncertain}
     added = [i.name for i in book.uncertain if i.name not in theirs]

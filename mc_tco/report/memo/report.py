@@ -2,21 +2,28 @@
 
 :func:`make_report` is what ``mc-tco report`` does, callable from Python. The books are
 checked before anything runs; every results file is written atomically; the memo reads the
-files just written.
+files just written. The article's book runs while the memo's own sections are written (on
+the core the memo leaves idle; :func:`_memo_beside`): the memo is the same, byte for byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mc_tco.book import load_book
 from mc_tco.book.shipped import ARTICLE, DEFAULT, shipped_book
 from mc_tco.engine import execute, plan_run
-from mc_tco.report.memo import build_memo, check_out_dir, write_memo
+from mc_tco.report.memo import Memo, build_memo, check_out_dir, write_memo
 from mc_tco.results.io import check_writable, open_results
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = ["Report", "make_report"]
 
@@ -29,6 +36,9 @@ class Report:
     results: list[Path]
     memo_dir: Path
     files: list[Path]
+    #: the memo's seconds, from its start to its files written (the compared book's run
+    #: goes on in the first part of them)
+    memo_seconds: float = 0.0
 
 
 def make_report(
@@ -75,22 +85,59 @@ def make_report(
         check_writable(out)
     check_out_dir(memo_dir)
     steps = len(plans) + 1
-    for i, (plan, out) in enumerate(zip(plans, outs, strict=True), 1):
+
+    def run(i: int) -> xr.Dataset:
+        plan, out = plans[i], outs[i]
         t = time.monotonic()
-        label = f"[{i}/{steps}] {plan.book.stem}"
+        label = f"[{i + 1}/{steps}] {plan.book.stem}"
         with execute(plan, progress=progress(label), out=out,
                      family_progress=progress(label + " family check"),
                      on_stage=_stage_line(label, say)):
             pass
-        say(f"[{i}/{steps}] ran {_shown(plan.book.path)}: {plan.samples:,} samples, "
+        say(f"[{i + 1}/{steps}] ran {_shown(plan.book.path)}: {plan.samples:,} samples, "
             f"{plan.model_runs:,} model runs and a family check, {time.monotonic() - t:.1f} s; "
             f"wrote {out}")
-    ds, *other = (open_results(o) for o in outs)  # the memo reads the files just written
-    memo = build_memo(ds, compare=other[0] if other else None, demand=demand,
-                      command=command, paths={"results": str(outs[0]),
-                                              "compare": str(outs[1]) if other else ""})
+        return open_results(out)  # the memo reads the files just written
+
+    ds = run(0)
+    t = time.monotonic()
+    paths = {"results": str(outs[0]), "compare": str(outs[1]) if len(outs) > 1 else ""}
+    if len(plans) == 1:
+        memo = build_memo(ds, demand=demand, command=command, paths=paths)
+    else:
+        memo = _memo_beside(ds, lambda: run(1), demand=demand, command=command, paths=paths)
     files = write_memo(memo, memo_dir)
-    return Report(outs, memo_dir, files)
+    return Report(outs, memo_dir, files, time.monotonic() - t)
+
+
+def _memo_beside(ds: xr.Dataset, run_other: Callable[[], xr.Dataset], **kw) -> Memo:
+    """The memo of ``ds`` compared with the results of ``run_other()``, run meanwhile.
+
+    The memo's sections are mostly Python on one core and a run's kernels release the
+    GIL on both: the compared book runs in a thread while the memo's own sections are
+    written, and the sections that read it wait for it
+    (:class:`~mc_tco.report.memo.context.Later`). Ctrl-C or SIGTERM stop both: the run
+    sees the signal at its next check and removes its temporary file, and the memo
+    returns only once the run has ended. An error of either is raised.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mc_tco.interrupt import stop_on_signals
+    from mc_tco.report.memo.context import Later
+
+    with stop_on_signals(), ThreadPoolExecutor(1, thread_name_prefix="compared") as pool:
+        other = pool.submit(run_other)
+        try:
+            return build_memo(ds, compare=Later(other.result), **kw)
+        except BaseException:
+            _stop(other)  # (a signal has stopped the run too; another error waits for it)
+            raise
+
+
+def _stop(other: Future) -> None:
+    """Wait for the compared run to end, its error dropped: the memo's is raised."""
+    with contextlib.suppress(BaseException):
+        other.result()
 
 
 def _stage_line(label: str, say: Callable[[str], None]) -> Callable[[str, float], None]:

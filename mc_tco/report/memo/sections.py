@@ -199,8 +199,8 @@ def _ci_words(ds: xr.Dataset) -> str:
 def section_provenance(ctx: MemoContext) -> Section:
     """How the results (and the compared ones) were made, and what the numbers are."""
     compared = None
-    if ctx.compare is not None:
-        c = ctx.compare.mc_tco.run
+    if ctx.compared is not None:
+        c = ctx.compared.mc_tco.run
         compared = (f"{c.book_name} (`{c.book_path}`, SHA-256 `{c.book_sha256[:16]}…`, "
                     f"seed {c.seed}, {c.samples:,} samples; "
                     f"`{ctx.paths.get('compare', '')}`)")
@@ -255,7 +255,12 @@ APPENDIX = {"sobol": "A", "scenarios": "B", "value-of-information": "C",
             "family-check": "D", "claims": "E", "curves": "F", "glossary": "G"}
 
 
+#: the sections that read the compared results, written after the others (in their place):
+#: ``mc-tco report`` runs the compared book while the others are written
+LAST = (section_compare, section_provenance)
+
+
 def tco_sections(ctx: MemoContext) -> list[Section]:
     """The memo's sections, in order (:data:`SECTIONS` without those left out), the
     appendix titled with their letters (:data:`APPENDIX`)."""
-    return run_sections(ctx, SECTIONS, APPENDIX)
+    return run_sections(ctx, SECTIONS, APPENDIX, last=LAST)

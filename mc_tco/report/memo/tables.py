@@ -26,7 +26,8 @@ __all__ = ["TABLES", "csv_tables"]
 
 
 def _books(ctx: MemoContext) -> list[xr.Dataset]:
-    return [ctx.ds] + ([ctx.compare] if ctx.compare is not None else [])
+    other = ctx.compared
+    return [ctx.ds] + ([other] if other is not None else [])
 
 
 def p_beats_api(ctx: MemoContext) -> pd.DataFrame:
