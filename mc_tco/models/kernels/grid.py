@@ -44,9 +44,11 @@ def grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, paths: bool, want_irr: 
     ``paths``: payback and peak cash, ``want_irr``: the irr."""
     W, Z, buf = _scratch(V, S)
     none = np.zeros((1, 6))
+    no_cash = dems.shape[0] < 0  # False, typed as a bool: one compile of cell with cash's
     for i in range(V.shape[0]):
         for j in range(dems.shape[0]):
-            cell(V[i], S[i], dems[j], W, Z, buf, out[i, j], paths, want_irr, none, none, False)
+            cell(V[i], S[i], dems[j], W, Z, buf, out[i, j], paths, want_irr, none, none,
+                 no_cash)
 
 
 @jit
@@ -56,9 +58,11 @@ def cash(V: np.ndarray, S: np.ndarray, dems: np.ndarray, path: np.ndarray,
     ``path`` and the nominal cash by year (rows, demands, year, 6) into ``year``."""
     W, Z, buf = _scratch(V, S)
     res = np.empty(NOUT)
+    yes = dems.shape[0] >= 0  # True, typed as a bool (not a literal): :func:`grid`'s types
     for i in range(V.shape[0]):
         for j in range(dems.shape[0]):
-            cell(V[i], S[i], dems[j], W, Z, buf, res, True, False, path[i, j], year[i, j], True)
+            cell(V[i], S[i], dems[j], W, Z, buf, res, yes, not yes, path[i, j], year[i, j],
+                 yes)
 
 
 @jit(inline="always")
