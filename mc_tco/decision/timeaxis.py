@@ -106,12 +106,7 @@ def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
     with np.errstate(invalid="ignore"):
         spread = np.quantile(peak.values, [0.05, 0.95])
     defined = float(np.isfinite(irr.values).mean())
-    # whether the model gives an IRR anywhere: one demand at a time, the first finite one
-    # ends it (the whole strategy's irr is 92 MB on a 2^18-row file, read at every call)
-    every = ds["irr"].sel(strategy=strategy)
-    modelled = any(bool(np.isfinite(every.isel(demand=i).values).any())
-                   for i in range(every.sizes["demand"])) if "demand" in every.dims \
-        else bool(np.isfinite(every.values).any())
+    modelled = bool(np.isfinite(ds["irr"].sel(strategy=strategy).values).any())
     irr_est = (median_ci(ds, irr.where(np.isfinite(irr))) if defined > 0
                else Estimate(math.nan, math.nan, math.nan))
     return TimeNumbers(
