@@ -194,15 +194,15 @@ class _Joined(BackendArray):
         # samples), so that a part read whole is never held beside the result
         b = next((a for a, j in enumerate(key) if a != self.axis
                   and not isinstance(j, int | np.integer)), None)
-        if b is None:
-            blocks: list[Any] = [None]
-        else:
+        # (axis of the key, axis of the result, its positions, first place in the result)
+        blocks: list[tuple[int, int, np.ndarray, int] | None] = [None]
+        if b is not None:
+            ob = b - sum(isinstance(j, int | np.integer) for j in key[:b])
             along = np.arange(self.shape[b])[key[b]]
-            row = max(1, out.nbytes // max(1, out.shape[b - sum(
-                isinstance(j, int | np.integer) for j in key[:b])]))
+            row = max(1, out.nbytes // max(1, out.shape[ob]))
             step = max(1, JOIN_BLOCK_BYTES // row)
-            blocks = [(along[s:s + step], s) for s in range(0, max(along.size, 1), step)]
-        ob = None if b is None else b - sum(isinstance(j, int | np.integer) for j in key[:b])
+            blocks = [(b, ob, along[s:s + step], s)
+                      for s in range(0, max(along.size, 1), step)]
         for i, part in enumerate(self.parts):
             mine = np.flatnonzero(self.part_of[pos] == i)
             if not mine.size:
@@ -213,9 +213,9 @@ class _Joined(BackendArray):
                 where: list[Any] = [slice(None)] * out.ndim
                 where[at] = mine
                 if block is not None:
-                    rows, start = block
-                    sub[b] = rows
-                    where[ob] = slice(start, start + rows.size)
+                    kb, rb, rows, start = block
+                    sub[kb] = rows
+                    where[rb] = slice(start, start + rows.size)
                 out[tuple(where)] = np.asarray(part[tuple(sub)].values)
         return out[(slice(None),) * at + (0,)] if scalar else out
 
