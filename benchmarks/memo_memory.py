@@ -6,7 +6,9 @@ book under 1.5 GB each, at a demand of the grid and at one between its points (`
 measured as in ``benchmarks/memory.py`` (``ru_maxrss`` of the process, and the RSS
 sampled every 0.1 s with the stage running at its peak). The references printed beside
 them: the file's variables in memory (what loading it would take, ``ds.nbytes``) and the
-peak of ``mc-tco memo --help`` (the interpreter and the command's imports).
+peak of ``mc-tco memo --help`` (the interpreter and the command's imports). Each line
+also gives the command's CPU seconds (user + system, from the kernel's accounting of the
+reaped child): on a shared machine they mean more than its wall time.
 
     python benchmarks/memo_memory.py /tmp/r18.nc                     # memo at 500B, 800B; explain
     python benchmarks/memo_memory.py /tmp/r18.nc --demand 800B --only memo
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +28,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from memory import MIB, measure, show
 
 LIMIT_MIB = 1536
+
+
+def _measured(cmd: list[str]) -> dict:
+    """:func:`memory.measure` of ``cmd``, with its CPU seconds (``cpu``: user + system of
+    the child, which ``measure`` reaps)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rec = measure(cmd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rec["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return rec
+
+
+def _show(label: str, rec: dict) -> None:
+    show(label, rec)
+    print(f"    {rec['cpu']:,.0f} CPU s (user + system)", flush=True)
 
 
 def main() -> None:
@@ -46,8 +64,8 @@ def main() -> None:
         loaded = ds.nbytes / MIB
         n = ds.sizes["sample"]
     print(f"{args.results}: {n:,} samples, {size:,.0f} MiB on disk, {loaded:,.0f} MiB loaded")
-    ref = measure([*mc, "memo", "--help"])
-    show("reference: mc-tco memo --help", ref)
+    ref = _measured([*mc, "memo", "--help"])
+    _show("reference: mc-tco memo --help", ref)
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "memo"):
             for demand in args.demand or [None, "800B"]:
@@ -55,14 +73,14 @@ def main() -> None:
                 cmd = [*mc, "memo", args.results, "--out-dir", str(where)]
                 if demand:
                     cmd += ["--demand", demand]
-                rec = measure(cmd)
+                rec = _measured(cmd)
                 label = f"mc-tco memo ({size:,.0f} MiB file) --demand {demand or '(focus)'}"
-                show(label, rec)
+                _show(label, rec)
                 rows.append((label, rec))
         if args.only in (None, "explain"):
-            rec = measure([*mc, "explain", args.results, "--quiet"])
+            rec = _measured([*mc, "explain", args.results, "--quiet"])
             label = f"mc-tco explain ({size:,.0f} MiB file)"
-            show(label, rec)
+            _show(label, rec)
             rows.append((label, rec))
     worst = max(rec["maxrss"] for _, rec in rows) / MIB
     print(f"largest peak {worst:,.0f} MiB, {'under' if worst < LIMIT_MIB else 'OVER'} the "

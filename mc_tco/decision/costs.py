@@ -47,12 +47,22 @@ def cost_breakdown(ds: xr.Dataset) -> xr.Dataset:
               if "demand" in comp.dims else comp.median("sample"))
     out = xr.Dataset({
         "component_median": median,
-        "buy_quantile": ds["cost"].sel(strategy="buy", drop=True).quantile(q, dim="sample"),
-        "api_quantile": ds["cost"].sel(strategy="api", drop=True).quantile(q, dim="sample"),
+        "buy_quantile": _quantiles(ds["cost"].sel(strategy="buy", drop=True), q),
+        "api_quantile": _quantiles(ds["cost"].sel(strategy="api", drop=True), q),
     })
     for v in out.data_vars:
         out[v].attrs["units"] = "USD/month"
     return out.transpose("quantile", "demand", "component")
+
+
+def _quantiles(da: xr.DataArray, q: list[float]) -> xr.DataArray:
+    """``da.quantile(q, dim="sample")``, one demand at a time (the same numbers: each
+    demand's quantiles are its own; the quantile copies what it sorts)."""
+    if "demand" not in da.dims:
+        return da.quantile(q, dim="sample")
+    return xr.concat([da.isel(demand=i).quantile(q, dim="sample")
+                      for i in range(da.sizes["demand"])], dim="demand") \
+        .transpose("quantile", "demand", ...)
 
 
 def largest_component(breakdown: xr.Dataset, demand: float) -> tuple[str, float]:

@@ -9,6 +9,7 @@ is what the memo describes: the EVPI curve over demand and EVPI/EVPPI at the foc
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -255,13 +256,21 @@ LOAD_BELOW_BYTES = 512 * 2**20
 
 
 def _loaded(ds: xr.Dataset, target: str | None) -> xr.Dataset:
-    """``ds`` with its target and ``input_value`` in memory when they are small enough (a
-    new dataset; the caller's is not changed)."""
+    """``ds`` with its target and ``input_value`` in memory when they are small enough
+    together, else with ``input_value`` alone when it is (a new dataset; the caller's is
+    not changed): every point reads the inputs whole, the target at the point only."""
     names = [v for v in (target or (ds.mc_tco.targets or [None])[0], "input_value")
              if v is not None and v in ds]
     if sum(ds[v].nbytes for v in names) > LOAD_BELOW_BYTES:
-        return ds
+        names = [v for v in names if v == "input_value" and ds[v].nbytes <= LOAD_BELOW_BYTES]
+        if not names:
+            return ds
     return ds.assign({v: ds[v].compute() for v in names})
+
+
+#: EVPI curves computed once per live dataset and arguments (the memo reads the same
+#: curve in three sections): id(ds) -> {key: curve}, dropped when the dataset is collected
+_CURVES: dict[int, dict[tuple, xr.DataArray]] = {}
 
 
 def evpi_along(
@@ -300,6 +309,21 @@ def evpi_along(
         raise OptionError(f"{path or 'the results'}: no '{dim}' dim; EVPI along {dim} "
                           "needs one")
     rest = {k: v for k, v in (at or {}).items() if k != dim}
+    key = (dim, repr(sorted(rest.items())), None if among is None else tuple(among), target,
+           path, replicates, conf_level)
+    slot = _CURVES.get(id(ds))
+    if slot is None:
+        slot = _CURVES[id(ds)] = {}
+        weakref.finalize(ds, _CURVES.pop, id(ds), None)
+    if key not in slot:
+        slot[key] = _evpi_along(ds, dim, rest, among, target, path, replicates, conf_level)
+    return slot[key].copy(deep=True)
+
+
+def _evpi_along(ds: xr.Dataset, dim: str, rest: dict, among: list[str] | None,
+                target: str | None, path: str | None, replicates: int | None,
+                conf_level: float) -> xr.DataArray:
+    """:func:`evpi_along`, computed."""
     ds = _loaded(ds, target)
     values, ses, bests, cis = [], [], [], []
     for d in ds[dim].values:

@@ -84,16 +84,24 @@ def tornado_swing(
     out = {k: np.empty(d) for k in ("low_value", "high_value", "median_low", "median_high")}
     ci = np.full((d, 2), np.nan)
     alpha = (1 - conf_level) / 2
+    swings = np.empty((d, resamples))
     for j in range(d):
         low, high = _tail_medians(x[:, j], y, m)
         out["low_value"][j], out["high_value"][j] = np.quantile(x[:, j], [0.05, 0.95])
         out["median_low"][j], out["median_high"][j] = low, high
-        if idx is not None:
-            swing = np.empty(resamples)
-            for b in range(0, resamples, block):  # each resample's medians are its own
-                blow, bhigh = _tail_medians(x[idx[b:b + block], j], y[idx[b:b + block]], m)
-                swing[b:b + block] = bhigh - blow
-            ci[j] = np.quantile(swing, [alpha, 1 - alpha])
+    if idx is not None:
+        # a block of resamples at a time, every input on it: the outputs of a resample
+        # are gathered once for all the inputs, and each input's values from a
+        # contiguous copy of its column (a gather across x's rows is 4x slower); the
+        # same medians
+        for b in range(0, resamples, block):  # each resample's medians are its own
+            rows = idx[b:b + block]
+            yb = y[rows]
+            for j in range(d):
+                blow, bhigh = _tail_medians(np.ascontiguousarray(x[:, j])[rows], yb, m)
+                swings[j, b:b + block] = bhigh - blow
+        for j in range(d):
+            ci[j] = np.quantile(swings[j], [alpha, 1 - alpha])
     res = xr.Dataset(
         {k: ("input", v) for k, v in out.items()},
         coords={"input": np.asarray(inputs), "ci_bound": ["lower", "upper"]},

@@ -186,23 +186,37 @@ class _Joined(BackendArray):
         scalar = isinstance(k, int | np.integer)
         pos = np.atleast_1d(np.arange(self.shape[self.axis])[k])
         at = self.axis - sum(isinstance(j, int | np.integer) for j in key[:self.axis])
-        out = None
+        shape = [pos.size if a == self.axis else np.arange(n)[j].size
+                 for a, (j, n) in enumerate(zip(key, self.shape, strict=True))
+                 if a == self.axis or not isinstance(j, int | np.integer)]
+        out = np.empty(shape, dtype=self.dtype)
+        # each part is read a block of another axis at a time (the first one kept, the
+        # samples), so that a part read whole is never held beside the result
+        b = next((a for a, j in enumerate(key) if a != self.axis
+                  and not isinstance(j, int | np.integer)), None)
+        # (axis of the key, axis of the result, its positions, first place in the result)
+        blocks: list[tuple[int, int, np.ndarray, int] | None] = [None]
+        if b is not None:
+            ob = b - sum(isinstance(j, int | np.integer) for j in key[:b])
+            along = np.arange(self.shape[b])[key[b]]
+            row = max(1, out.nbytes // max(1, out.shape[ob]))
+            step = max(1, JOIN_BLOCK_BYTES // row)
+            blocks = [(b, ob, along[s:s + step], s)
+                      for s in range(0, max(along.size, 1), step)]
         for i, part in enumerate(self.parts):
             mine = np.flatnonzero(self.part_of[pos] == i)
             if not mine.size:
                 continue
             sub = list(key)
             sub[self.axis] = self.index_in[pos[mine]]
-            vals = np.asarray(part[tuple(sub)].values)
-            if out is None:
-                shape = list(vals.shape)
-                shape[at] = pos.size
-                out = np.empty(shape, dtype=self.dtype)
-            out[(slice(None),) * at + (mine,)] = vals
-        if out is None:  # nothing asked along the axis
-            shape = [np.arange(n)[j].size for j, n in zip(key, self.shape, strict=True)
-                     if not isinstance(j, int | np.integer)]
-            out = np.empty(shape, dtype=self.dtype)
+            for block in blocks:
+                where: list[Any] = [slice(None)] * out.ndim
+                where[at] = mine
+                if block is not None:
+                    kb, rb, rows, start = block
+                    sub[kb] = rows
+                    where[rb] = slice(start, start + rows.size)
+                out[tuple(where)] = np.asarray(part[tuple(sub)].values)
         return out[(slice(None),) * at + (0,)] if scalar else out
 
 
@@ -217,6 +231,9 @@ def joined(parts: list[xr.Variable], dim: str, order: np.ndarray) -> xr.Variable
     out.attrs.update(parts[0].attrs)
     return out
 
+
+#: bytes of the result a :func:`joined` variable reads of each part at once
+JOIN_BLOCK_BYTES = 32 * 2**20
 
 #: the whole arrays of :func:`stored_output` variables kept for their next read, newest
 #: last: instance id -> array (dropped with the instance); at most :data:`CACHE_BYTES`

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import xarray as xr
 from scipy import integrate, stats
 
 from mc_tco.decision.information import evpi_by_demand, value_of_information
@@ -160,6 +161,27 @@ def test_evpi_by_demand(default_run):
     nb = default_run.saving.sel(demand=3e12, strategy=["api", "buy", "rent", "hybrid"]).values
     assert float(e.sel(demand=3e12)) == pytest.approx(evpi(nb)[0])
     assert str(e.best_option.sel(demand=1e9).values) == "api"
+
+
+def test_an_evpi_curve_is_computed_once_per_dataset(default_run, monkeypatch):
+    """The memo reads the same curve in three sections: computed once, each caller given
+    its own copy (the same numbers); other options are another curve."""
+    import mc_tco.decision.information as information
+
+    first = evpi_by_demand(default_run)
+    calls = []
+    real = information.decision_data
+    monkeypatch.setattr(information, "decision_data",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    again = evpi_by_demand(default_run)
+    assert not calls and again is not first
+    xr.testing.assert_identical(again, first)
+    again.attrs["units"] = "changed"
+    assert evpi_by_demand(default_run).attrs["units"] == "USD/month"
+    other = evpi_by_demand(default_run, among=["api", "buy"])
+    assert len(calls) == default_run.sizes["demand"]
+    nb = default_run.saving.sel(demand=3e12, strategy=["api", "buy"]).values
+    assert float(other.sel(demand=3e12)) == pytest.approx(evpi(nb)[0])
 
 
 def test_value_of_information_errors(default_run):

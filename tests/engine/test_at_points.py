@@ -60,8 +60,16 @@ def test_an_output_evaluated_when_read_is_the_models(lazy, whole, sel):
 
 @pytest.mark.parametrize("sel", [{}, {"demand": 3}, {"demand": [47, 0, 20]},
                                  {"sample": 5, "demand": slice(10, 40, 7)},
-                                 {"strategy": [4, 1], "sample": [2, 3]}])
-def test_a_lazy_join_reads_as_the_joined_arrays(lazy, whole, sel):
+                                 {"strategy": [4, 1], "sample": [2, 3]},
+                                 {"sample": slice(500, 3, -2), "demand": [47, 1]}])
+@pytest.mark.parametrize("block", [None, 1000])
+def test_a_lazy_join_reads_as_the_joined_arrays(lazy, whole, sel, block, monkeypatch):
+    """Whole reads and reads a block of samples at a time (``JOIN_BLOCK_BYTES``: 1000
+    bytes: a sample or two a block) alike."""
+    import mc_tco.engine.at_points as at_points
+
+    if block is not None:
+        monkeypatch.setattr(at_points, "JOIN_BLOCK_BYTES", block)
     old = lazy["npv"].variable
     new = whole["npv"].transpose(*old.dims).variable
     grid = lazy["demand"].values
