@@ -210,30 +210,73 @@ def _depreciation(st: np.ndarray, k: int, j: int, bonus: float, f: float, cde: f
     return x, bonus * x + f * (cde * e - g), (1.0 - bonus) * e - f * (ex * e - u)
 
 
+# ---- the month table of a row (:func:`_months`, rows of months): what depends on the
+# month alone and costs a call (a pow, a floor division), computed once a row, not a block
+(M_BACK, M_RENT, M_INRES, M_IN, M_NEW, M_RES) = range(6)
+NM = 6
+
+
 @jit
-def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
+def _months(V: np.ndarray, S: np.ndarray, M: np.ndarray) -> None:
+    """The month table ``M`` (:data:`NM`, months) of one row: the resale factor of a node
+    bought in ``t`` (``keep ** ((exit - t) / 12)`` before exit, else 0), rent's price of a
+    node, and the reserved term holding ``t`` (the share served in it, whether ``t`` is in
+    a term, whether a term starts at ``t``, and the term's discounted bill per node at its
+    last month)."""
+    T, ex = int(S[T_]), int(S[EXIT])
+    keep, G = S[KEEP], S[G_]
+    res_price = G * (1.0 - S[RESD]) * HOURS_PER_MONTH
+    s0, term = S[START], int(S[TERM])
+    t_d = 0.0
+    t_start = -1
+    for t in range(T):
+        M[M_BACK, t] = keep ** ((ex - t) / 12.0) if t < ex else 0.0
+        M[M_RENT, t] = V[PHI, t] * G * V[RN, t] * HOURS_PER_MONTH
+        inres = 0.0
+        last = in_term = new = False
+        if t >= s0:
+            start = int(s0) + int((t - s0) // term) * term
+            if start < ex:
+                inres = V[SELF, t]
+                in_term = True
+                if start != t_start:
+                    t_start = start
+                    t_d = 0.0
+                    new = True
+                t_d += V[DISC, t]
+                last = t == start + term - 1 or t == T - 1
+        M[M_INRES, t] = inres
+        M[M_IN, t] = 1.0 if in_term else 0.0
+        M[M_NEW, t] = 1.0 if new else 0.0
+        M[M_RES, t] = V[RN, t_start] * res_price * t_d if last else 0.0
+
+
+@jit
+def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st: np.ndarray,
               out: np.ndarray) -> None:
-    """:func:`.npv.npv_cell` of one row at the ``PB`` demands ``dems`` into ``out`` (PB,
-    NRES_OUT). ``st``: the state buffer (NST * PB)."""
+    """:func:`.npv.npv_cell` of one row at the demands ``dems`` (groups of ``PB``) into
+    ``out`` (demands, NRES_OUT). ``M``: the row's month table (:func:`_months`); ``st``: the
+    state buffer (NST * demands), a group's :data:`NST` vectors of ``PB`` after another's."""
+    G = dems.shape[0] // PB
     T, ex = int(S[T_]), int(S[EXIT])
     a, hp, b, ut, e1, sf = S[A_], S[HP], S[B_], S[UTIL], S[E1], S[SFULL]
     power, colo, staff0, tbpt, ssd = S[POWER], S[COLO], S[STAFF], S[TBPT], S[SSD]
-    mf12, keep, net, G, sov = S[MF12], S[KEEP], S[NET], S[G_], S[SOV]
+    mf12, keep, net, sov = S[MF12], S[KEEP], S[NET], S[SOV]
     rate, life, bonus, spare = S[TAX], S[LIFE], S[BONUS], S[SPARE]
-    res_price = G * (1.0 - S[RESD]) * HOURS_PER_MONTH
     inv = 1.0 / (sf - 1.0)
     beta = (1.0 - e1) * inv
     floor_s, ceil_s = np.floor(sf), np.ceil(sf)
     capq = floor_s * _eta(floor_s, e1, inv)
     inv_eta_s = 1.0 / _eta(max(sf, 1.0), e1, inv)
     owned_run = power + colo + mf12 * S[NODE0]
-    s0, term = S[START], int(S[TERM])
     st[:] = 0.0
-    d_top = dems[0]
-    for j in range(PB):
-        d_top = max(d_top, dems[j])
-    k_api = k_dd = s_sov = ann = t_d = 0.0
-    t_start = -1
+    tops = np.empty(G)  # each group's largest demand
+    for g in range(G):
+        d_top = dems[g * PB]
+        for j in range(PB):
+            d_top = max(d_top, dems[g * PB + j])
+        tops[g] = d_top
+    k_api = k_dd = s_sov = ann = 0.0
     for t in range(T):
         du, p, d, phi, own = V[DU, t], V[PC, t], V[DISC, t], V[PHI, t], V[SELF, t]
         before = t < ex
@@ -247,138 +290,139 @@ def npv_block(V: np.ndarray, S: np.ndarray, dems: np.ndarray, st: np.ndarray,
         inv_cu = 1.0 / cu
         vtok = (V[PBAR, t] - V[STOK, t]) * du  # value per unit of demand
         cnode = V[CNODE, t]
-        back = keep ** ((ex - t) / 12.0) if before else 0.0
-        rent_t = phi * G * V[RN, t] * HOURS_PER_MONTH
+        back, rent_t, res_t = M[M_BACK, t], M[M_RENT, t], M[M_RES, t]
         cdt = V[CDISC, t]
         # the reserved term holding t (the same for every demand)
-        inres = 0.0
-        last = in_term = False
-        if t >= s0:
-            start = int(s0) + int((t - s0) // term) * term
-            if start < ex:
-                inres = own
-                in_term = True
-                if start != t_start:
-                    t_start = start
-                    t_d = 0.0
-                    for j in range(PB):
-                        st[TNEED * PB + j] = 0.0
-                t_d += d
-                last = t == start + term - 1 or t == T - 1
-        res_t = V[RN, t_start] * res_price * t_d if last else 0.0
-        # the fleet for the busiest hour (before spares) of every demand; the hybrid's
-        # first size reaching the peak follows from it (one root a demand-month, not two)
-        # (the block's largest load decides for all: the load grows with the demand, and
-        # _peak_exact keeps a margin of 2 for the rounding)
-        if _peak_exact(d_top * du * inv_cu * a, e1):
+        inres, in_term, new_term = M[M_INRES, t], M[M_IN, t] != 0.0, M[M_NEW, t] != 0.0
+        for g in range(G):
+            sg = st[g * NST * PB:(g + 1) * NST * PB]
+            dg = dems[g * PB:(g + 1) * PB]
+            d_top = tops[g]
+            if new_term:
+                for j in range(PB):
+                    sg[TNEED * PB + j] = 0.0
+            # the fleet for the busiest hour (before spares) of every demand; the hybrid's
+            # first size reaching the peak follows from it (one root a demand-month, not
+            # two) (the group's largest load decides for all: the load grows with the
+            # demand, and _peak_exact keeps a margin of 2 for the rounding)
+            if _peak_exact(d_top * du * inv_cu * a, e1):
+                for j in range(PB):
+                    x = dg[j] * du * inv_cu * a
+                    k = _fleet(x, e1, inv, beta, capq, floor_s, inv_eta_s)
+                    sg[KN * PB + j] = k
+                    sg[NA * PB + j] = _first_peak(k, x, e1, inv)
+            else:  # (a load of ~1e8 nodes, or a scale efficiency near 0)
+                for j in range(PB):
+                    x = dg[j] * du * inv_cu * a
+                    sg[KN * PB + j] = _fleet(x, e1, inv, beta, capq, floor_s, inv_eta_s)
+                    sg[NA * PB + j] = _first(x, e1, inv, beta, capq, floor_s, inv_eta_s)
+            # the hybrid's rule, in a loop of its own: it is a third of the month's work,
+            # and where no node can pay at the group's largest demand (with c >= 0 a fleet
+            # of n >= 1 nodes earns at most value (hp a + (1 - hp) b) - c - staff) its
+            # fleet is 0
+            if du == 0.0:  # no demand: a node serves nothing, none held (or a tie at no cost)
+                zero_ns = 1.0 if -cnode - staff >= -TOL else 0.0
+                for j in range(PB):
+                    sg[NS * PB + j] = zero_ns
+            elif cnode >= 0.0 and (max(0.0, vtok * d_top) * (hp * a + (1.0 - hp) * b) - cnode
+                                   - staff < -TOL):
+                for j in range(PB):
+                    sg[NS * PB + j] = 0.0
+            else:
+                for j in range(PB):
+                    D = dg[j] * du
+                    sg[NS * PB + j] = n_star_closed(cu / D, D * inv_cu, vtok * dg[j], cnode,
+                                                    staff, a, hp, b, e1, inv, beta, capq,
+                                                    floor_s, ceil_s, inv_eta_s,
+                                                    sg[NA * PB + j])
             for j in range(PB):
-                x = dems[j] * du * inv_cu * a
-                k = _fleet(x, e1, inv, beta, capq, floor_s, inv_eta_s)
-                st[KN * PB + j] = k
-                st[NA * PB + j] = _first_peak(k, x, e1, inv)
-        else:  # (a load of ~1e8 nodes, or a scale efficiency near 0)
-            for j in range(PB):
-                x = dems[j] * du * inv_cu * a
-                st[KN * PB + j] = _fleet(x, e1, inv, beta, capq, floor_s, inv_eta_s)
-                st[NA * PB + j] = _first(x, e1, inv, beta, capq, floor_s, inv_eta_s)
-        # the hybrid's rule, in a loop of its own: it is a third of the month's work, and
-        # where no node can pay at the block's largest demand (with c >= 0 a fleet of n >= 1
-        # nodes earns at most value (hp a + (1 - hp) b) - c - staff) its fleet is 0
-        if du == 0.0:  # no demand: a node serves nothing, none held (or a tie at no cost)
-            zero_ns = 1.0 if -cnode - staff >= -TOL else 0.0
-            for j in range(PB):
-                st[NS * PB + j] = zero_ns
-        elif cnode >= 0.0 and (max(0.0, vtok * d_top) * (hp * a + (1.0 - hp) * b) - cnode
-                               - staff < -TOL):
-            for j in range(PB):
-                st[NS * PB + j] = 0.0
-        else:
-            for j in range(PB):
-                D = dems[j] * du
-                st[NS * PB + j] = n_star_closed(cu / D, D * inv_cu, vtok * dems[j], cnode,
-                                                staff, a, hp, b, e1, inv, beta, capq,
-                                                floor_s, ceil_s, inv_eta_s, st[NA * PB + j])
-        for j in range(PB):
-            D = dems[j] * du
-            api = p * D
-            u = cu / D
-            need = _with_spares(st[KN * PB + j], spare)
-            own_t = max(st[OWNT * PB + j], need) if before else st[OWNT * PB + j]
-            nb_top = max(st[NBT * PB + j], need)
-            nbt = nb_top if before else 0.0
-            part_b = max(0.0, nbt - st[NBP * PB + j]) * pn
-            ns = st[NS * PB + j]
-            nh_top = max(st[NHT * PB + j], ns)
-            nht = nh_top if before else 0.0
-            part_h = max(0.0, nht - st[NHP * PB + j]) * pn
-            owns = 1.0 if nht > 0.0 else st[OWNS * PB + j]
-            y = 0.0 if nht == 0.0 else (math.inf if D == 0.0 else nht * _eta(nht, e1, inv) * u)
-            served_h = phi * D * _share(y, a, hp, b)
-            tb = st[TBB * PB + j]
-            v = max(tb, tbpt * phi * D)
-            ssd_b = (v - tb) * ssd
-            st[TBB * PB + j] = v
-            tb = st[TBR * PB + j]
-            v = max(tb, tbpt * inres * D)
-            ssd_r = (v - tb) * ssd
-            st[TBR * PB + j] = v
-            tb = st[TBH * PB + j]
-            v = max(tb, tbpt * served_h)
-            ssd_h = (v - tb) * ssd
-            st[TBH * PB + j] = v
-            up_b = st[UPB * PB + j] + mf12 * part_b
-            up_h = st[UPH * PB + j] + mf12 * part_h
-            served_api = phi * api
-            net_b, net_h = part_b * (1.0 + net), part_h * (1.0 + net)
-            t_need = max(st[TNEED * PB + j], need) if in_term else st[TNEED * PB + j]
-            st[C1 * PB + j] += d * (served_api - staff - nbt * (power + colo)
-                                    - (up_b if before else 0.0) - net_b - ssd_b)
-            st[C2 * PB + j] += d * (served_api - staff - need * rent_t - ssd_b)
-            st[C3 * PB + j] += d * (inres * api - staff - ssd_r) - t_need * res_t
-            st[C4 * PB + j] += d * (served_api - staff - nbt * owned_run - ssd_b)
-            st[C5 * PB + j] += d * (p * served_h - (staff if owns > 0.0 else 0.0)
-                                    - nht * (power + colo) - (up_h if before else 0.0)
-                                    - net_h - ssd_h)
-            st[R1 * PB + j] += part_b * back
-            st[R5 * PB + j] += part_h * back
-            _purchase(st, X1, j, d, cdt, t, net_b + ssd_b)  # buy
-            _purchase(st, XS, j, d, cdt, t, ssd_b)  # buy's SSDs: also rent's and owned's
-            _purchase(st, X3, j, d, cdt, t, ssd_r)  # reserved
-            _purchase(st, X5, j, d, cdt, t, net_h + ssd_h)  # hybrid
-            st[NBT * PB + j] = nb_top
-            st[NBP * PB + j] = nbt
-            st[NHT * PB + j] = nh_top
-            st[NHP * PB + j] = nht
-            st[OWNS * PB + j] = owns
-            st[UPB * PB + j] = up_b
-            st[UPH * PB + j] = up_h
-            st[OWNT * PB + j] = own_t
-            st[HYBT * PB + j] = max(st[HYBT * PB + j], nht)
-            st[TNEED * PB + j] = t_need
+                D = dg[j] * du
+                api = p * D
+                u = cu / D
+                need = _with_spares(sg[KN * PB + j], spare)
+                own_t = max(sg[OWNT * PB + j], need) if before else sg[OWNT * PB + j]
+                nb_top = max(sg[NBT * PB + j], need)
+                nbt = nb_top if before else 0.0
+                part_b = max(0.0, nbt - sg[NBP * PB + j]) * pn
+                ns = sg[NS * PB + j]
+                nh_top = max(sg[NHT * PB + j], ns)
+                nht = nh_top if before else 0.0
+                part_h = max(0.0, nht - sg[NHP * PB + j]) * pn
+                owns = 1.0 if nht > 0.0 else sg[OWNS * PB + j]
+                y = 0.0 if nht == 0.0 else (math.inf if D == 0.0
+                                            else nht * _eta(nht, e1, inv) * u)
+                served_h = phi * D * _share(y, a, hp, b)
+                tb = sg[TBB * PB + j]
+                v = max(tb, tbpt * phi * D)
+                ssd_b = (v - tb) * ssd
+                sg[TBB * PB + j] = v
+                tb = sg[TBR * PB + j]
+                v = max(tb, tbpt * inres * D)
+                ssd_r = (v - tb) * ssd
+                sg[TBR * PB + j] = v
+                tb = sg[TBH * PB + j]
+                v = max(tb, tbpt * served_h)
+                ssd_h = (v - tb) * ssd
+                sg[TBH * PB + j] = v
+                up_b = sg[UPB * PB + j] + mf12 * part_b
+                up_h = sg[UPH * PB + j] + mf12 * part_h
+                served_api = phi * api
+                net_b, net_h = part_b * (1.0 + net), part_h * (1.0 + net)
+                t_need = max(sg[TNEED * PB + j], need) if in_term else sg[TNEED * PB + j]
+                sg[C1 * PB + j] += d * (served_api - staff - nbt * (power + colo)
+                                        - (up_b if before else 0.0) - net_b - ssd_b)
+                sg[C2 * PB + j] += d * (served_api - staff - need * rent_t - ssd_b)
+                sg[C3 * PB + j] += d * (inres * api - staff - ssd_r) - t_need * res_t
+                sg[C4 * PB + j] += d * (served_api - staff - nbt * owned_run - ssd_b)
+                sg[C5 * PB + j] += d * (p * served_h - (staff if owns > 0.0 else 0.0)
+                                        - nht * (power + colo) - (up_h if before else 0.0)
+                                        - net_h - ssd_h)
+                sg[R1 * PB + j] += part_b * back
+                sg[R5 * PB + j] += part_h * back
+                _purchase(sg, X1, j, d, cdt, t, net_b + ssd_b)  # buy
+                _purchase(sg, XS, j, d, cdt, t, ssd_b)  # buy's SSDs: also rent's and owned's
+                _purchase(sg, X3, j, d, cdt, t, ssd_r)  # reserved
+                _purchase(sg, X5, j, d, cdt, t, net_h + ssd_h)  # hybrid
+                sg[NBT * PB + j] = nb_top
+                sg[NBP * PB + j] = nbt
+                sg[NHT * PB + j] = nh_top
+                sg[NHP * PB + j] = nht
+                sg[OWNS * PB + j] = owns
+                sg[UPB * PB + j] = up_b
+                sg[UPH * PB + j] = up_h
+                sg[OWNT * PB + j] = own_t
+                sg[HYBT * PB + j] = max(sg[HYBT * PB + j], nht)
+                sg[TNEED * PB + j] = t_need
     d_ex = V[DISC, ex]
     k = 1.0 - rate
     f, cde = (1.0 - bonus) / life, V[CDISC, ex]
     owned_back = d_ex * keep ** (ex / 12.0) - 1.0
-    for j in range(PB):
-        xs, ps, bs = _depreciation(st, XS, j, bonus, f, cde, ex)
-        x1, p1, b1 = _depreciation(st, X1, j, bonus, f, cde, ex)
-        x3, p3, b3 = _depreciation(st, X3, j, bonus, f, cde, ex)
-        x5, p5, b5 = _depreciation(st, X5, j, bonus, f, cde, ex)
-        r1, r5 = st[R1 * PB + j], st[R5 * PB + j]
-        o = out[j]
-        o[NPV] = 0.0
-        o[NPV + 1] = (k * st[C1 * PB + j] - rate * x1 + rate * p1 + s_sov
-                      + d_ex * (r1 - rate * (r1 - b1)))
-        o[NPV + 2] = k * st[C2 * PB + j] - rate * xs + rate * ps + s_sov + d_ex * rate * bs
-        o[NPV + 3] = k * st[C3 * PB + j] - rate * x3 + rate * p3 + s_sov + d_ex * rate * b3
-        o[NPV + 4] = (k * st[C4 * PB + j] - rate * xs + rate * ps + s_sov + d_ex * rate * bs
-                      + st[OWNT * PB + j] * V[PN, 0] * S[ORES] * owned_back)
-        o[NPV + 5] = k * st[C5 * PB + j] - rate * x5 + rate * p5 + d_ex * (r5 - rate * (r5 - b5))
-        o[SUM_API] = dems[j] * k_api
-        o[SUM_SOV] = s_sov
-        o[SUM_DD] = dems[j] * k_dd
-        o[HYB_TOP] = st[HYBT * PB + j]
-        o[ANN] = ann
+    for g in range(G):
+        sg = st[g * NST * PB:(g + 1) * NST * PB]
+        for j in range(PB):
+            xs, ps, bs = _depreciation(sg, XS, j, bonus, f, cde, ex)
+            x1, p1, b1 = _depreciation(sg, X1, j, bonus, f, cde, ex)
+            x3, p3, b3 = _depreciation(sg, X3, j, bonus, f, cde, ex)
+            x5, p5, b5 = _depreciation(sg, X5, j, bonus, f, cde, ex)
+            r1, r5 = sg[R1 * PB + j], sg[R5 * PB + j]
+            o = out[g * PB + j]
+            o[NPV] = 0.0
+            o[NPV + 1] = (k * sg[C1 * PB + j] - rate * x1 + rate * p1 + s_sov
+                          + d_ex * (r1 - rate * (r1 - b1)))
+            o[NPV + 2] = (k * sg[C2 * PB + j] - rate * xs + rate * ps + s_sov
+                          + d_ex * rate * bs)
+            o[NPV + 3] = (k * sg[C3 * PB + j] - rate * x3 + rate * p3 + s_sov
+                          + d_ex * rate * b3)
+            o[NPV + 4] = (k * sg[C4 * PB + j] - rate * xs + rate * ps + s_sov
+                          + d_ex * rate * bs
+                          + sg[OWNT * PB + j] * V[PN, 0] * S[ORES] * owned_back)
+            o[NPV + 5] = (k * sg[C5 * PB + j] - rate * x5 + rate * p5
+                          + d_ex * (r5 - rate * (r5 - b5)))
+            o[SUM_API] = dems[g * PB + j] * k_api
+            o[SUM_SOV] = s_sov
+            o[SUM_DD] = dems[g * PB + j] * k_dd
+            o[HYB_TOP] = sg[HYBT * PB + j]
+            o[ANN] = ann
 
 
 @jit
@@ -393,14 +437,15 @@ def npv_row(V: np.ndarray, S: np.ndarray, dems: np.ndarray, buf: np.ndarray,
         for j in range(n):
             npv_cell(V, S, dems[j], W, buf, out[j])
         return
-    st = np.empty(NST * PB)
-    blk = np.empty(PB)
-    res = np.empty((PB, NRES_OUT))
-    for lo in range(0, n, PB):
-        m = min(PB, n - lo)
-        for j in range(PB):
-            blk[j] = dems[lo + min(j, m - 1)]
-        npv_block(V, S, blk, st, res)
-        for j in range(m):
-            for i in range(NRES_OUT):
-                out[lo + j, i] = res[j, i]
+    M = np.empty((NM, V.shape[1]))
+    _months(V, S, M)
+    G = (n + PB - 1) // PB
+    blk = np.empty(G * PB)
+    for j in range(G * PB):
+        blk[j] = dems[min(j, n - 1)]
+    st = np.empty(NST * G * PB)
+    res = np.empty((G * PB, NRES_OUT))
+    npv_block(V, S, M, blk, st, res)
+    for j in range(n):
+        for i in range(NRES_OUT):
+            out[j, i] = res[j, i]
