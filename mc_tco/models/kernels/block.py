@@ -25,6 +25,14 @@ import math
 
 import numpy as np
 
+from .hybrid import eta_inv as _eta
+from .hybrid import first_peak as _first_peak
+from .hybrid import first_reaching as _first
+from .hybrid import fleet_size as _fleet
+from .hybrid import load_share as _share
+from .hybrid import n_star_closed
+from .hybrid import peak_exact as _peak_exact
+from .hybrid import with_spares as _with_spares
 from .jit import jit
 from .npv import ANN, HYB_TOP, NPV, NRES_OUT, NW_NPV, SUM_API, SUM_DD, SUM_SOV, npv_cell
 from .rows import (
@@ -73,119 +81,11 @@ from .rows import (
 
 PB = 16  # demands per block
 # ---- state vectors (offsets in units of PB)
-(NBT, NBP, NHT, NHP, OWNS, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, OWNT, HYBT,
- TNEED, NS, KN, NA) = range(23)
+(NBT, NHT, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, TNEED, NS, KN, NA) = range(18)
 # the purchase streams, four moments each (:func:`_purchase`): buy, buy's SSDs (also rent's
 # and owned's), reserved, hybrid
-X1, XS, X3, X5 = range(23, 39, 4)
-NST = 39
-
-
-@jit(inline="always")
-def _eta(n: float, e1: float, inv: float) -> float:
-    """``eta(n)`` with ``inv = 1 / (scale_full_nodes - 1)`` (no division in the loop)."""
-    return e1 + (1.0 - e1) * min(1.0, max(0.0, n - 1.0) * inv)
-
-
-@jit(inline="always")
-def _first(q: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
-           inv_eta_s: float) -> float:
-    """Smallest whole ``n >= 1`` with ``n eta(n) >= q`` (``q > 0``)."""
-    g = e1 - beta
-    quad = beta > 0.0 and capq >= q
-    bq = beta if beta > 0.0 else 1.0
-    n_q = np.ceil((math.sqrt(g * g + 4.0 * bq * q) - g) * (0.5 / bq))
-    n_l = np.ceil(q * inv_eta_s)
-    if beta > 0.0:
-        n_l = max(n_l, floor_s + 1.0)
-    n = max(1.0, n_q if quad else n_l)
-    m = n - 1.0
-    if n > 1.0 and m * _eta(m, e1, inv) >= q:
-        n = m
-    if n * _eta(n, e1, inv) < q:
-        n += 1.0
-    return n
-
-
-@jit(inline="always")
-def _share(y: float, a: float, hp: float, b: float) -> float:
-    return hp * min(a, y) + (1.0 - hp) * min(b, y)
-
-
-@jit(inline="always")
-def _margin(n: float, u: float, value: float, c: float, staff: float, a: float, hp: float,
-            b: float, e1: float, inv: float) -> float:
-    return value * _share(n * _eta(n, e1, inv) * u, a, hp, b) - n * c - staff
-
-
-@jit(inline="always")
-def _pick(n: float, m: float, thr: float, pick: float) -> float:
-    return max(pick, n) if m >= thr else pick
-
-
-@jit(inline="always")
-def n_star_closed(u: float, q: float, value: float, c: float, staff: float, a: float,
-                  hp: float, b: float, e1: float, inv: float, beta: float, capq: float,
-                  floor_s: float, ceil_s: float, inv_eta_s: float, na: float) -> float:
-    """:func:`.hybrid.n_star` without its buffer, for a positive ``demand``: the eight fleet
-    sizes 1, the first sizes whose capacity reaches ``b`` and ``a`` and the ones before
-    them, and the sizes around ``scale_full_nodes`` (between them the margin is convex or
-    linear in ``n``: its maximum over a stretch is at an end), and 0. ``u``: a node's
-    capacity in mean loads (``cu / demand``), ``q = 1 / u``; ``na``: the first size whose
-    capacity reaches ``a`` (``_first(a q)``, :func:`_first_peak`)."""
-    nb = na if b >= a else _first(b * q, e1, inv, beta, capq, floor_s, inv_eta_s)
-    n2, n4 = max(1.0, nb - 1.0), max(1.0, na - 1.0)
-    n6, n7 = min(na, floor_s), min(na, ceil_s)
-    m1 = _margin(1.0, u, value, c, staff, a, hp, b, e1, inv)
-    m2 = _margin(n2, u, value, c, staff, a, hp, b, e1, inv)
-    m3 = _margin(nb, u, value, c, staff, a, hp, b, e1, inv)
-    m4 = _margin(n4, u, value, c, staff, a, hp, b, e1, inv)
-    m5 = _margin(na, u, value, c, staff, a, hp, b, e1, inv)
-    m6 = _margin(n6, u, value, c, staff, a, hp, b, e1, inv)
-    m7 = _margin(n7, u, value, c, staff, a, hp, b, e1, inv)
-    best = max(0.0, max(max(max(m1, m2), max(m3, m4)), max(max(m5, m6), m7)))
-    thr = best - TOL * max(1.0, abs(best))
-    pick = 0.0
-    pick = _pick(1.0, m1, thr, pick)
-    pick = _pick(n2, m2, thr, pick)
-    pick = _pick(nb, m3, thr, pick)
-    pick = _pick(n4, m4, thr, pick)
-    pick = _pick(na, m5, thr, pick)
-    pick = _pick(n6, m6, thr, pick)
-    return _pick(n7, m7, thr, pick)
-
-
-@jit(inline="always")
-def _fleet(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
-           inv_eta_s: float) -> float:
-    """The fleet for load ``x`` (nodes at full efficiency) before its spares: the first
-    ``k`` with ``k eta(k) >= x`` less MODEL.md's tolerance, 0 for no load."""
-    thr = x - TOL * max(1.0, x)
-    return 0.0 if thr <= 0.0 else _first(thr, e1, inv, beta, capq, floor_s, inv_eta_s)
-
-
-@jit(inline="always")
-def _with_spares(k: float, spare: float) -> float:
-    """The fleet ``k`` (:func:`_fleet`) with its spares."""
-    v = spare * k
-    return k + np.ceil(v - TOL * max(1.0, abs(v)))
-
-
-@jit(inline="always")
-def _first_peak(k: float, x: float, e1: float, inv: float) -> float:
-    """``_first(x)`` from ``k = _fleet(x)``, without a second root: ``_first`` is the
-    smallest ``n >= 1`` with ``n eta(n) >= x`` (exact: its root is corrected by a step each
-    way) and ``k`` the smallest with ``k eta(k) >= x - TOL max(1, x)``, so the answer is
-    ``k`` or, since ``(k + 1) eta(k + 1) >= k eta(k) + e1``, ``k + 1`` wherever ``TOL
-    max(1, x) <= e1`` (:func:`_peak_exact`, checked at the block's largest load)."""
-    return max(1.0, k if k * _eta(k, e1, inv) >= x else k + 1.0)
-
-
-@jit(inline="always")
-def _peak_exact(x: float, e1: float) -> bool:
-    """Whether :func:`_first_peak` equals ``_first(x)`` at load ``x`` (with a margin of 2
-    for the rounding; False for NaN)."""
-    return e1 >= 2.0 * TOL and 2.0 * TOL * x <= e1
+X1, XS, X3, X5 = range(18, 34, 4)
+NST = 34
 
 
 @jit(inline="always")
@@ -251,6 +151,41 @@ def _months(V: np.ndarray, S: np.ndarray, M: np.ndarray) -> None:
         M[M_RES, t] = V[RN, t_start] * res_price * t_d if last else 0.0
 
 
+@jit(inline="always")
+def _after_exit(sg: np.ndarray, dg: np.ndarray, du: float, p: float, d: float, phi: float,
+                inres: float, in_term: bool, rent_t: float, res_t: float, cdt: float, t: int,
+                spare: float, tbpt: float, ssd: float) -> None:
+    """A month ``t >= exit`` of one group (its fleet ``KN`` found): the month of
+    :func:`npv_block` with no staff and no node held or bought (buy's and the hybrid's
+    fleets stay at their last values before exit, as owned's), so with the terms that are
+    then exactly 0 left out (the hybrid's: it serves nothing). What is left: reservations to
+    their term's end, and, as in every month, the bills of the share ``phi`` served in
+    house (0 after exit but where an event month's tolerance rounds exit below it)."""
+    for j in range(PB):
+        D = dg[j] * du
+        api = p * D
+        need = _with_spares(sg[KN * PB + j], spare)
+        tb = sg[TBB * PB + j]
+        v = max(tb, tbpt * phi * D)
+        ssd_b = (v - tb) * ssd
+        sg[TBB * PB + j] = v
+        tb = sg[TBR * PB + j]
+        v = max(tb, tbpt * inres * D)
+        ssd_r = (v - tb) * ssd
+        sg[TBR * PB + j] = v
+        served_api = phi * api
+        t_need = max(sg[TNEED * PB + j], need) if in_term else sg[TNEED * PB + j]
+        c = d * (served_api - ssd_b)
+        sg[C1 * PB + j] += c
+        sg[C2 * PB + j] += d * (served_api - need * rent_t - ssd_b)
+        sg[C3 * PB + j] += d * (inres * api - ssd_r) - t_need * res_t
+        sg[C4 * PB + j] += c
+        _purchase(sg, X1, j, d, cdt, t, ssd_b)
+        _purchase(sg, XS, j, d, cdt, t, ssd_b)
+        _purchase(sg, X3, j, d, cdt, t, ssd_r)
+        sg[TNEED * PB + j] = t_need
+
+
 @jit
 def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st: np.ndarray,
               out: np.ndarray) -> None:
@@ -279,8 +214,6 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
     k_api = k_dd = s_sov = ann = 0.0
     for t in range(T):
         du, p, d, phi, own = V[DU, t], V[PC, t], V[DISC, t], V[PHI, t], V[SELF, t]
-        before = t < ex
-        staff = staff0 if before else 0.0
         ann += d
         k_api += d * p * du
         k_dd += d * du
@@ -288,12 +221,26 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
         cap, pn = V[CAP, t], V[PN, t]
         cu = cap * ut
         inv_cu = 1.0 / cu
-        vtok = (V[PBAR, t] - V[STOK, t]) * du  # value per unit of demand
-        cnode = V[CNODE, t]
-        back, rent_t, res_t = M[M_BACK, t], M[M_RENT, t], M[M_RES, t]
         cdt = V[CDISC, t]
         # the reserved term holding t (the same for every demand)
         inres, in_term, new_term = M[M_INRES, t], M[M_IN, t] != 0.0, M[M_NEW, t] != 0.0
+        rent_t, res_t = M[M_RENT, t], M[M_RES, t]
+        if t >= ex:  # after exit: no node held or bought, no staff, no hybrid
+            for g in range(G):
+                sg = st[g * NST * PB:(g + 1) * NST * PB]
+                dg = dems[g * PB:(g + 1) * PB]
+                if new_term:
+                    for j in range(PB):
+                        sg[TNEED * PB + j] = 0.0
+                for j in range(PB):
+                    x = dg[j] * du * inv_cu * a
+                    sg[KN * PB + j] = _fleet(x, e1, inv, beta, capq, floor_s, inv_eta_s)
+                _after_exit(sg, dg, du, p, d, phi, inres, in_term, rent_t, res_t, cdt, t,
+                            spare, tbpt, ssd)
+            continue
+        vtok = (V[PBAR, t] - V[STOK, t]) * du  # value per unit of demand
+        cnode = V[CNODE, t]
+        back = M[M_BACK, t]
         for g in range(G):
             sg = st[g * NST * PB:(g + 1) * NST * PB]
             dg = dems[g * PB:(g + 1) * PB]
@@ -321,34 +268,44 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
             # of n >= 1 nodes earns at most value (hp a + (1 - hp) b) - c - staff) its
             # fleet is 0
             if du == 0.0:  # no demand: a node serves nothing, none held (or a tie at no cost)
-                zero_ns = 1.0 if -cnode - staff >= -TOL else 0.0
+                zero_ns = 1.0 if -cnode - staff0 >= -TOL else 0.0
                 for j in range(PB):
                     sg[NS * PB + j] = zero_ns
             elif cnode >= 0.0 and (max(0.0, vtok * d_top) * (hp * a + (1.0 - hp) * b) - cnode
-                                   - staff < -TOL):
+                                   - staff0 < -TOL):
                 for j in range(PB):
                     sg[NS * PB + j] = 0.0
             else:
+                na_top = sg[NA * PB]
                 for j in range(PB):
-                    D = dg[j] * du
-                    sg[NS * PB + j] = n_star_closed(cu / D, D * inv_cu, vtok * dg[j], cnode,
-                                                    staff, a, hp, b, e1, inv, beta, capq,
-                                                    floor_s, ceil_s, inv_eta_s,
-                                                    sg[NA * PB + j])
+                    na_top = max(na_top, sg[NA * PB + j])
+                if na_top <= floor_s:  # the sizes around scale_full_nodes are na
+                    for j in range(PB):
+                        D = dg[j] * du
+                        sg[NS * PB + j] = n_star_closed(
+                            cu / D, D * inv_cu, vtok * dg[j], cnode, staff0, a, hp, b, e1,
+                            inv, beta, capq, floor_s, ceil_s, inv_eta_s, sg[NA * PB + j],
+                            False)
+                else:
+                    for j in range(PB):
+                        D = dg[j] * du
+                        sg[NS * PB + j] = n_star_closed(
+                            cu / D, D * inv_cu, vtok * dg[j], cnode, staff0, a, hp, b, e1,
+                            inv, beta, capq, floor_s, ceil_s, inv_eta_s, sg[NA * PB + j],
+                            True)
             for j in range(PB):
                 D = dg[j] * du
                 api = p * D
                 u = cu / D
                 need = _with_spares(sg[KN * PB + j], spare)
-                own_t = max(sg[OWNT * PB + j], need) if before else sg[OWNT * PB + j]
-                nb_top = max(sg[NBT * PB + j], need)
-                nbt = nb_top if before else 0.0
-                part_b = max(0.0, nbt - sg[NBP * PB + j]) * pn
-                ns = sg[NS * PB + j]
-                nh_top = max(sg[NHT * PB + j], ns)
-                nht = nh_top if before else 0.0
-                part_h = max(0.0, nht - sg[NHP * PB + j]) * pn
-                owns = 1.0 if nht > 0.0 else sg[OWNS * PB + j]
+                # buy's and the hybrid's fleets: running maxima (frozen at exit), bought
+                # when they grow
+                nb_prev = sg[NBT * PB + j]
+                nbt = max(nb_prev, need)
+                part_b = max(0.0, nbt - nb_prev) * pn
+                nh_prev = sg[NHT * PB + j]
+                nht = max(nh_prev, sg[NS * PB + j])
+                part_h = max(0.0, nht - nh_prev) * pn
                 y = 0.0 if nht == 0.0 else (math.inf if D == 0.0
                                             else nht * _eta(nht, e1, inv) * u)
                 served_h = phi * D * _share(y, a, hp, b)
@@ -369,29 +326,24 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
                 served_api = phi * api
                 net_b, net_h = part_b * (1.0 + net), part_h * (1.0 + net)
                 t_need = max(sg[TNEED * PB + j], need) if in_term else sg[TNEED * PB + j]
-                sg[C1 * PB + j] += d * (served_api - staff - nbt * (power + colo)
-                                        - (up_b if before else 0.0) - net_b - ssd_b)
-                sg[C2 * PB + j] += d * (served_api - staff - need * rent_t - ssd_b)
-                sg[C3 * PB + j] += d * (inres * api - staff - ssd_r) - t_need * res_t
-                sg[C4 * PB + j] += d * (served_api - staff - nbt * owned_run - ssd_b)
-                sg[C5 * PB + j] += d * (p * served_h - (staff if owns > 0.0 else 0.0)
-                                        - nht * (power + colo) - (up_h if before else 0.0)
-                                        - net_h - ssd_h)
+                sg[C1 * PB + j] += d * (served_api - staff0 - nbt * (power + colo) - up_b
+                                        - net_b - ssd_b)
+                sg[C2 * PB + j] += d * (served_api - staff0 - need * rent_t - ssd_b)
+                sg[C3 * PB + j] += d * (inres * api - staff0 - ssd_r) - t_need * res_t
+                sg[C4 * PB + j] += d * (served_api - staff0 - nbt * owned_run - ssd_b)
+                # (the hybrid's staff from its first node on: nht is a running maximum)
+                sg[C5 * PB + j] += d * (p * served_h - (staff0 if nht > 0.0 else 0.0)
+                                        - nht * (power + colo) - up_h - net_h - ssd_h)
                 sg[R1 * PB + j] += part_b * back
                 sg[R5 * PB + j] += part_h * back
                 _purchase(sg, X1, j, d, cdt, t, net_b + ssd_b)  # buy
                 _purchase(sg, XS, j, d, cdt, t, ssd_b)  # buy's SSDs: also rent's and owned's
                 _purchase(sg, X3, j, d, cdt, t, ssd_r)  # reserved
                 _purchase(sg, X5, j, d, cdt, t, net_h + ssd_h)  # hybrid
-                sg[NBT * PB + j] = nb_top
-                sg[NBP * PB + j] = nbt
-                sg[NHT * PB + j] = nh_top
-                sg[NHP * PB + j] = nht
-                sg[OWNS * PB + j] = owns
+                sg[NBT * PB + j] = nbt
+                sg[NHT * PB + j] = nht
                 sg[UPB * PB + j] = up_b
                 sg[UPH * PB + j] = up_h
-                sg[OWNT * PB + j] = own_t
-                sg[HYBT * PB + j] = max(sg[HYBT * PB + j], nht)
                 sg[TNEED * PB + j] = t_need
     d_ex = V[DISC, ex]
     k = 1.0 - rate
@@ -415,13 +367,13 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
                           + d_ex * rate * b3)
             o[NPV + 4] = (k * sg[C4 * PB + j] - rate * xs + rate * ps + s_sov
                           + d_ex * rate * bs
-                          + sg[OWNT * PB + j] * V[PN, 0] * S[ORES] * owned_back)
+                          + sg[NBT * PB + j] * V[PN, 0] * S[ORES] * owned_back)
             o[NPV + 5] = (k * sg[C5 * PB + j] - rate * x5 + rate * p5
                           + d_ex * (r5 - rate * (r5 - b5)))
             o[SUM_API] = dems[g * PB + j] * k_api
             o[SUM_SOV] = s_sov
             o[SUM_DD] = dems[g * PB + j] * k_dd
-            o[HYB_TOP] = sg[HYBT * PB + j]
+            o[HYB_TOP] = sg[NHT * PB + j]
             o[ANN] = ann
 
 
