@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from .hybrid import eta_inv as _eta
-from .hybrid import first_peak as _first_peak
 from .hybrid import first_reaching as _first
+from .hybrid import fleet_peak as _fleet_peak
 from .hybrid import fleet_size as _fleet
 from .hybrid import load_share as _share
 from .hybrid import n_star_closed
@@ -203,6 +203,7 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
     floor_s, ceil_s = np.floor(sf), np.ceil(sf)
     capq = floor_s * _eta(floor_s, e1, inv)
     inv_eta_s = 1.0 / _eta(max(sf, 1.0), e1, inv)
+    w_zero = 0.0 * _eta(0.0, e1, inv)
     owned_run = power + colo + mf12 * S[NODE0]
     st[:] = 0.0
     tops = np.empty(G)  # each group's largest demand
@@ -255,9 +256,9 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
             if _peak_exact(d_top * du * inv_cu * a, e1):
                 for j in range(PB):
                     x = dg[j] * du * inv_cu * a
-                    k = _fleet(x, e1, inv, beta, capq, floor_s, inv_eta_s)
+                    k, na = _fleet_peak(x, e1, inv, beta, capq, floor_s, inv_eta_s, w_zero)
                     sg[KN * PB + j] = k
-                    sg[NA * PB + j] = _first_peak(k, x, e1, inv)
+                    sg[NA * PB + j] = na
             else:  # (a load of ~1e8 nodes, or a scale efficiency near 0)
                 for j in range(PB):
                     x = dg[j] * du * inv_cu * a

@@ -155,11 +155,11 @@ def eta_inv(n: float, e1: float, inv: float) -> float:
 
 
 @jit(inline="always")
-def first_reaching(q: float, e1: float, inv: float, beta: float, capq: float,
-                   floor_s: float, inv_eta_s: float) -> float:
-    """Smallest whole ``n >= 1`` with ``n eta(n) >= q`` (``q > 0``): the root of that
-    quadratic (``eta < 1``, ``beta = (1 - e1) inv``, up to ``capq = floor_s eta(floor_s)``)
-    or line (``inv_eta_s = 1 / eta(scale_full_nodes)``), corrected by a step each way."""
+def _root(q: float, e1: float, beta: float, capq: float, floor_s: float, inv_eta_s: float,
+          ) -> float:
+    """:func:`first_reaching` before its corrections: the ceil of the root of ``n eta(n) =
+    q``, a quadratic (``eta < 1``, ``beta = (1 - e1) inv``, up to ``capq = floor_s
+    eta(floor_s)``) or a line (``inv_eta_s = 1 / eta(scale_full_nodes)``), at least 1."""
     g = e1 - beta
     quad = beta > 0.0 and capq >= q
     bq = beta if beta > 0.0 else 1.0
@@ -167,13 +167,19 @@ def first_reaching(q: float, e1: float, inv: float, beta: float, capq: float,
     n_l = np.ceil(q * inv_eta_s)
     if beta > 0.0:
         n_l = max(n_l, floor_s + 1.0)
-    n = max(1.0, n_q if quad else n_l)
+    return max(1.0, n_q if quad else n_l)
+
+
+@jit(inline="always")
+def first_reaching(q: float, e1: float, inv: float, beta: float, capq: float,
+                   floor_s: float, inv_eta_s: float) -> float:
+    """Smallest whole ``n >= 1`` with ``n eta(n) >= q`` (``q > 0``): :func:`_root`,
+    corrected by a step each way (both tests from the root, side by side: one ``eta``
+    after the other was a longer chain of latencies)."""
+    n = _root(q, e1, beta, capq, floor_s, inv_eta_s)
     m = n - 1.0
-    if n > 1.0 and m * eta_inv(m, e1, inv) >= q:
-        n = m
-    if n * eta_inv(n, e1, inv) < q:
-        n += 1.0
-    return n
+    down = (n > 1.0) & (m * eta_inv(m, e1, inv) >= q)
+    return m if down else (n + 1.0 if n * eta_inv(n, e1, inv) < q else n)
 
 
 @jit(inline="always")
@@ -241,6 +247,26 @@ def with_spares(k: float, spare: float) -> float:
     """The fleet ``k`` (:func:`fleet_size`) with its spares."""
     v = spare * k
     return k + np.ceil(v - TOL * max(1.0, abs(v)))
+
+
+@jit(inline="always")
+def fleet_peak(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
+               inv_eta_s: float, w_zero: float) -> tuple[float, float]:
+    """``k = fleet_size(x)`` and ``first_peak(k, x)`` at once, their ``eta`` side by side:
+    the root's neighbours ``n - 1``, ``n``, ``n + 1`` give both ``k`` and ``k eta(k)``.
+    ``w_zero = 0 eta(0)`` (``first_peak``'s test at no load)."""
+    thr = x - TOL * max(1.0, x)
+    n = _root(thr, e1, beta, capq, floor_s, inv_eta_s)
+    m, p = n - 1.0, n + 1.0
+    w_m, w_n, w_p = m * eta_inv(m, e1, inv), n * eta_inv(n, e1, inv), p * eta_inv(p, e1, inv)
+    down = (n > 1.0) & (w_m >= thr)
+    up = w_n < thr
+    k = m if down else (p if up else n)
+    w_k = w_m if down else (w_p if up else w_n)
+    none = thr <= 0.0
+    k = 0.0 if none else k
+    w_k = w_zero if none else w_k
+    return k, max(1.0, k if w_k >= x else k + 1.0)
 
 
 @jit(inline="always")
