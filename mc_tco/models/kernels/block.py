@@ -152,6 +152,71 @@ def _months(V: np.ndarray, S: np.ndarray, M: np.ndarray) -> None:
 
 
 @jit(inline="always")
+def _before_exit(sg: np.ndarray, dg: np.ndarray, du: float, p: float, d: float, phi: float,
+                 pn: float, cu: float, inres: float, in_term: bool, rent_t: float,
+                 res_t: float, back: float, cdt: float, t: int, staff: float, power: float,
+                 colo: float, owned_run: float, mf12: float, net: float, spare: float,
+                 tbpt: float, ssd: float, a: float, hp: float, b: float, e1: float,
+                 inv: float, hyb: bool) -> None:
+    """A month ``t < exit`` of one group (its fleets ``KN`` and ``NS`` found): the costs and
+    purchases of every strategy. ``hyb=False`` (a literal: LLVM drops the code) where the
+    hybrid has held no node yet and holds none this month: its terms are then exactly 0
+    (its costs, capex, storage and resale stay 0)."""
+    for j in range(PB):
+        D = dg[j] * du
+        api = p * D
+        need = _with_spares(sg[KN * PB + j], spare)
+        # buy's fleet: a running maximum (frozen at exit), bought when it grows
+        nb_prev = sg[NBT * PB + j]
+        nbt = max(nb_prev, need)
+        part_b = max(0.0, nbt - nb_prev) * pn
+        tb = sg[TBB * PB + j]
+        v = max(tb, tbpt * phi * D)
+        ssd_b = (v - tb) * ssd
+        sg[TBB * PB + j] = v
+        tb = sg[TBR * PB + j]
+        v = max(tb, tbpt * inres * D)
+        ssd_r = (v - tb) * ssd
+        sg[TBR * PB + j] = v
+        up_b = sg[UPB * PB + j] + mf12 * part_b
+        served_api = phi * api
+        net_b = part_b * (1.0 + net)
+        t_need = max(sg[TNEED * PB + j], need) if in_term else sg[TNEED * PB + j]
+        sg[C1 * PB + j] += d * (served_api - staff - nbt * (power + colo) - up_b - net_b
+                                - ssd_b)
+        sg[C2 * PB + j] += d * (served_api - staff - need * rent_t - ssd_b)
+        sg[C3 * PB + j] += d * (inres * api - staff - ssd_r) - t_need * res_t
+        sg[C4 * PB + j] += d * (served_api - staff - nbt * owned_run - ssd_b)
+        sg[R1 * PB + j] += part_b * back
+        _purchase(sg, X1, j, d, cdt, t, net_b + ssd_b)  # buy
+        _purchase(sg, XS, j, d, cdt, t, ssd_b)  # buy's SSDs: also rent's and owned's
+        _purchase(sg, X3, j, d, cdt, t, ssd_r)  # reserved
+        sg[NBT * PB + j] = nbt
+        sg[UPB * PB + j] = up_b
+        sg[TNEED * PB + j] = t_need
+        if hyb:  # the hybrid's fleet: as buy's
+            nh_prev = sg[NHT * PB + j]
+            nht = max(nh_prev, sg[NS * PB + j])
+            part_h = max(0.0, nht - nh_prev) * pn
+            y = 0.0 if nht == 0.0 else (math.inf if D == 0.0
+                                        else nht * _eta(nht, e1, inv) * (cu / D))
+            served_h = phi * D * _share(y, a, hp, b)
+            tb = sg[TBH * PB + j]
+            v = max(tb, tbpt * served_h)
+            ssd_h = (v - tb) * ssd
+            sg[TBH * PB + j] = v
+            up_h = sg[UPH * PB + j] + mf12 * part_h
+            net_h = part_h * (1.0 + net)
+            # (its staff from its first node on: nht is a running maximum)
+            sg[C5 * PB + j] += d * (p * served_h - (staff if nht > 0.0 else 0.0)
+                                    - nht * (power + colo) - up_h - net_h - ssd_h)
+            sg[R5 * PB + j] += part_h * back
+            _purchase(sg, X5, j, d, cdt, t, net_h + ssd_h)  # hybrid
+            sg[NHT * PB + j] = nht
+            sg[UPH * PB + j] = up_h
+
+
+@jit(inline="always")
 def _after_exit(sg: np.ndarray, dg: np.ndarray, du: float, p: float, d: float, phi: float,
                 inres: float, in_term: bool, rent_t: float, res_t: float, cdt: float, t: int,
                 spare: float, tbpt: float, ssd: float) -> None:
@@ -207,6 +272,7 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
     owned_run = power + colo + mf12 * S[NODE0]
     st[:] = 0.0
     tops = np.empty(G)  # each group's largest demand
+    owned = np.zeros(G, dtype=np.bool_)  # whether a group's hybrid has held a node
     for g in range(G):
         d_top = dems[g * PB]
         for j in range(PB):
@@ -272,6 +338,7 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
                 zero_ns = 1.0 if -cnode - staff0 >= -TOL else 0.0
                 for j in range(PB):
                     sg[NS * PB + j] = zero_ns
+                owned[g] = owned[g] or zero_ns > 0.0
             elif cnode >= 0.0 and (max(0.0, vtok * d_top) * (hp * a + (1.0 - hp) * b) - cnode
                                    - staff0 < -TOL):
                 for j in range(PB):
@@ -294,58 +361,18 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
                             cu / D, D * inv_cu, vtok * dg[j], cnode, staff0, a, hp, b, e1,
                             inv, beta, capq, floor_s, ceil_s, inv_eta_s, sg[NA * PB + j],
                             True)
-            for j in range(PB):
-                D = dg[j] * du
-                api = p * D
-                u = cu / D
-                need = _with_spares(sg[KN * PB + j], spare)
-                # buy's and the hybrid's fleets: running maxima (frozen at exit), bought
-                # when they grow
-                nb_prev = sg[NBT * PB + j]
-                nbt = max(nb_prev, need)
-                part_b = max(0.0, nbt - nb_prev) * pn
-                nh_prev = sg[NHT * PB + j]
-                nht = max(nh_prev, sg[NS * PB + j])
-                part_h = max(0.0, nht - nh_prev) * pn
-                y = 0.0 if nht == 0.0 else (math.inf if D == 0.0
-                                            else nht * _eta(nht, e1, inv) * u)
-                served_h = phi * D * _share(y, a, hp, b)
-                tb = sg[TBB * PB + j]
-                v = max(tb, tbpt * phi * D)
-                ssd_b = (v - tb) * ssd
-                sg[TBB * PB + j] = v
-                tb = sg[TBR * PB + j]
-                v = max(tb, tbpt * inres * D)
-                ssd_r = (v - tb) * ssd
-                sg[TBR * PB + j] = v
-                tb = sg[TBH * PB + j]
-                v = max(tb, tbpt * served_h)
-                ssd_h = (v - tb) * ssd
-                sg[TBH * PB + j] = v
-                up_b = sg[UPB * PB + j] + mf12 * part_b
-                up_h = sg[UPH * PB + j] + mf12 * part_h
-                served_api = phi * api
-                net_b, net_h = part_b * (1.0 + net), part_h * (1.0 + net)
-                t_need = max(sg[TNEED * PB + j], need) if in_term else sg[TNEED * PB + j]
-                sg[C1 * PB + j] += d * (served_api - staff0 - nbt * (power + colo) - up_b
-                                        - net_b - ssd_b)
-                sg[C2 * PB + j] += d * (served_api - staff0 - need * rent_t - ssd_b)
-                sg[C3 * PB + j] += d * (inres * api - staff0 - ssd_r) - t_need * res_t
-                sg[C4 * PB + j] += d * (served_api - staff0 - nbt * owned_run - ssd_b)
-                # (the hybrid's staff from its first node on: nht is a running maximum)
-                sg[C5 * PB + j] += d * (p * served_h - (staff0 if nht > 0.0 else 0.0)
-                                        - nht * (power + colo) - up_h - net_h - ssd_h)
-                sg[R1 * PB + j] += part_b * back
-                sg[R5 * PB + j] += part_h * back
-                _purchase(sg, X1, j, d, cdt, t, net_b + ssd_b)  # buy
-                _purchase(sg, XS, j, d, cdt, t, ssd_b)  # buy's SSDs: also rent's and owned's
-                _purchase(sg, X3, j, d, cdt, t, ssd_r)  # reserved
-                _purchase(sg, X5, j, d, cdt, t, net_h + ssd_h)  # hybrid
-                sg[NBT * PB + j] = nbt
-                sg[NHT * PB + j] = nht
-                sg[UPB * PB + j] = up_b
-                sg[UPH * PB + j] = up_h
-                sg[TNEED * PB + j] = t_need
+                for j in range(PB):
+                    owned[g] = owned[g] or sg[NS * PB + j] > 0.0
+            # the costs; a group whose hybrid holds no node yet, and none this month, without
+            # the hybrid's terms (exactly 0 there)
+            if owned[g]:
+                _before_exit(sg, dg, du, p, d, phi, pn, cu, inres, in_term, rent_t, res_t, back,
+                             cdt, t, staff0, power, colo, owned_run, mf12, net, spare, tbpt, ssd,
+                             a, hp, b, e1, inv, True)
+            else:
+                _before_exit(sg, dg, du, p, d, phi, pn, cu, inres, in_term, rent_t, res_t, back,
+                             cdt, t, staff0, power, colo, owned_run, mf12, net, spare, tbpt, ssd,
+                             a, hp, b, e1, inv, False)
     d_ex = V[DISC, ex]
     k = 1.0 - rate
     f, cde = (1.0 - bonus) / life, V[CDISC, ex]
