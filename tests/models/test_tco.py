@@ -442,7 +442,9 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
 def test_the_first_size_reaching_the_peak_follows_from_the_fleet():
     """hybrid.first_peak (the hybrid's first size reaching the peak, from the fleet
     ``fleet_size`` already found, no second root) equals ``first_reaching`` wherever
-    ``peak_exact`` says so, and ``fleet_peak`` (the block's: both at once) equals the pair:
+    ``peak_exact`` says so, and ``fleet_peak`` (the block's: both at once) equals the pair,
+    as ``fleet_peak_near`` does from a guess within a step of the fleet (and says it is
+    exact there only):
     at loads on and around whole fleets of every scale regime, tiny loads, no load and
     loads of 1e7 nodes; and ``peak_exact`` refuses a load of 1e9 nodes at e1 = 0.5 (there
     the kernel falls back to ``first_reaching``)."""
@@ -465,7 +467,13 @@ def test_the_first_size_reaching_the_peak_follows_from_the_fleet():
             k = hybrid.fleet_size(x, *shape)
             na = hybrid.first_peak(k, x, e1, inv)
             assert x == 0 or na == hybrid.first_reaching(x, *shape), (e1, sf, x)
-            assert hybrid.fleet_peak(x, *shape, 0.0 * eta(0.0, e1, inv)) == (k, na), (e1, sf, x)
+            w0 = 0.0 * eta(0.0, e1, inv)
+            assert hybrid.fleet_peak(x, *shape, w0) == (k, na), (e1, sf, x)
+            for guess in (k - 2, k - 1, k, k + 1, k + 2, k + 7):  # last month's fleet
+                g = max(1.0, guess)
+                got = hybrid.fleet_peak_near(g, x, e1, inv, w0)
+                assert got[2] == (k == 0 or abs(g - k) <= 1), (e1, sf, x, g)
+                assert not got[2] or got[:2] == (k, na), (e1, sf, x, g)
             checked += 1
     assert not hybrid.peak_exact(1e9, 0.5) and not hybrid.peak_exact(float("nan"), 0.5)
     assert checked > 5000

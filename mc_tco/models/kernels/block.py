@@ -28,6 +28,7 @@ import numpy as np
 from .hybrid import eta_inv as _eta
 from .hybrid import first_reaching as _first
 from .hybrid import fleet_peak as _fleet_peak
+from .hybrid import fleet_peak_near as _fleet_peak_near
 from .hybrid import fleet_size as _fleet
 from .hybrid import load_share as _share
 from .hybrid import n_star_closed
@@ -269,6 +270,7 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
     capq = floor_s * _eta(floor_s, e1, inv)
     inv_eta_s = 1.0 / _eta(max(sf, 1.0), e1, inv)
     w_zero = 0.0 * _eta(0.0, e1, inv)
+    near = 0.0 < e1 <= 1.0  # (n eta(n) rises with n: a guess's test is exact)
     owned_run = power + colo + mf12 * S[NODE0]
     st[:] = 0.0
     tops = np.empty(G)  # each group's largest demand
@@ -319,12 +321,25 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
             # first size reaching the peak follows from it (one root a demand-month, not
             # two) (the group's largest load decides for all: the load grows with the
             # demand, and _peak_exact keeps a margin of 2 for the rounding)
+            # (from last month's fleet where every demand's is within a step of it, else
+            # from the root)
             if _peak_exact(d_top * du * inv_cu * a, e1):
-                for j in range(PB):
-                    x = dg[j] * du * inv_cu * a
-                    k, na = _fleet_peak(x, e1, inv, beta, capq, floor_s, inv_eta_s, w_zero)
-                    sg[KN * PB + j] = k
-                    sg[NA * PB + j] = na
+                bad = 0
+                if near:
+                    for j in range(PB):
+                        x = dg[j] * du * inv_cu * a
+                        k, na, ok = _fleet_peak_near(max(1.0, sg[KN * PB + j]), x, e1, inv,
+                                                     w_zero)
+                        sg[KN * PB + j] = k
+                        sg[NA * PB + j] = na
+                        bad += 0 if ok else 1
+                if bad > 0 or not near:
+                    for j in range(PB):
+                        x = dg[j] * du * inv_cu * a
+                        k, na = _fleet_peak(x, e1, inv, beta, capq, floor_s, inv_eta_s,
+                                            w_zero)
+                        sg[KN * PB + j] = k
+                        sg[NA * PB + j] = na
             else:  # (a load of ~1e8 nodes, or a scale efficiency near 0)
                 for j in range(PB):
                     x = dg[j] * du * inv_cu * a

@@ -250,23 +250,48 @@ def with_spares(k: float, spare: float) -> float:
 
 
 @jit(inline="always")
-def fleet_peak(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
-               inv_eta_s: float, w_zero: float) -> tuple[float, float]:
-    """``k = fleet_size(x)`` and ``first_peak(k, x)`` at once, their ``eta`` side by side:
-    the root's neighbours ``n - 1``, ``n``, ``n + 1`` give both ``k`` and ``k eta(k)``.
-    ``w_zero = 0 eta(0)`` (``first_peak``'s test at no load)."""
+def _fleet_near(n: float, x: float, e1: float, inv: float, w_zero: float,
+                ) -> tuple[float, float, bool]:
+    """``fleet_size(x)``, ``first_peak`` of it, and whether they are exact, from a whole
+    ``n >= 1`` within a step of the fleet: the smallest of ``n - 1, n, n + 1`` whose
+    ``k eta(k)`` reaches the threshold, exact where the step down reaches it and ``n - 2``
+    does not (or ``n - 1 = 1``), where the step up reaches it, or where neither is taken
+    (``n eta(n)`` rises with ``n`` for ``0 < e1 <= 1``). ``w_zero = 0 eta(0)``
+    (``first_peak``'s test at no load)."""
     thr = x - TOL * max(1.0, x)
-    n = _root(thr, e1, beta, capq, floor_s, inv_eta_s)
-    m, p = n - 1.0, n + 1.0
-    w_m, w_n, w_p = m * eta_inv(m, e1, inv), n * eta_inv(n, e1, inv), p * eta_inv(p, e1, inv)
+    mm, m, p = n - 2.0, n - 1.0, n + 1.0
+    w_mm, w_m = mm * eta_inv(mm, e1, inv), m * eta_inv(m, e1, inv)
+    w_n, w_p = n * eta_inv(n, e1, inv), p * eta_inv(p, e1, inv)
     down = (n > 1.0) & (w_m >= thr)
     up = w_n < thr
     k = m if down else (p if up else n)
     w_k = w_m if down else (w_p if up else w_n)
+    ok = (down & ((m == 1.0) | (w_mm < thr))) | (up & (w_p >= thr)) | (~down & ~up)
     none = thr <= 0.0
     k = 0.0 if none else k
     w_k = w_zero if none else w_k
-    return k, max(1.0, k if w_k >= x else k + 1.0)
+    return k, max(1.0, k if w_k >= x else k + 1.0), ok | none
+
+
+@jit(inline="always")
+def fleet_peak(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
+               inv_eta_s: float, w_zero: float) -> tuple[float, float]:
+    """``k = fleet_size(x)`` and ``first_peak(k, x)`` at once, their ``eta`` side by side:
+    the root's neighbours ``n - 1``, ``n``, ``n + 1`` give both ``k`` and ``k eta(k)``
+    (:func:`_fleet_near`; a root is within a step)."""
+    thr = x - TOL * max(1.0, x)
+    k, na, _ = _fleet_near(_root(thr, e1, beta, capq, floor_s, inv_eta_s), x, e1, inv,
+                           w_zero)
+    return k, na
+
+
+@jit(inline="always")
+def fleet_peak_near(n: float, x: float, e1: float, inv: float, w_zero: float,
+                    ) -> tuple[float, float, bool]:
+    """:func:`fleet_peak` from a guess ``n >= 1`` (last month's fleet) instead of a root
+    (no square root, a shorter chain of latencies), and whether it is exact (a guess within
+    a step of the fleet; needs ``0 < e1 <= 1``)."""
+    return _fleet_near(n, x, e1, inv, w_zero)
 
 
 @jit(inline="always")
