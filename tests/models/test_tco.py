@@ -444,7 +444,7 @@ def test_the_first_size_reaching_the_peak_follows_from_the_fleet():
     ``fleet_size`` already found, no second root) equals ``first_reaching`` wherever
     ``peak_exact`` says so, and ``fleet_peak`` (the block's: both at once) equals the pair,
     as ``fleet_peak_near`` does from a guess within a step of the fleet (and says it is
-    exact there only):
+    exact there only; ``first_near`` likewise for ``first_reaching``):
     at loads on and around whole fleets of every scale regime, tiny loads, no load and
     loads of 1e7 nodes; and ``peak_exact`` refuses a load of 1e9 nodes at e1 = 0.5 (there
     the kernel falls back to ``first_reaching``)."""
@@ -474,6 +474,11 @@ def test_the_first_size_reaching_the_peak_follows_from_the_fleet():
                 got = hybrid.fleet_peak_near(g, x, e1, inv, w0)
                 assert got[2] == (k == 0 or abs(g - k) <= 1), (e1, sf, x, g)
                 assert not got[2] or got[:2] == (k, na), (e1, sf, x, g)
+                if x > 0:  # the hybrid's first size reaching b, from last month's
+                    n = hybrid.first_reaching(x, *shape)
+                    first = hybrid.first_near(g, x, e1, inv)
+                    assert first[1] == (abs(g - n) <= 1), (e1, sf, x, g)
+                    assert not first[1] or first[0] == n, (e1, sf, x, g)
             checked += 1
     assert not hybrid.peak_exact(1e9, 0.5) and not hybrid.peak_exact(float("nan"), 0.5)
     assert checked > 5000

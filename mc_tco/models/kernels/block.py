@@ -26,12 +26,13 @@ import math
 import numpy as np
 
 from .hybrid import eta_inv as _eta
+from .hybrid import first_near as _first_near
 from .hybrid import first_reaching as _first
 from .hybrid import fleet_peak as _fleet_peak
 from .hybrid import fleet_peak_near as _fleet_peak_near
 from .hybrid import fleet_size as _fleet
 from .hybrid import load_share as _share
-from .hybrid import n_star_closed
+from .hybrid import n_star_sizes
 from .hybrid import peak_exact as _peak_exact
 from .hybrid import with_spares as _with_spares
 from .jit import jit
@@ -82,11 +83,12 @@ from .rows import (
 
 PB = 16  # demands per block
 # ---- state vectors (offsets in units of PB)
-(NBT, NHT, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, TNEED, NS, KN, NA) = range(18)
+(NBT, NHT, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, TNEED, NS, KN, NA,
+ NB) = range(19)
 # the purchase streams, four moments each (:func:`_purchase`): buy, buy's SSDs (also rent's
 # and owned's), reserved, hybrid
-X1, XS, X3, X5 = range(18, 34, 4)
-NST = 34
+X1, XS, X3, X5 = range(19, 35, 4)
+NST = 35
 
 
 @jit(inline="always")
@@ -359,23 +361,36 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
                 for j in range(PB):
                     sg[NS * PB + j] = 0.0
             else:
+                # the first sizes reaching b: from last month's, as the fleet's
+                if b >= a:
+                    for j in range(PB):
+                        sg[NB * PB + j] = sg[NA * PB + j]
+                else:
+                    bad = 0
+                    if near:
+                        for j in range(PB):
+                            q = dg[j] * du * inv_cu
+                            k, ok = _first_near(max(1.0, sg[NB * PB + j]), b * q, e1, inv)
+                            sg[NB * PB + j] = k
+                            bad += 0 if ok else 1
+                    if bad > 0 or not near:
+                        for j in range(PB):
+                            q = dg[j] * du * inv_cu
+                            sg[NB * PB + j] = _first(b * q, e1, inv, beta, capq, floor_s,
+                                                     inv_eta_s)
                 na_top = sg[NA * PB]
                 for j in range(PB):
                     na_top = max(na_top, sg[NA * PB + j])
                 if na_top <= floor_s:  # the sizes around scale_full_nodes are na
                     for j in range(PB):
-                        D = dg[j] * du
-                        sg[NS * PB + j] = n_star_closed(
-                            cu / D, D * inv_cu, vtok * dg[j], cnode, staff0, a, hp, b, e1,
-                            inv, beta, capq, floor_s, ceil_s, inv_eta_s, sg[NA * PB + j],
-                            False)
+                        sg[NS * PB + j] = n_star_sizes(
+                            cu / (dg[j] * du), vtok * dg[j], cnode, staff0, a, hp, b, e1, inv,
+                            floor_s, ceil_s, sg[NA * PB + j], sg[NB * PB + j], False)
                 else:
                     for j in range(PB):
-                        D = dg[j] * du
-                        sg[NS * PB + j] = n_star_closed(
-                            cu / D, D * inv_cu, vtok * dg[j], cnode, staff0, a, hp, b, e1,
-                            inv, beta, capq, floor_s, ceil_s, inv_eta_s, sg[NA * PB + j],
-                            True)
+                        sg[NS * PB + j] = n_star_sizes(
+                            cu / (dg[j] * du), vtok * dg[j], cnode, staff0, a, hp, b, e1, inv,
+                            floor_s, ceil_s, sg[NA * PB + j], sg[NB * PB + j], True)
                 for j in range(PB):
                     owned[g] = owned[g] or sg[NS * PB + j] > 0.0
             # the costs; a group whose hybrid holds no node yet, and none this month, without

@@ -203,10 +203,19 @@ def n_star_closed(u: float, q: float, value: float, c: float, staff: float, a: f
     the sizes around ``scale_full_nodes`` (between them the margin is convex or linear in
     ``n``: its maximum over a stretch is at an end), and 0. ``u``: a node's capacity in mean
     loads (``cu / demand``), ``q = 1 / u``; ``na``: the first size whose capacity reaches
-    ``a`` (``first_reaching(a q)``, :func:`first_peak`). ``ends=False`` (a literal: LLVM
-    drops the code) where ``na <= floor(scale_full_nodes)``: the sizes around
-    ``scale_full_nodes`` are then ``na`` (the same margin, the same pick)."""
+    ``a`` (``first_reaching(a q)``, :func:`first_peak`). ``ends``: :func:`n_star_sizes`."""
     nb = na if b >= a else first_reaching(b * q, e1, inv, beta, capq, floor_s, inv_eta_s)
+    return n_star_sizes(u, value, c, staff, a, hp, b, e1, inv, floor_s, ceil_s, na, nb, ends)
+
+
+@jit(inline="always")
+def n_star_sizes(u: float, value: float, c: float, staff: float, a: float, hp: float,
+                 b: float, e1: float, inv: float, floor_s: float, ceil_s: float, na: float,
+                 nb: float, ends: bool) -> float:
+    """:func:`n_star_closed` from its first sizes reaching ``a`` and ``b`` (``na``, ``nb``).
+    ``ends=False`` (a literal: LLVM drops the code) where ``na <= floor(scale_full_nodes)``:
+    the sizes around ``scale_full_nodes`` are then ``na`` (the same margin, the same
+    pick)."""
     n2, n4 = max(1.0, nb - 1.0), max(1.0, na - 1.0)
     m1 = _margin_closed(1.0, u, value, c, staff, a, hp, b, e1, inv)
     m2 = _margin_closed(n2, u, value, c, staff, a, hp, b, e1, inv)
@@ -250,23 +259,39 @@ def with_spares(k: float, spare: float) -> float:
 
 
 @jit(inline="always")
-def _fleet_near(n: float, x: float, e1: float, inv: float, w_zero: float,
-                ) -> tuple[float, float, bool]:
-    """``fleet_size(x)``, ``first_peak`` of it, and whether they are exact, from a whole
-    ``n >= 1`` within a step of the fleet: the smallest of ``n - 1, n, n + 1`` whose
-    ``k eta(k)`` reaches the threshold, exact where the step down reaches it and ``n - 2``
-    does not (or ``n - 1 = 1``), where the step up reaches it, or where neither is taken
-    (``n eta(n)`` rises with ``n`` for ``0 < e1 <= 1``). ``w_zero = 0 eta(0)``
-    (``first_peak``'s test at no load)."""
-    thr = x - TOL * max(1.0, x)
+def _near(n: float, q: float, e1: float, inv: float) -> tuple[float, float, bool]:
+    """The smallest of ``n - 1, n, n + 1`` (``n >= 1`` whole) whose ``k eta(k)`` reaches
+    ``q``, that ``k eta(k)``, and whether ``k`` is the smallest ``k >= 1`` of all: where the
+    step down reaches ``q`` and ``n - 2`` does not (or ``n - 1 = 1``), where the step up
+    reaches it, or where neither is taken (``n eta(n)`` rises with ``n`` for ``0 < e1 <=
+    1``)."""
     mm, m, p = n - 2.0, n - 1.0, n + 1.0
     w_mm, w_m = mm * eta_inv(mm, e1, inv), m * eta_inv(m, e1, inv)
     w_n, w_p = n * eta_inv(n, e1, inv), p * eta_inv(p, e1, inv)
-    down = (n > 1.0) & (w_m >= thr)
-    up = w_n < thr
+    down = (n > 1.0) & (w_m >= q)
+    up = w_n < q
     k = m if down else (p if up else n)
     w_k = w_m if down else (w_p if up else w_n)
-    ok = (down & ((m == 1.0) | (w_mm < thr))) | (up & (w_p >= thr)) | (~down & ~up)
+    ok = (down & ((m == 1.0) | (w_mm < q))) | (up & (w_p >= q)) | (~down & ~up)
+    return k, w_k, ok
+
+
+@jit(inline="always")
+def first_near(n: float, q: float, e1: float, inv: float) -> tuple[float, bool]:
+    """:func:`first_reaching` from a guess ``n >= 1`` (last month's), and whether it is
+    exact (:func:`_near`: a guess within a step; needs ``0 < e1 <= 1``)."""
+    k, _, ok = _near(n, q, e1, inv)
+    return k, ok
+
+
+@jit(inline="always")
+def _fleet_near(n: float, x: float, e1: float, inv: float, w_zero: float,
+                ) -> tuple[float, float, bool]:
+    """``fleet_size(x)``, ``first_peak`` of it, and whether they are exact, from a whole
+    ``n >= 1`` within a step of the fleet (:func:`_near` at the fleet's threshold). ``w_zero
+    = 0 eta(0)`` (``first_peak``'s test at no load)."""
+    thr = x - TOL * max(1.0, x)
+    k, w_k, ok = _near(n, thr, e1, inv)
     none = thr <= 0.0
     k = 0.0 if none else k
     w_k = w_zero if none else w_k
