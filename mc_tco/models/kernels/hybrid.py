@@ -272,7 +272,7 @@ def _near(n: float, q: float, e1: float, inv: float) -> tuple[float, float, bool
     up = w_n < q
     k = m if down else (p if up else n)
     w_k = w_m if down else (w_p if up else w_n)
-    ok = (down & ((m == 1.0) | (w_mm < q))) | (up & (w_p >= q)) | (~down & ~up)
+    ok = (down & ((m == 1.0) | (w_mm < q))) | (up & (w_p >= q)) | (not (down | up))
     return k, w_k, ok
 
 
