@@ -414,8 +414,9 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
     time, itself checked against the reference above), on random points with every
     mechanism on and analyst points, at 37 demands (two full blocks and a padded one), 22
     (a full and a padded one) and 6 (the scalar loop); the grid spans demands where the
-    hybrid's rule is skipped (no node can pay) and where it is not. Rows with a tax life
-    shorter than the horizon go to the scalar loop by design, so the long ones are checked here."""
+    hybrid's rule is skipped (no node can pay) and where it is not, half the points exit
+    before the horizon (the block's months after exit). Rows with a tax life shorter than
+    the horizon go to the scalar loop by design, so the long ones are checked here."""
     rng = np.random.default_rng(41)
     points = [finite(spread(rng)) for _ in range(30)] + [
         finite(p) for p in analyst_points(30, seed=4)]
@@ -424,6 +425,11 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
     # a scale efficiency near 0: the block's first size reaching the peak from _first
     points[0]["scale_efficiency_single_node"] = 1e-9
     points[1]["scale_efficiency_single_node"] = 3e-9
+    # a flat profile (b = a), no scale effect (the line), a scale_full_nodes between whole
+    # fleets (the rule's sizes around it differ)
+    points[2]["peak_to_average"] = 1.0
+    points[3]["scale_efficiency_single_node"] = 1.0
+    points[4]["scale_full_nodes"] = 7.5
     x = {k: np.array([p[k] for p in points]) for k in tco.INPUTS}
     V, S = rows.row_factors(x)
     dems = np.geomspace(1e9, 3e13, n_dems)
