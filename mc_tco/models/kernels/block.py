@@ -91,7 +91,7 @@ X1, XS, X3, X5 = range(19, 35, 4)
 NST = 35
 
 
-@jit(inline="always")
+@jit
 def _purchase(st: np.ndarray, k: int, j: int, d: float, cdt: float, t: int, cx: float,
               ) -> None:
     """Add a purchase ``cx`` in month ``t`` to the moments of its stream at state offset
@@ -102,7 +102,7 @@ def _purchase(st: np.ndarray, k: int, j: int, d: float, cdt: float, t: int, cx: 
     st[(k + 3) * PB + j] += cx
 
 
-@jit(inline="always")
+@jit
 def _depreciation(st: np.ndarray, k: int, j: int, bonus: float, f: float, cde: float,
                   ex: int) -> tuple[float, float, float]:
     """The discounted purchases, their discounted depreciation and the book value left at
@@ -119,7 +119,7 @@ def _depreciation(st: np.ndarray, k: int, j: int, bonus: float, f: float, cde: f
 NM = 6
 
 
-@jit
+@jit(wide=True)
 def _months(V: np.ndarray, S: np.ndarray, M: np.ndarray) -> None:
     """The month table ``M`` (:data:`NM`, months) of one row: the resale factor of a node
     bought in ``t`` (``keep ** ((exit - t) / 12)`` before exit, else 0), rent's price of a
@@ -254,7 +254,7 @@ def _after_exit(sg: np.ndarray, dg: np.ndarray, du: float, p: float, d: float, p
         sg[TNEED * PB + j] = t_need
 
 
-@jit
+@jit(wide=True)
 def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st: np.ndarray,
               out: np.ndarray) -> None:
     """:func:`.npv.npv_cell` of one row at the demands ``dems`` (groups of ``PB``) into
@@ -435,7 +435,7 @@ def npv_block(V: np.ndarray, S: np.ndarray, M: np.ndarray, dems: np.ndarray, st:
             o[ANN] = ann
 
 
-@jit
+@jit(wide=True)
 def npv_row(V: np.ndarray, S: np.ndarray, dems: np.ndarray, buf: np.ndarray,
             out: np.ndarray) -> None:
     """npv of one row at every demand of ``dems`` into ``out`` (demands, NRES_OUT): blocks of

@@ -32,13 +32,13 @@ from .jit import jit
 from .rows import TOL
 
 
-@jit(inline="always")
+@jit
 def eta(n: float, e1: float, sfull: float) -> float:
     """Scale efficiency of an ``n``-node deployment."""
     return e1 + (1.0 - e1) * min(1.0, max(0.0, n - 1.0) / (sfull - 1.0))
 
 
-@jit(inline="always")
+@jit
 def load_share(y: float, a: float, hp: float, b: float) -> float:
     """``L(y)``: the share of the month's load that capacity ``y`` (in mean loads) serves."""
     return hp * min(a, y) + (1.0 - hp) * min(b, y)
@@ -148,13 +148,13 @@ def n_star(demand: float, cu: float, value: float, c: float, staff: float, a: fl
 # the lanes of :func:`.block.npv_block`), with the fleet for the busiest hour it needs
 
 
-@jit(inline="always")
+@jit
 def eta_inv(n: float, e1: float, inv: float) -> float:
     """``eta(n)`` with ``inv = 1 / (scale_full_nodes - 1)`` (no division in the loop)."""
     return e1 + (1.0 - e1) * min(1.0, max(0.0, n - 1.0) * inv)
 
 
-@jit(inline="always")
+@jit
 def _root(q: float, e1: float, beta: float, capq: float, floor_s: float, inv_eta_s: float,
           ) -> float:
     """:func:`first_reaching` before its corrections: the ceil of the root of ``n eta(n) =
@@ -170,7 +170,7 @@ def _root(q: float, e1: float, beta: float, capq: float, floor_s: float, inv_eta
     return max(1.0, n_q if quad else n_l)
 
 
-@jit(inline="always")
+@jit
 def first_reaching(q: float, e1: float, inv: float, beta: float, capq: float,
                    floor_s: float, inv_eta_s: float) -> float:
     """Smallest whole ``n >= 1`` with ``n eta(n) >= q`` (``q > 0``): :func:`_root`,
@@ -182,13 +182,13 @@ def first_reaching(q: float, e1: float, inv: float, beta: float, capq: float,
     return m if down else (n + 1.0 if n * eta_inv(n, e1, inv) < q else n)
 
 
-@jit(inline="always")
+@jit
 def _margin_closed(n: float, u: float, value: float, c: float, staff: float, a: float,
                    hp: float, b: float, e1: float, inv: float) -> float:
     return value * load_share(n * eta_inv(n, e1, inv) * u, a, hp, b) - n * c - staff
 
 
-@jit(inline="always")
+@jit
 def _pick(n: float, m: float, thr: float, pick: float) -> float:
     return max(pick, n) if m >= thr else pick
 
@@ -242,7 +242,7 @@ def n_star_sizes(u: float, value: float, c: float, staff: float, a: float, hp: f
     return _pick(n7, m7, thr, pick)
 
 
-@jit(inline="always")
+@jit
 def fleet_size(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
                inv_eta_s: float) -> float:
     """The fleet for load ``x`` (nodes at full efficiency) before its spares: the first
@@ -251,14 +251,14 @@ def fleet_size(x: float, e1: float, inv: float, beta: float, capq: float, floor_
     return 0.0 if thr <= 0.0 else first_reaching(thr, e1, inv, beta, capq, floor_s, inv_eta_s)
 
 
-@jit(inline="always")
+@jit
 def with_spares(k: float, spare: float) -> float:
     """The fleet ``k`` (:func:`fleet_size`) with its spares."""
     v = spare * k
     return k + np.ceil(v - TOL * max(1.0, abs(v)))
 
 
-@jit(inline="always")
+@jit
 def _near(n: float, q: float, e1: float, inv: float) -> tuple[float, float, bool]:
     """The smallest of ``n - 1, n, n + 1`` (``n >= 1`` whole) whose ``k eta(k)`` reaches
     ``q``, that ``k eta(k)``, and whether ``k`` is the smallest ``k >= 1`` of all: where the
@@ -276,7 +276,7 @@ def _near(n: float, q: float, e1: float, inv: float) -> tuple[float, float, bool
     return k, w_k, ok
 
 
-@jit(inline="always")
+@jit
 def first_near(n: float, q: float, e1: float, inv: float) -> tuple[float, bool]:
     """:func:`first_reaching` from a guess ``n >= 1`` (last month's), and whether it is
     exact (:func:`_near`: a guess within a step; needs ``0 < e1 <= 1``)."""
@@ -284,7 +284,7 @@ def first_near(n: float, q: float, e1: float, inv: float) -> tuple[float, bool]:
     return k, ok
 
 
-@jit(inline="always")
+@jit
 def _fleet_near(n: float, x: float, e1: float, inv: float, w_zero: float,
                 ) -> tuple[float, float, bool]:
     """``fleet_size(x)``, ``first_peak`` of it, and whether they are exact, from a whole
@@ -298,7 +298,7 @@ def _fleet_near(n: float, x: float, e1: float, inv: float, w_zero: float,
     return k, max(1.0, k if w_k >= x else k + 1.0), ok | none
 
 
-@jit(inline="always")
+@jit
 def fleet_peak(x: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
                inv_eta_s: float, w_zero: float) -> tuple[float, float]:
     """``k = fleet_size(x)`` and ``first_peak(k, x)`` at once, their ``eta`` side by side:
@@ -310,7 +310,7 @@ def fleet_peak(x: float, e1: float, inv: float, beta: float, capq: float, floor_
     return k, na
 
 
-@jit(inline="always")
+@jit
 def fleet_peak_near(n: float, x: float, e1: float, inv: float, w_zero: float,
                     ) -> tuple[float, float, bool]:
     """:func:`fleet_peak` from a guess ``n >= 1`` (last month's fleet) instead of a root
@@ -319,7 +319,7 @@ def fleet_peak_near(n: float, x: float, e1: float, inv: float, w_zero: float,
     return _fleet_near(n, x, e1, inv, w_zero)
 
 
-@jit(inline="always")
+@jit
 def first_peak(k: float, x: float, e1: float, inv: float) -> float:
     """``first_reaching(x)`` from ``k = fleet_size(x)``, without a second root:
     ``first_reaching`` is the smallest ``n >= 1`` with ``n eta(n) >= x`` (exact: its root
@@ -330,7 +330,7 @@ def first_peak(k: float, x: float, e1: float, inv: float) -> float:
     return max(1.0, k if k * eta_inv(k, e1, inv) >= x else k + 1.0)
 
 
-@jit(inline="always")
+@jit
 def peak_exact(x: float, e1: float) -> bool:
     """Whether :func:`first_peak` equals ``first_reaching(x)`` at load ``x`` (with a margin
     of 2 for the rounding; False for NaN)."""

@@ -4,12 +4,15 @@ cache that is stale when any module of the package changes, and 512-bit vectors.
 LLVM tunes most AVX-512 CPUs (Skylake-X to Sapphire Rapids) to prefer 256-bit vectors
 (``prefer-256-bit``: once, 512-bit instructions lowered the clock); the kernels' lane loops
 run 1.07-1.19x faster with 512-bit ones. The preference is a function attribute,
-``"prefer-vector-width"="512"``, set on each kernel's LLVM function by the lowering of
-:class:`_Compiler` (numba's own pipeline but for that pass): it changes nothing outside the
-kernels (numba's target machine, its other users, their caches) and nothing on a CPU
-without AVX-512 (the width is a preference: LLVM still uses only the registers the CPU
-has, and numba keys the cache on the CPU's name and features). Vector width does not change
-a result: without fast-math LLVM reorders no floating-point operation.
+``"prefer-vector-width"="512"``, set on the LLVM function of each kernel compiled with
+``jit(wide=True)`` by the lowering of :class:`_Compiler` (numba's own pipeline but for that
+pass); their callers need not have it (the loops are vectorized when the kernel is
+compiled, and LLVM keeps 512-bit registers legal without ``min-legal-vector-width``). It
+changes nothing outside those kernels (numba's target machine, its other users, their
+caches) and nothing on a CPU without AVX-512 (the width is a preference: LLVM still uses
+only the registers the CPU has, and numba keys the cache on the CPU's name and features).
+Vector width does not change a result: without fast-math LLVM reorders no floating-point
+operation.
 """
 
 from __future__ import annotations
@@ -89,14 +92,16 @@ PACKAGE_STAMP = hashlib.sha256(
 
 
 @overload
-def jit(func: _F, **extra: Unpack[_Options]) -> Dispatcher[_F]: ...
+def jit(func: _F, *, wide: bool = False, **extra: Unpack[_Options]) -> Dispatcher[_F]: ...
 @overload
-def jit(func: None = None, **extra: Unpack[_Options]) -> Callable[[_F], Dispatcher[_F]]: ...
-def jit(func: _F | None = None, **extra: Unpack[_Options],
+def jit(func: None = None, *, wide: bool = False, **extra: Unpack[_Options],
+        ) -> Callable[[_F], Dispatcher[_F]]: ...
+def jit(func: _F | None = None, *, wide: bool = False, **extra: Unpack[_Options],
         ) -> Dispatcher[_F] | Callable[[_F], Dispatcher[_F]]:
     """``numba.njit(cache=True, nogil=True, error_model="numpy")`` (``extra``: more
-    options, e.g. ``inline="always"``) compiled by :class:`_Compiler` (512-bit vectors),
-    its cache stamped with :data:`PACKAGE_STAMP`.
+    options, e.g. ``inline="always"``), its cache stamped with :data:`PACKAGE_STAMP`;
+    ``wide``: compiled by :class:`_Compiler` (512-bit vectors: the lane loops of
+    :mod:`.block` only; every kernel so compiled took 2-4 s more to compile cold).
 
     numba caches next to the kernel's module (``__pycache__``), or, where that is
     read-only (an installed package), in ``NUMBA_CACHE_DIR`` or the user's cache folder;
@@ -105,15 +110,16 @@ def jit(func: _F | None = None, **extra: Unpack[_Options],
     failing.
     """
     if func is None:
-        return lambda f: jit(f, **extra)
+        return lambda f: jit(f, wide=wide, **extra)
     options: _Options = {**_JIT, **extra}
+    pipeline = _Compiler if wide else compiler.Compiler
     try:
-        kernel = njit(pipeline_class=_Compiler, **options)(func)
+        kernel = njit(pipeline_class=pipeline, **options)(func)
     except RuntimeError as exc:
         if "no locator available" not in str(exc):
             raise
         uncached: _Options = {**options, "cache": False}
-        return njit(pipeline_class=_Compiler, **uncached)(func)
+        return njit(pipeline_class=pipeline, **uncached)(func)
     index = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
     if index is not None and hasattr(index, "_source_stamp"):  # (numba's private API)
         index._source_stamp = (index._source_stamp, PACKAGE_STAMP)
