@@ -1,21 +1,28 @@
-"""The npv of one row at a block of :data:`PB` demands (:func:`npv_block`): the engine's hot
-path, :func:`.npv.npv_cell`'s month loop with the months outside and the demands inside.
+"""The npv of one row at every demand of a grid (:func:`npv_row`, :func:`npv_block`): the
+engine's hot path, :func:`.npv.npv_cell`'s month loop with the months outside and the
+demands inside, in groups of :data:`PB`.
 
-Everything that does not depend on the demand (prices, capacity, discount factors, the
-reserved terms' dates, the resale factors) is computed once a month; the inner loop over
-the block's demands has no branch LLVM cannot turn into a select, so it runs 4 demands per
-AVX2 instruction. Its state lives in one flat buffer at offsets ``k * PB + j`` (``PB`` a
-constant, so LLVM sees that the state vectors are distinct). The fleet for all demand is
-the smallest ``k`` with ``k eta(k) >= x``, found from the root of that quadratic (``eta <
-1``) or line and corrected by one step each way (the hybrid's first size reaching the peak
-follows from it, :func:`_first_peak`: one root a demand-month instead of two, the block
-1.19x faster); the hybrid tries the eight fleet sizes
-of :func:`.hybrid.n_star_closed` (its docstring tells why they suffice), in a loop of its
-own that is skipped in a month where no node can pay at the block's largest demand (a
-third of the work, and most months at the grid's small demands; a block of 8 demands ran
-at 0.4x this one's speed per demand, slower than the scalar loop: few demands go there
-instead). Rows whose
-purchases stop depreciating before exit (a tax life shorter than the horizon) go to
+What depends on the month alone is computed once a month for all the row's demands, and
+what costs a call (the resale factor's pow, the reserved term's floor division) once a row
+(:func:`_months`). The loops over a group's demands have no branch LLVM cannot turn into a
+select, so they run 8 demands per AVX-512 instruction (:func:`.jit.jit`'s ``wide``; 4 with
+AVX2). A group's state lives in one flat buffer at offsets ``k * PB + j`` (``PB`` a
+constant, so LLVM sees that the state vectors are distinct). Each month of a group:
+
+* the fleet for the busiest hour and the hybrid's first size reaching the peak
+  (:func:`.hybrid.fleet_peak_near` from last month's, a step each way, where that is exact
+  for every demand of the group, else :func:`.hybrid.fleet_peak` from the root of ``k
+  eta(k) = x``);
+* the hybrid's rule (:func:`.hybrid.n_star_sizes`, its first sizes reaching ``b`` found as
+  the fleet's), skipped where no node can pay at the group's largest demand (most months
+  at the grid's small demands), its sizes around ``scale_full_nodes`` dropped where every
+  first size reaching the peak is below it (they are that size);
+* the costs (:func:`_before_exit`), without the hybrid's terms in a group whose hybrid has
+  held no node yet; after exit (:func:`_after_exit`) only what is not exactly 0 then.
+
+Every shortcut gives the same numbers bit for bit (the terms dropped are exact zeros, the
+sizes and fleets the same whole numbers). Rows whose purchases stop depreciating before
+exit (a tax life shorter than the horizon), and fewer than ``PB / 2`` demands, go to
 :func:`.npv.npv_cell` instead.
 """
 
