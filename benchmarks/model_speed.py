@@ -2,8 +2,9 @@
 
 A cell-month is one row (a sample or Saltelli design row) at one demand in one month. The
 script draws ``--rows`` rows of the default book (inputs by their ``ppf`` of uniform
-draws), adds the book's report demands to its grid, and times on one thread (numba's
-kernels and numpy are single-threaded here):
+draws), adds the book's report demands to its grid, and times the CPU of one thread
+(``time.thread_time``: the machine may be shared; numba's kernels and numpy are
+single-threaded here):
 
 * the engine's hot path: the model asked for its target only (``attrs["outputs"] =
   ["saving"]``), on all rows (:func:`mc_tco.models.kernels.block.npv_block`, 16 demands
@@ -17,8 +18,8 @@ kernels and numpy are single-threaded here):
   expensive output group alone;
 * version 1 (``tco_v1_reference.py``, its book ``tco_v1_book.toml``): cells per second.
 
-And, in a fresh subprocess with an empty numba cache, the cold-start cost: import plus
-first (compiling) call, against a warm call.
+And, in a fresh subprocess with an empty numba cache, the cold-start cost (its CPU
+seconds): import plus first (compiling) call, against a warm call.
 
     python benchmarks/model_speed.py [--rows 65536] [--repeats 3]
 """
@@ -102,21 +103,21 @@ def scalar_npv(V, S, demands, out):
 def best(fn, repeats: int) -> float:
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.thread_time()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(time.thread_time() - start)
     return min(times)
 
 
 COLD = """
 import time, numpy as np
-t0 = time.perf_counter()
+t0 = time.process_time()
 from mc_tco.models import tco
 import benchmarks.model_speed as ms
-t1 = time.perf_counter()
+t1 = time.process_time()
 x = ms.sample_inputs(ms.BOOK, 64, np.geomspace(1e9, 1e13, 46))
-t2 = time.perf_counter(); tco.model(x); t3 = time.perf_counter()
-tco.model(x); t4 = time.perf_counter()
+t2 = time.process_time(); tco.model(x); t3 = time.process_time()
+tco.model(x); t4 = time.process_time()
 print(f"{t1 - t0:.2f} {t3 - t2:.2f} {t4 - t3:.3f}")
 """
 
@@ -187,8 +188,8 @@ def main() -> None:
 
     if not args.no_cold:
         imp, first, warm = cold_start()
-        print(f"cold start (empty numba cache): import {imp:.2f} s, first call {first:.2f} s "
-              f"(compiles), warm call {warm:.3f} s")
+        print(f"cold start (empty numba cache, CPU): import {imp:.2f} s, first call "
+              f"{first:.2f} s (compiles), warm call {warm:.3f} s")
 
 
 if __name__ == "__main__":

@@ -263,6 +263,7 @@ def test_the_hybrid_rule_is_the_largest_maximiser_by_brute_force():
     whose capacity reaches the peak, on 4,000 random months."""
     rng = np.random.default_rng(3)
     buf = np.zeros((2, 64))
+    fives = 0
     for _ in range(4000):
         a = rng.choice([1.0, rng.uniform(1, 2.5)])
         hp = rng.uniform(0.1, 0.38)
@@ -288,19 +289,24 @@ def test_the_hybrid_rule_is_the_largest_maximiser_by_brute_force():
         best = max(margins)
         want = max(i for i, m in enumerate(margins) if m >= best - 1e-9 * max(1, abs(best)))
         got = hybrid.n_star(demand, cu, value, c, staff, a, hp_k, b, e1, sf, buf)
-        # the closed form the vectorized kernel runs (block.n_star_closed), same rule
+        # the closed form the vectorized kernel runs (hybrid.n_star_closed), same rule; its
+        # five sizes where the first reaching the peak is below scale_full_nodes, the same
         inv = 1 / (sf - 1)
         def eta_of(n, e1=e1, inv=inv):
             return (e1 + (1 - e1) * min(1.0, max(0.0, n - 1) * inv))
         fl, ce = math.floor(sf), math.ceil(sf)
         shape = (e1, inv, (1 - e1) * inv, fl * eta_of(fl), float(fl), 1 / eta_of(max(sf, 1.0)))
-        na = block._first(a * (demand / cu), *shape)
-        closed = block.n_star_closed(cu / demand, demand / cu, value, c, staff, a, hp_k, b, e1,
-                                     inv, (1 - e1) * inv, fl * eta_of(fl), float(fl),
-                                     float(ce), 1 / eta_of(max(sf, 1.0)), na)
+        na = hybrid.first_reaching(a * (demand / cu), *shape)
+        args = (cu / demand, demand / cu, value, c, staff, a, hp_k, b, e1, inv, (1 - e1) * inv,
+                fl * eta_of(fl), float(fl), float(ce), 1 / eta_of(max(sf, 1.0)), na)
+        closed = hybrid.n_star_closed(*args)
+        if na <= fl:
+            assert hybrid.n_star_closed(*args, False) == closed
+            fives += 1
         for n in (got, closed):
             if n != want:  # only an exact tie along a stretch (documented)
                 assert margins[int(n)] >= best - 1e-9 * max(1, abs(best)), (n, want)
+    assert fives > 1000
 
 
 def test_hybrid_is_monotone_in_expectation():
@@ -408,8 +414,9 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
     time, itself checked against the reference above), on random points with every
     mechanism on and analyst points, at 37 demands (two full blocks and a padded one), 22
     (a full and a padded one) and 6 (the scalar loop); the grid spans demands where the
-    hybrid's rule is skipped (no node can pay) and where it is not. Rows with a tax life
-    shorter than the horizon go to the scalar loop by design, so the long ones are checked here."""
+    hybrid's rule is skipped (no node can pay) and where it is not, half the points exit
+    before the horizon (the block's months after exit). Rows with a tax life shorter than
+    the horizon go to the scalar loop by design, so the long ones are checked here."""
     rng = np.random.default_rng(41)
     points = [finite(spread(rng)) for _ in range(30)] + [
         finite(p) for p in analyst_points(30, seed=4)]
@@ -418,6 +425,11 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
     # a scale efficiency near 0: the block's first size reaching the peak from _first
     points[0]["scale_efficiency_single_node"] = 1e-9
     points[1]["scale_efficiency_single_node"] = 3e-9
+    # a flat profile (b = a), no scale effect (the line), a scale_full_nodes between whole
+    # fleets (the rule's sizes around it differ)
+    points[2]["peak_to_average"] = 1.0
+    points[3]["scale_efficiency_single_node"] = 1.0
+    points[4]["scale_full_nodes"] = 7.5
     x = {k: np.array([p[k] for p in points]) for k in tco.INPUTS}
     V, S = rows.row_factors(x)
     dems = np.geomspace(1e9, 3e13, n_dems)
@@ -434,29 +446,45 @@ def test_the_vectorized_kernel_equals_the_scalar_month_loop(n_dems):
 
 
 def test_the_first_size_reaching_the_peak_follows_from_the_fleet():
-    """block._first_peak (the hybrid's first size reaching the peak, from the fleet
-    ``_fleet`` already found, no second root) equals ``_first`` wherever
-    ``_peak_exact`` says so: at loads on and around whole fleets of every scale regime,
-    tiny loads and loads of 1e7 nodes; and ``_peak_exact`` refuses a load of 1e9 nodes at
-    e1 = 0.5 (there the kernel falls back to ``_first``)."""
+    """hybrid.first_peak (the hybrid's first size reaching the peak, from the fleet
+    ``fleet_size`` already found, no second root) equals ``first_reaching`` wherever
+    ``peak_exact`` says so, and ``fleet_peak`` (the block's: both at once) equals the pair,
+    as ``fleet_peak_near`` does from a guess within a step of the fleet (and says it is
+    exact there only; ``first_near`` likewise for ``first_reaching``):
+    at loads on and around whole fleets of every scale regime, tiny loads, no load and
+    loads of 1e7 nodes; and ``peak_exact`` refuses a load of 1e9 nodes at e1 = 0.5 (there
+    the kernel falls back to ``first_reaching``)."""
     rng = np.random.default_rng(7)
     checked = 0
     for e1, sf in ((1.0, 16.0), (0.85, 16.0), (0.6, 4.5), (0.5, 1.5), (0.3, 64.0)):
         inv = 1 / (sf - 1)
         beta = (1 - e1) * inv
         fl = math.floor(sf)
-        eta = block._eta
+        eta = hybrid.eta_inv
         shape = (e1, inv, beta, fl * eta(fl, e1, inv), float(fl),
                  1 / eta(max(sf, 1.0), e1, inv))
         whole = np.arange(1.0, 200.0) * np.array([eta(n, e1, inv) for n in range(1, 200)])
         loads = np.concatenate([whole, np.nextafter(whole, 0), np.nextafter(whole, np.inf),
                                 whole * (1 - 1e-9), whole * (1 + 1e-9), whole - 1e-9,
-                                [1e-12, 1e-9, 2e-9, 0.5e-9, 1e7, 12345678.9],
+                                [0.0, 1e-12, 1e-9, 2e-9, 0.5e-9, 1e7, 12345678.9],
                                 rng.uniform(0, 300, 200)])
         for x in loads:
-            assert block._peak_exact(x, e1)
-            k = block._fleet(x, *shape)
-            assert block._first_peak(k, x, e1, inv) == block._first(x, *shape), (e1, sf, x)
+            assert hybrid.peak_exact(x, e1)
+            k = hybrid.fleet_size(x, *shape)
+            na = hybrid.first_peak(k, x, e1, inv)
+            assert x == 0 or na == hybrid.first_reaching(x, *shape), (e1, sf, x)
+            w0 = 0.0 * eta(0.0, e1, inv)
+            assert hybrid.fleet_peak(x, *shape, w0) == (k, na), (e1, sf, x)
+            for guess in (k - 2, k - 1, k, k + 1, k + 2, k + 7):  # last month's fleet
+                g = max(1.0, guess)
+                got = hybrid.fleet_peak_near(g, x, e1, inv, w0)
+                assert got[2] == (k == 0 or abs(g - k) <= 1), (e1, sf, x, g)
+                assert not got[2] or got[:2] == (k, na), (e1, sf, x, g)
+                if x > 0:  # the hybrid's first size reaching b, from last month's
+                    n = hybrid.first_reaching(x, *shape)
+                    first = hybrid.first_near(g, x, e1, inv)
+                    assert first[1] == (abs(g - n) <= 1), (e1, sf, x, g)
+                    assert not first[1] or first[0] == n, (e1, sf, x, g)
             checked += 1
-    assert not block._peak_exact(1e9, 0.5) and not block._peak_exact(float("nan"), 0.5)
+    assert not hybrid.peak_exact(1e9, 0.5) and not hybrid.peak_exact(float("nan"), 0.5)
     assert checked > 5000
