@@ -13,6 +13,7 @@ from . import npv as fast
 from .block import PB, npv_row
 from .cell import NOUT, NW, NZ, cell
 from .jit import jit
+from .lanes import npv_lanes
 from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
 
@@ -30,8 +31,13 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray) -> None:
     """The npv of every strategy and the sums the level cost needs (:mod:`.npv`'s result
     vector) of every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows,
-    demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`)."""
+    demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`: demands in the SIMD
+    lanes), or for fewer than ``PB / 2`` demands (the Shapley pass's report points)
+    :func:`.lanes.npv_lanes` (rows in the lanes)."""
     _, _, buf = _scratch(V, S)
+    if dems.shape[0] < PB // 2:
+        npv_lanes(V, S, dems, buf, out)
+        return
     for i in range(V.shape[0]):
         npv_row(V[i], S[i], dems, buf, out[i])
 
