@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
+from . import lanes
 from . import npv as fast
 from .block import PB, npv_row
 from .cell import NOUT, NW, NZ, cell
 from .jit import jit
-from .lanes import npv_lanes
 from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
 
@@ -28,18 +28,31 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 @jit
+def _npv_rows(V: np.ndarray, S: np.ndarray, dems: np.ndarray, which: np.ndarray,
+              out: np.ndarray) -> None:
+    """:func:`.block.npv_row` of the rows ``which`` into ``out``."""
+    _, _, buf = _scratch(V, S)
+    for i in which:
+        npv_row(V[i], S[i], dems, buf, out[i])
+
+
 def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray) -> None:
     """The npv of every strategy and the sums the level cost needs (:mod:`.npv`'s result
     vector) of every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows,
     demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`: demands in the SIMD
     lanes), or for fewer than ``PB / 2`` demands (the Shapley pass's report points)
-    :func:`.lanes.npv_lanes` (rows in the lanes)."""
-    _, _, buf = _scratch(V, S)
-    if dems.shape[0] < PB // 2:
-        npv_lanes(V, S, dems, buf, out)
+    :func:`.lanes.npv_lanes` (rows in the lanes, in the blocks of :func:`.lanes.order`;
+    the rows it leaves to the scalar loop through ``npv_row``). (A Python function: the
+    two kernels are compiled apart, each when first used.)"""
+    if dems.shape[0] >= PB // 2:
+        _npv_rows(V, S, dems, np.arange(V.shape[0]), out)
         return
-    for i in range(V.shape[0]):
-        npv_row(V[i], S[i], dems, buf, out[i])
+    key = lanes.order(V, S)
+    which = np.argsort(key, kind="stable")
+    m = int(np.isfinite(key).sum())
+    lanes.npv_lanes(V, S, dems, which[:m], out)
+    if m < which.size:
+        _npv_rows(V, S, dems, which[m:], out)
 
 
 @jit

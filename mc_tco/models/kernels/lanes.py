@@ -22,7 +22,8 @@ The fleet sizes are found in closed form (:func:`.block._fleet`, :func:`.block.n
 tested against the scalar loop's searches): the same whole numbers except where a size's
 capacity equals the load to the last bit, or the hybrid's margins tie to 1e-9 along a
 stretch (MODEL.md's tie rule, :mod:`.hybrid`). Rows whose purchases stop depreciating
-before exit go to :func:`.npv.npv_cell`, as in :func:`.block.npv_row`.
+before exit are left to :func:`.npv.npv_cell` (:func:`order`), as in
+:func:`.block.npv_row`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import numpy as np
 from .block import _eta, _first, _first_peak, _fleet, _margin, _peak_exact, _with_spares
 from .hybrid import eta, load_share
 from .jit import jit
-from .npv import ANN, HYB_TOP, NPV, NW_NPV, SUM_API, SUM_DD, SUM_SOV, npv_cell
+from .npv import ANN, HYB_TOP, NPV, SUM_API, SUM_DD, SUM_SOV
 from .rows import (
     A_,
     B_,
@@ -416,42 +417,39 @@ def _results(V: np.ndarray, S: np.ndarray, i: int, j: int, st: np.ndarray, own_t
 
 
 @jit
-def _order(v: np.ndarray, s: np.ndarray) -> float:
-    """A row's place in the blocks: its horizon, then the least demand (per unit of plan)
-    at which its hybrid's rule is not skipped in some month before exit (mapped into
-    [0, 1)): rows that skip it at the same demands share blocks, so that a month's rule is
-    skipped for all of a block's lanes more often (the blocks' rule months fell from 85%
-    to 62% at the default book's report demands)."""
-    T, ex = int(s[T_]), int(s[EXIT])
-    top = s[HP] * s[A_] + (1.0 - s[HP]) * s[B_]
-    least = math.inf
-    for t in range(min(T, ex)):
-        value = (v[PBAR, t] - v[STOK, t]) * v[DU, t] * top
-        if value > 0.0:
-            least = min(least, max(0.0, v[CNODE, t] + s[STAFF]) / value)
-    return T + (1.0 if math.isinf(least) else least / (1.0 + least))
+def order(V: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Each row's place in :func:`npv_lanes`'s blocks (sort by it): its horizon, then the
+    least demand (per unit of plan) at which its hybrid's rule is not skipped in some month
+    before exit (mapped into [0, 1)), so that rows that skip the rule at the same demands
+    share blocks and a month's rule is skipped for all of a block's lanes more often (at
+    the default book's report demands, in 62% of the blocks' months instead of 85%); inf
+    for a row whose purchases stop depreciating before exit (:func:`.npv.npv_cell`'s)."""
+    key = np.empty(V.shape[0])
+    for i in range(V.shape[0]):
+        v, s = V[i], S[i]
+        T, ex = int(s[T_]), int(s[EXIT])
+        if s[TAX] != 0.0 and s[LIFE] < s[EXIT]:
+            key[i] = math.inf
+            continue
+        top = s[HP] * s[A_] + (1.0 - s[HP]) * s[B_]
+        least = math.inf
+        for t in range(min(T, ex)):
+            value = (v[PBAR, t] - v[STOK, t]) * v[DU, t] * top
+            if value > 0.0:
+                least = min(least, max(0.0, v[CNODE, t] + s[STAFF]) / value)
+        key[i] = T + (1.0 if math.isinf(least) else least / (1.0 + least))
+    return key
 
 
 @jit
-def npv_lanes(V: np.ndarray, S: np.ndarray, dems: np.ndarray, buf: np.ndarray,
+def npv_lanes(V: np.ndarray, S: np.ndarray, dems: np.ndarray, rows: np.ndarray,
               out: np.ndarray) -> None:
-    """:func:`.npv.npv_cell` of every row of ``V, S`` at every demand of ``dems`` into
-    ``out`` (rows, demands, NRES_OUT), :data:`L` rows at a time (the last block padded
-    with its final row); rows whose purchases stop depreciating before exit one at a
-    time. ``buf``: the hybrid rule's scratch (:func:`.hybrid.n_star`)."""
-    n, months = V.shape[0], V.shape[2]
-    W = np.empty((NW_NPV, months))
-    key = np.empty(n)
-    m = 0
-    for i in range(n):
-        if S[i, TAX] != 0.0 and S[i, LIFE] < S[i, EXIT]:
-            for jd in range(dems.shape[0]):
-                npv_cell(V[i], S[i], dems[jd], W, buf, out[i, jd])
-            key[i] = math.inf
-        else:
-            key[i] = _order(V[i], S[i])
-            m += 1
-    rows = np.argsort(key)
+    """:func:`.npv.npv_cell` of the rows ``rows`` of ``V, S`` at every demand of ``dems``
+    into ``out`` (rows of ``V``, demands, NRES_OUT), :data:`L` rows at a time in the
+    order of ``rows`` (the last block padded with its final row); every row's purchases
+    still depreciating at exit (the others have :func:`order` inf)."""
+    months = V.shape[2]
+    m = rows.shape[0]
     Vl = np.empty(months * NV * L)
     q = np.empty(NQ * L)
     st = np.empty(NST * L)
