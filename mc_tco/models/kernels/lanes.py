@@ -215,11 +215,14 @@ def _needs(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
     for j in range(L):
         top[j] = 0.0
         cy[j] = cy[L + j] = cy[2 * L + j] = 0.0
+        cy[3 * L + j] = q[QSTART * L + j]
     for t in range(tm):
         o, w, tf = t * NV * L, t * NWK * L, float(t)
         for j in range(L):
             s0, term = q[QSTART * L + j], q[QTERM * L + j]
-            ts = s0 + np.floor((tf - s0) / term) * term
+            ts = cy[3 * L + j]  # (from t = start on: start + term floor((t - start) / term))
+            ts = ts + term if tf >= ts + term else ts
+            cy[3 * L + j] = ts
             need = wk[w + WNEED * L + j]
             first = tf == ts
             run = need if first else max(cy[j], need)
@@ -231,18 +234,19 @@ def _needs(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
             wk[w + WIN * L + j] = 1.0 if ((tf >= s0) & (ts < q[QEX * L + j])
                                           & (tf < q[QT * L + j])) else 0.0
             top[j] = max(top[j], need) if tf < q[QEX * L + j] else top[j]
-    for r in range(tm):  # (unsigned indices: no wraparound test, which LLVM cannot vectorize
-        t = tm - 1 - r     # in a descending loop)
+    for r in range(tm):  # (unsigned indices: no wraparound test in a descending loop)
+        t = tm - 1 - r
         w, tf = t * NWK * L, float(t)
         for j in range(L):
-            s0, term = q[QSTART * L + j], q[QTERM * L + j]
-            ts = s0 + np.floor((tf - s0) / term) * term
+            term = q[QTERM * L + j]
+            ts = cy[3 * L + j]  # (back to the term start holding t, from t = start on)
+            ts = ts - term if tf < ts else ts
+            cy[3 * L + j] = ts
             last = (tf == ts + term - 1.0) | (tf == q[QT * L + j] - 1.0)
-            term_in = (tf >= s0) & (ts < q[QEX * L + j]) & (tf < q[QT * L + j])
-            ires = np.uint64(w + WNRES * L + j)
             most = rb[np.uint64(t * L + j)] if last else cy[2 * L + j]
             cy[2 * L + j] = most
-            wk[ires] = most if term_in else 0.0
+            wk[np.uint64(w + WNRES * L + j)] = (most if wk[np.uint64(w + WIN * L + j)] > 0.0
+                                                else 0.0)
 
 
 @jit(inline="always")
@@ -454,7 +458,7 @@ def npv_lanes(V: np.ndarray, S: np.ndarray, dems: np.ndarray, rows: np.ndarray,
     q = np.empty(NQ * L)
     st = np.empty(NST * L)
     wk = np.empty(months * NWK * L)
-    cy = np.empty(3 * L)
+    cy = np.empty(4 * L)
     rb = np.empty(months * L)
     top = np.empty(L)
     blk = np.empty(L, np.int64)
