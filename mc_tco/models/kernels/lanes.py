@@ -11,12 +11,16 @@ per-row branch of that loop is a per-lane select:
   filled with its last month and a discount factor of 0, so that they add exactly 0 to
   every sum and leave every running maximum as it was;
 * the exit, ``before``, the staff, the hybrid's ``owns`` and its zero-demand case: selects;
-* the reserved terms (each term's largest need, which looks ahead): :func:`.npv.fleet`'s
-  loop, per lane, over the needs of a first pass;
+* the reserved terms (each term's largest need, which looks ahead): in a first pass
+  (:func:`.lanes_loop.needs`), forward the term start carried and the running largest need,
+  backward the term's largest need from its last month;
 * the resale factor ``keep ** ((exit - t) / 12)`` of a month with a purchase: a scalar loop
   after the lanes' (a purchase is rare);
 * :func:`.block._peak_exact` and the hybrid's skip test (no node can pay): the fast path
-  where they hold for every lane of the block, the exact one where any lane needs it.
+  where they hold for every lane of the block, the exact one where any lane needs it
+  (:func:`order` puts rows that skip the hybrid's rule at the same demands together).
+
+The month loops and the buffers' layout are in :mod:`.lanes_loop`.
 
 The fleet sizes are found in closed form (:func:`.block._fleet`, :func:`.block.n_star_closed`,
 tested against the scalar loop's searches): the same whole numbers except where a size's
@@ -32,342 +36,31 @@ import math
 
 import numpy as np
 
-from .block import _eta, _first, _first_peak, _fleet, _margin, _peak_exact, _with_spares
-from .hybrid import eta, load_share
+from . import lanes_loop as lp
 from .jit import jit
+from .lanes_loop import L, at
 from .npv import ANN, HYB_TOP, NPV, SUM_API, SUM_DD, SUM_SOV
 from .rows import (
     A_,
     B_,
     BONUS,
-    CAP,
     CDISC,
     CNODE,
-    COLO,
     DISC,
     DU,
-    E1,
     EXIT,
-    G_,
-    HOURS_PER_MONTH,
     HP,
     KEEP,
     LIFE,
-    MF12,
-    NET,
-    NODE0,
     NV,
     ORES,
     PBAR,
-    PC,
-    PHI,
     PN,
-    POWER,
-    RESD,
-    RN,
-    SELF,
-    SFULL,
-    SOV,
-    SPARE,
-    SSD,
     STAFF,
-    START,
     STOK,
     T_,
     TAX,
-    TBPT,
-    TERM,
-    TOL,
-    UTIL,
 )
-
-L = 16  # rows per block (lanes)
-# ---- lane scalars (offsets in units of L)
-(QT, QEX, QA, QHP, QB, QUT, QE1, QSF, QSPARE, QPC, QORUN, QSTAFF, QTBPT, QSSD, QMF12, QNET1,
- QG, QSOV, QRESP, QINV, QBETA, QFLOOR, QCEIL, QCAPQ, QIES, QTOP, QKEEP, QSTART, QTERM) = range(29)
-NQ = 29
-# ---- state (offsets in units of L): running maxima, storage, the sums of npv_cell
-(NBT, NBP, NHT, NHP, OWNS, TBB, TBR, TBH, UPB, UPH, C1, C2, C3, C4, C5, R1, R5, SAPI, SDD,
- SSOV, SANN, HYBT, NS, CLOSED, PARTB, PARTH) = range(26)
-# the purchase streams, four moments each (sum d cx, sum CDISC[t] cx, sum t cx, sum cx):
-# buy, buy's SSDs (also rent's and owned's), reserved, hybrid
-MB, MS, MR, MH = range(26, 42, 4)
-NST = 42
-# ---- the first pass's months (offsets (t * NWK + k) * L): need, the hybrid's first size
-# reaching the peak, the reserved term's need, its node rent, in a term
-WNEED, WNA, WNRES, WRT0, WIN = range(5)
-NWK = 5
-
-
-@jit(inline="always")
-def _n_star(u: float, q: float, value: float, c: float, staff: float, a: float, hp: float,
-            b: float, e1: float, inv: float, beta: float, capq: float, floor_s: float,
-            ceil_s: float, inv_eta_s: float, na: float) -> float:
-    """:func:`.block.n_star_closed` (the same sizes, margins and pick) with the largest
-    size within the tolerance of the best found as a tree of maxima instead of a chain
-    (the month loop's longest dependency: a lane-block is latency-bound there)."""
-    nb = na if b >= a else _first(b * q, e1, inv, beta, capq, floor_s, inv_eta_s)
-    n2, n4 = max(1.0, nb - 1.0), max(1.0, na - 1.0)
-    n6, n7 = min(na, floor_s), min(na, ceil_s)
-    m1 = _margin(1.0, u, value, c, staff, a, hp, b, e1, inv)
-    m2 = _margin(n2, u, value, c, staff, a, hp, b, e1, inv)
-    m3 = _margin(nb, u, value, c, staff, a, hp, b, e1, inv)
-    m4 = _margin(n4, u, value, c, staff, a, hp, b, e1, inv)
-    m5 = _margin(na, u, value, c, staff, a, hp, b, e1, inv)
-    m6 = _margin(n6, u, value, c, staff, a, hp, b, e1, inv)
-    m7 = _margin(n7, u, value, c, staff, a, hp, b, e1, inv)
-    best = max(0.0, max(max(max(m1, m2), max(m3, m4)), max(max(m5, m6), m7)))
-    thr = best - TOL * max(1.0, abs(best))
-    p1 = 1.0 if m1 >= thr else 0.0
-    p2 = n2 if m2 >= thr else 0.0
-    p3 = nb if m3 >= thr else 0.0
-    p4 = n4 if m4 >= thr else 0.0
-    p5 = na if m5 >= thr else 0.0
-    p6 = n6 if m6 >= thr else 0.0
-    p7 = n7 if m7 >= thr else 0.0
-    return max(max(max(p1, p2), max(p3, p4)), max(max(p5, p6), p7))
-
-
-@jit
-def _load(V: np.ndarray, S: np.ndarray, blk: np.ndarray, Vl: np.ndarray,
-          q: np.ndarray) -> int:
-    """The month vectors of the rows ``blk`` lane-major into ``Vl`` ((t NV + k) L + j; past
-    a row's horizon its last month with a discount factor of 0) and their scalars into
-    ``q``; returns the block's longest horizon."""
-    tm = 1
-    for j in range(L):
-        tm = max(tm, int(S[blk[j], T_]))
-    for k in range(NV):  # (a vector at a time: its months' lines stay in the L1 cache)
-        for j in range(L):
-            i = blk[j]
-            T = int(S[i, T_])
-            for t in range(T):
-                Vl[(t * NV + k) * L + j] = V[i, k, t]
-            for t in range(T, tm):
-                Vl[(t * NV + k) * L + j] = 0.0 if k == DISC else V[i, k, T - 1]
-    for j in range(L):
-        s = S[blk[j]]
-        T = int(s[T_])
-        e1, sf = s[E1], s[SFULL]
-        inv = 1.0 / (sf - 1.0)
-        floor_s = np.floor(sf)
-        q[QT * L + j] = T
-        q[QEX * L + j] = s[EXIT]
-        q[QA * L + j] = s[A_]
-        q[QHP * L + j] = s[HP]
-        q[QB * L + j] = s[B_]
-        q[QUT * L + j] = s[UTIL]
-        q[QE1 * L + j] = e1
-        q[QSF * L + j] = sf
-        q[QSPARE * L + j] = s[SPARE]
-        q[QPC * L + j] = s[POWER] + s[COLO]
-        q[QORUN * L + j] = s[POWER] + s[COLO] + s[MF12] * s[NODE0]
-        q[QSTAFF * L + j] = s[STAFF]
-        q[QTBPT * L + j] = s[TBPT]
-        q[QSSD * L + j] = s[SSD]
-        q[QMF12 * L + j] = s[MF12]
-        q[QNET1 * L + j] = 1.0 + s[NET]
-        q[QG * L + j] = s[G_]
-        q[QSOV * L + j] = s[SOV]
-        q[QRESP * L + j] = s[G_] * (1.0 - s[RESD]) * HOURS_PER_MONTH
-        q[QINV * L + j] = inv
-        q[QBETA * L + j] = (1.0 - e1) * inv
-        q[QFLOOR * L + j] = floor_s
-        q[QCEIL * L + j] = np.ceil(sf)
-        q[QCAPQ * L + j] = floor_s * _eta(floor_s, e1, inv)
-        q[QIES * L + j] = 1.0 / _eta(max(sf, 1.0), e1, inv)
-        q[QTOP * L + j] = s[HP] * s[A_] + (1.0 - s[HP]) * s[B_]
-        q[QKEEP * L + j] = s[KEEP]
-        q[QSTART * L + j] = s[START]
-        q[QTERM * L + j] = int(s[TERM])
-    return tm
-
-
-@jit
-def _needs(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
-           top: np.ndarray, cy: np.ndarray, rb: np.ndarray) -> None:
-    """:func:`.npv.fleet` of the block at ``dem``: each month's need and the hybrid's first
-    size reaching the peak (lanes), then the reserved terms (per lane) into ``wk``; each
-    row's largest need before exit (owned's fleet) into ``top``."""
-    for t in range(tm):
-        o, w = t * NV * L, t * NWK * L
-        inexact = 0
-        for j in range(L):
-            x = dem * Vl[o + DU * L + j] * q[QA * L + j] / (
-                Vl[o + CAP * L + j] * q[QUT * L + j])
-            e1, inv = q[QE1 * L + j], q[QINV * L + j]
-            k = _fleet(x, e1, inv, q[QBETA * L + j], q[QCAPQ * L + j], q[QFLOOR * L + j],
-                       q[QIES * L + j])
-            wk[w + WNEED * L + j] = _with_spares(k, q[QSPARE * L + j])
-            wk[w + WNA * L + j] = _first_peak(k, x, e1, inv)
-            inexact += 0 if _peak_exact(x, e1) else 1
-        if inexact:  # (a load of ~1e8 nodes, or a scale efficiency near 0)
-            for j in range(L):
-                x = dem * Vl[o + DU * L + j] * q[QA * L + j] / (
-                    Vl[o + CAP * L + j] * q[QUT * L + j])
-                wk[w + WNA * L + j] = _first(x, q[QE1 * L + j], q[QINV * L + j],
-                                             q[QBETA * L + j], q[QCAPQ * L + j],
-                                             q[QFLOOR * L + j], q[QIES * L + j])
-    # the reserved terms (:func:`.npv.fleet`'s loop): each month's term start ``s`` (terms
-    # of ``term`` months from ``start`` while ``s < exit``, the last cut at the horizon);
-    # forward, the running largest need of its term and the rent of its first month;
-    # backward, the term's largest need (the running one at its last month)
-    for j in range(L):
-        top[j] = 0.0
-        cy[j] = cy[L + j] = cy[2 * L + j] = 0.0
-        cy[3 * L + j] = q[QSTART * L + j]
-    for t in range(tm):
-        o, w, tf = t * NV * L, t * NWK * L, float(t)
-        for j in range(L):
-            s0, term = q[QSTART * L + j], q[QTERM * L + j]
-            ts = cy[3 * L + j]  # (from t = start on: start + term floor((t - start) / term))
-            ts = ts + term if tf >= ts + term else ts
-            cy[3 * L + j] = ts
-            need = wk[w + WNEED * L + j]
-            first = tf == ts
-            run = need if first else max(cy[j], need)
-            rent = Vl[o + RN * L + j] if first else cy[L + j]
-            cy[j] = run
-            cy[L + j] = rent
-            rb[t * L + j] = run
-            wk[w + WRT0 * L + j] = rent
-            wk[w + WIN * L + j] = 1.0 if ((tf >= s0) & (ts < q[QEX * L + j])
-                                          & (tf < q[QT * L + j])) else 0.0
-            top[j] = max(top[j], need) if tf < q[QEX * L + j] else top[j]
-    for r in range(tm):  # (unsigned indices: no wraparound test in a descending loop)
-        t = tm - 1 - r
-        w, tf = t * NWK * L, float(t)
-        for j in range(L):
-            term = q[QTERM * L + j]
-            ts = cy[3 * L + j]  # (back to the term start holding t, from t = start on)
-            ts = ts - term if tf < ts else ts
-            cy[3 * L + j] = ts
-            last = (tf == ts + term - 1.0) | (tf == q[QT * L + j] - 1.0)
-            most = rb[np.uint64(t * L + j)] if last else cy[2 * L + j]
-            cy[2 * L + j] = most
-            wk[np.uint64(w + WNRES * L + j)] = (most if wk[np.uint64(w + WIN * L + j)] > 0.0
-                                                else 0.0)
-
-
-@jit(inline="always")
-def _moments(st: np.ndarray, k: int, j: int, d: float, cdt: float, t: float,
-             cx: float) -> None:
-    st[k * L + j] += d * cx
-    st[(k + 1) * L + j] += cdt * cx
-    st[(k + 2) * L + j] += t * cx
-    st[(k + 3) * L + j] += cx
-
-
-@jit
-def _months(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
-            st: np.ndarray) -> None:
-    """:func:`.npv.npv_cell`'s month loop of the block at ``dem``, the sums into ``st``."""
-    st[:] = 0.0
-    for t in range(tm):
-        o, w = t * NV * L, t * NWK * L
-        tf = float(t)
-        # the hybrid's rule: none where no node can pay (with c >= 0 a fleet of n >= 1
-        # earns at most value (hp a + (1 - hp) b) - c - staff), 0 or 1 at no demand
-        closed = 0
-        for j in range(L):
-            D = dem * Vl[o + DU * L + j]
-            staff = q[QSTAFF * L + j] if tf < q[QEX * L + j] else 0.0
-            cnode = Vl[o + CNODE * L + j]
-            value = (Vl[o + PBAR * L + j] - Vl[o + STOK * L + j]) * D
-            skip = (cnode >= 0.0) & (max(0.0, value) * q[QTOP * L + j] - cnode - staff
-                                     < -TOL)
-            zero = 1.0 if -cnode - staff >= -TOL else 0.0
-            st[NS * L + j] = zero if D == 0.0 else 0.0
-            c = 0 if D == 0.0 or skip else 1
-            st[CLOSED * L + j] = c
-            closed += c
-        if closed:
-            for j in range(L):
-                D = dem * Vl[o + DU * L + j]
-                staff = q[QSTAFF * L + j] if tf < q[QEX * L + j] else 0.0
-                cu = Vl[o + CAP * L + j] * q[QUT * L + j]
-                value = (Vl[o + PBAR * L + j] - Vl[o + STOK * L + j]) * D
-                ns = _n_star(cu / D, D / cu, value, Vl[o + CNODE * L + j], staff,
-                                   q[QA * L + j], q[QHP * L + j], q[QB * L + j],
-                                   q[QE1 * L + j], q[QINV * L + j], q[QBETA * L + j],
-                                   q[QCAPQ * L + j], q[QFLOOR * L + j], q[QCEIL * L + j],
-                                   q[QIES * L + j], wk[w + WNA * L + j])
-                st[NS * L + j] = ns if st[CLOSED * L + j] > 0.0 else st[NS * L + j]
-        for j in range(L):
-            D = dem * Vl[o + DU * L + j]
-            p, d = Vl[o + PC * L + j], Vl[o + DISC * L + j]
-            phi, own = Vl[o + PHI * L + j], Vl[o + SELF * L + j]
-            pn = Vl[o + PN * L + j]
-            api = p * D
-            before = tf < q[QEX * L + j]
-            staff = q[QSTAFF * L + j] if before else 0.0
-            st[SANN * L + j] += d
-            st[SAPI * L + j] += d * api
-            st[SDD * L + j] += d * D
-            st[SSOV * L + j] += d * q[QSOV * L + j] * own
-            need = wk[w + WNEED * L + j]
-            nb_top = max(st[NBT * L + j], need)
-            nbt = nb_top if before else 0.0
-            part_b = max(0.0, nbt - st[NBP * L + j]) * pn
-            cu = Vl[o + CAP * L + j] * q[QUT * L + j]
-            nh_top = max(st[NHT * L + j], st[NS * L + j])
-            nht = nh_top if before else 0.0
-            part_h = max(0.0, nht - st[NHP * L + j]) * pn
-            owns = 1.0 if nht > 0.0 else st[OWNS * L + j]
-            e1, sf = q[QE1 * L + j], q[QSF * L + j]
-            y = 0.0 if nht == 0.0 else (math.inf if D == 0.0 else nht * eta(nht, e1, sf) * cu / D)
-            served_h = phi * D * load_share(y, q[QA * L + j], q[QHP * L + j], q[QB * L + j])
-            tbpt, ssd = q[QTBPT * L + j], q[QSSD * L + j]
-            tb = st[TBB * L + j]
-            v = max(tb, tbpt * phi * D)
-            ssd_b = (v - tb) * ssd
-            st[TBB * L + j] = v
-            inres = wk[w + WIN * L + j] * own
-            tb = st[TBR * L + j]
-            v = max(tb, tbpt * inres * D)
-            ssd_r = (v - tb) * ssd
-            st[TBR * L + j] = v
-            tb = st[TBH * L + j]
-            v = max(tb, tbpt * served_h)
-            ssd_h = (v - tb) * ssd
-            st[TBH * L + j] = v
-            mf12 = q[QMF12 * L + j]
-            up_b = st[UPB * L + j] + mf12 * part_b
-            up_h = st[UPH * L + j] + mf12 * part_h
-            served_api = phi * api
-            net1 = q[QNET1 * L + j]
-            net_b, net_h = part_b * net1, part_h * net1
-            pc = q[QPC * L + j]
-            st[C1 * L + j] += d * (served_api - staff - nbt * pc - (up_b if before else 0.0)
-                                   - net_b - ssd_b)
-            st[C2 * L + j] += d * (served_api - staff - need * phi * q[QG * L + j]
-                                   * Vl[o + RN * L + j] * HOURS_PER_MONTH - ssd_b)
-            st[C3 * L + j] += d * (inres * api - staff - wk[w + WNRES * L + j]
-                                   * wk[w + WRT0 * L + j] * q[QRESP * L + j] - ssd_r)
-            st[C4 * L + j] += d * (served_api - staff - nbt * q[QORUN * L + j] - ssd_b)
-            st[C5 * L + j] += d * (p * served_h - (staff if owns > 0.0 else 0.0) - nht * pc
-                                   - (up_h if before else 0.0) - net_h - ssd_h)
-            cdt = Vl[o + CDISC * L + j]
-            _moments(st, MB, j, d, cdt, tf, net_b + ssd_b)
-            _moments(st, MS, j, d, cdt, tf, ssd_b)
-            _moments(st, MR, j, d, cdt, tf, ssd_r)
-            _moments(st, MH, j, d, cdt, tf, net_h + ssd_h)
-            st[PARTB * L + j] = part_b
-            st[PARTH * L + j] = part_h
-            st[NBT * L + j] = nb_top
-            st[NBP * L + j] = nbt
-            st[NHT * L + j] = nh_top
-            st[NHP * L + j] = nht
-            st[OWNS * L + j] = owns
-            st[UPB * L + j] = up_b
-            st[UPH * L + j] = up_h
-            st[HYBT * L + j] = max(st[HYBT * L + j], nht)
-        for j in range(L):  # the resale of a month's purchases (a pow: not in the lanes)
-            part_b, part_h = st[PARTB * L + j], st[PARTH * L + j]
-            if part_b > 0.0:
-                st[R1 * L + j] += part_b * q[QKEEP * L + j] ** ((q[QEX * L + j] - tf) / 12.0)
-            if part_h > 0.0:
-                st[R5 * L + j] += part_h * q[QKEEP * L + j] ** ((q[QEX * L + j] - tf) / 12.0)
 
 
 @jit
@@ -380,14 +73,14 @@ def _results(V: np.ndarray, S: np.ndarray, i: int, j: int, st: np.ndarray, own_t
     x1 = x3 = x5 = xs = p1 = p3 = p5 = ps = b1 = b3 = b5 = bs = 0.0
     if rate != 0.0:  # (every purchase still depreciating at exit: npv_lanes's rows)
         f, cde = (1.0 - bonus) / life, V[i, CDISC, ex]
-        x1, g1, u1, e1_ = st[MB * L + j], st[(MB + 1) * L + j], st[(MB + 2) * L + j], st[
-            (MB + 3) * L + j]
-        xs, gs, us, es = st[MS * L + j], st[(MS + 1) * L + j], st[(MS + 2) * L + j], st[
-            (MS + 3) * L + j]
-        x3, g3, u3, e3 = st[MR * L + j], st[(MR + 1) * L + j], st[(MR + 2) * L + j], st[
-            (MR + 3) * L + j]
-        x5, g5, u5, e5 = st[MH * L + j], st[(MH + 1) * L + j], st[(MH + 2) * L + j], st[
-            (MH + 3) * L + j]
+        x1, g1, u1, e1_ = (at(st, lp.MB, j), at(st, lp.MB + 1, j), at(st, lp.MB + 2, j),
+                           at(st, lp.MB + 3, j))
+        xs, gs, us, es = (at(st, lp.MS, j), at(st, lp.MS + 1, j), at(st, lp.MS + 2, j),
+                          at(st, lp.MS + 3, j))
+        x3, g3, u3, e3 = (at(st, lp.MR, j), at(st, lp.MR + 1, j), at(st, lp.MR + 2, j),
+                          at(st, lp.MR + 3, j))
+        x5, g5, u5, e5 = (at(st, lp.MH, j), at(st, lp.MH + 1, j), at(st, lp.MH + 2, j),
+                          at(st, lp.MH + 3, j))
         p1 = bonus * x1 + f * (cde * e1_ - g1)
         ps = bonus * xs + f * (cde * es - gs)
         p3 = bonus * x3 + f * (cde * e3 - g3)
@@ -399,9 +92,9 @@ def _results(V: np.ndarray, S: np.ndarray, i: int, j: int, st: np.ndarray, own_t
         x1 -= xs
         p1 -= ps
         b1 -= bs
-    c1, c2, c3, c4, c5 = (st[C1 * L + j], st[C2 * L + j], st[C3 * L + j], st[C4 * L + j],
-                          st[C5 * L + j])
-    r1, r5, s_sov = st[R1 * L + j], st[R5 * L + j], st[SSOV * L + j]
+    c1, c2, c3 = at(st, lp.C1, j), at(st, lp.C2, j), at(st, lp.C3, j)
+    c4, c5 = at(st, lp.C4, j), at(st, lp.C5, j)
+    r1, r5, s_sov = at(st, lp.R1, j), at(st, lp.R5, j), at(st, lp.SSOV, j)
     d_ex = V[i, DISC, ex]
     k = 1.0 - rate
     owned_out = own_top * V[i, PN, 0] * s[ORES]
@@ -413,11 +106,11 @@ def _results(V: np.ndarray, S: np.ndarray, i: int, j: int, st: np.ndarray, own_t
     out[NPV + 4] = (k * c4 - rate * xs + rate * ps + s_sov + d_ex * rate * bs
                     - owned_out + d_ex * owned_out * keep ** (ex / 12.0))
     out[NPV + 5] = k * c5 - rate * x5 + rate * p5 + d_ex * (r5 - rate * (r5 - b5))
-    out[SUM_API] = st[SAPI * L + j]
+    out[SUM_API] = at(st, lp.SAPI, j)
     out[SUM_SOV] = s_sov
-    out[SUM_DD] = st[SDD * L + j]
-    out[ANN] = st[SANN * L + j]
-    out[HYB_TOP] = st[HYBT * L + j]
+    out[SUM_DD] = at(st, lp.SDD, j)
+    out[ANN] = at(st, lp.SANN, j)
+    out[HYB_TOP] = at(st, lp.HYBT, j)
 
 
 @jit
@@ -455,9 +148,9 @@ def npv_lanes(V: np.ndarray, S: np.ndarray, dems: np.ndarray, rows: np.ndarray,
     months = V.shape[2]
     m = rows.shape[0]
     Vl = np.empty(months * NV * L)
-    q = np.empty(NQ * L)
-    st = np.empty(NST * L)
-    wk = np.empty(months * NWK * L)
+    q = np.empty(lp.NQ * L)
+    st = np.empty(lp.NST * L)
+    wk = np.empty(months * lp.NWK * L)
     cy = np.empty(4 * L)
     rb = np.empty(months * L)
     top = np.empty(L)
@@ -466,9 +159,9 @@ def npv_lanes(V: np.ndarray, S: np.ndarray, dems: np.ndarray, rows: np.ndarray,
         cnt = min(L, m - lo)
         for j in range(L):
             blk[j] = rows[lo + min(j, cnt - 1)]
-        tm = _load(V, S, blk, Vl, q)
+        tm = lp.load(V, S, blk, Vl, q)
         for jd in range(dems.shape[0]):
-            _needs(dems[jd], tm, Vl, q, wk, top, cy, rb)
-            _months(dems[jd], tm, Vl, q, wk, st)
+            lp.needs(dems[jd], tm, Vl, q, wk, top, cy, rb)
+            lp.month_loop(dems[jd], tm, Vl, q, wk, st)
             for j in range(cnt):
                 _results(V, S, blk[j], j, st, top[j], out[blk[j], jd])
