@@ -44,6 +44,8 @@ def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray) ->
     :func:`.lanes.npv_lanes` (rows in the lanes, in the blocks of :func:`.lanes.order`;
     the rows it leaves to the scalar loop through ``npv_row``). (A Python function: the
     two kernels are compiled apart, each when first used.)"""
+    dems = np.array(dems, dtype=float)  # (writable: the model's are read-only, and a
+    # read-only array is another type, compiling npv_row a second time)
     if dems.shape[0] >= PB // 2:
         _npv_rows(V, S, dems, np.arange(V.shape[0]), out)
         return
