@@ -40,6 +40,7 @@ from numba import njit
 
 from mc_tco.book import load_book
 from mc_tco.models import tco
+from mc_tco.models.kernels import grid as kgrid
 from mc_tco.models.kernels import hybrid, npv
 from mc_tco.models.kernels import rows as krows
 
@@ -175,6 +176,13 @@ def main() -> None:
           "cell-months/s")
     print(f"ratio v3 target path / fused reference: {t_ref / t_hot:.2f}; "
           f"/ scalar month loop: {t_scalar / t_hot:.2f}")
+    few = np.asarray(tco.REPORT_DEMANDS, dtype=float)  # < 8 demands: rows in the lanes
+    res_few, out_few = np.empty((rows_n, few.size, npv.NRES_OUT)), np.empty((rows_n, few.size))
+    t_few, t_few_s = (best(lambda: kgrid.npv_grid(V, S, few, res_few), args.repeats),
+                      best(lambda: scalar_npv(V, S, few, out_few), args.repeats))
+    print(f"few demands ({few.size}, as the Shapley pass; lanes.npv_lanes, kernel alone): "
+          f"{t_few:.3f} s, {rows * few.size * months / t_few / 1e6:.1f}M cell-months/s; "
+          f"scalar month loop {t_few_s:.3f} s; ratio {t_few_s / t_few:.2f}")
 
     sys.path.insert(0, str(HERE))
     import tco_v1_reference as v1

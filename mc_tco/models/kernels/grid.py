@@ -9,11 +9,12 @@ import math
 
 import numpy as np
 
+from . import lanes
 from . import npv as fast
 from .block import PB, npv_row
 from .cell import NOUT, NW, NZ, cell
 from .jit import jit
-from .rows import CNODE, DISC, DU, EXIT, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
+from .rows import CNODE, DISC, DU, EXIT, LIFE, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
 
 @jit
@@ -27,13 +28,31 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 @jit
+def _npv_rows(V: np.ndarray, S: np.ndarray, dems: np.ndarray, which: np.ndarray,
+              out: np.ndarray) -> None:
+    """:func:`.block.npv_row` of the rows ``which`` into ``out``."""
+    _, _, buf = _scratch(V, S)
+    for i in which:
+        npv_row(V[i], S[i], dems, buf, out[i])
+
+
 def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray) -> None:
     """The npv of every strategy and the sums the level cost needs (:mod:`.npv`'s result
     vector) of every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows,
-    demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`)."""
-    _, _, buf = _scratch(V, S)
-    for i in range(V.shape[0]):
-        npv_row(V[i], S[i], dems, buf, out[i])
+    demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`: demands in the SIMD
+    lanes), or for fewer than ``PB / 2`` demands (the Shapley pass's report points)
+    :func:`.lanes.npv_lanes` (rows in the lanes; the rows it leaves to the scalar loop
+    through ``npv_row``). (A Python function: the
+    two kernels are compiled apart, each when first used.)"""
+    dems = np.array(dems, dtype=float)  # (writable: the model's are read-only, and a
+    # read-only array is another type, compiling npv_row a second time)
+    if dems.shape[0] >= PB // 2:
+        _npv_rows(V, S, dems, np.arange(V.shape[0]), out)
+        return
+    short = (S[:, TAX] != 0.0) & (S[:, LIFE] < S[:, EXIT])  # (purchases depreciated before
+    lanes.npv_lanes(V, S, dems, np.flatnonzero(~short), out)  # exit: npv_cell's)
+    if short.any():
+        _npv_rows(V, S, dems, np.flatnonzero(short), out)
 
 
 @jit
