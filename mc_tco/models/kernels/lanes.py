@@ -16,14 +16,14 @@ per-row branch of that loop is a per-lane select:
   backward the term's largest need from its last month;
 * the resale factor ``keep ** ((exit - t) / 12)`` of a month with a purchase: a scalar loop
   after the lanes' (a purchase is rare);
-* :func:`.block._peak_exact` and the hybrid's skip test (no node can pay): the fast path
+* :func:`.hybrid.peak_exact` and the hybrid's skip test (no node can pay): the fast path
   where they hold for every lane of the block, the exact one where any lane needs it
   (rows sorted so that rows skipping the rule at the same demands share blocks ran 6%
   slower: a block's rows are then far apart in memory).
 
 The month loops and the buffers' layout are in :mod:`.lanes_loop`.
 
-The fleet sizes are found in closed form (:func:`.block._fleet`, :func:`.block.n_star_closed`,
+The fleet sizes are found in closed form (:func:`.hybrid.fleet_size`, :func:`.hybrid.n_star_closed`,
 tested against the scalar loop's searches): the same whole numbers except where a size's
 capacity equals the load to the last bit, or the hybrid's margins tie to 1e-9 along a
 stretch (MODEL.md's tie rule, :mod:`.hybrid`). Rows whose purchases stop depreciating

@@ -15,8 +15,13 @@ import math
 
 import numpy as np
 
-from .block import _eta, _first, _first_peak, _fleet, _peak_exact, _with_spares, n_star_closed
-from .hybrid import eta, load_share
+from .hybrid import eta, load_share, n_star_closed
+from .hybrid import eta_inv as _eta
+from .hybrid import first_peak as _first_peak
+from .hybrid import first_reaching as _first
+from .hybrid import fleet_size as _fleet
+from .hybrid import peak_exact as _peak_exact
+from .hybrid import with_spares as _with_spares
 from .jit import jit
 from .rows import (
     A_,
