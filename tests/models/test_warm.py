@@ -13,6 +13,7 @@ from numba import typeof
 
 import mc_tco
 from mc_tco.models import tco
+from mc_tco.models.compile_cells import compile_cells
 from mc_tco.models.kernels import grid, warm
 
 
@@ -97,7 +98,7 @@ def test_the_helper_calls_the_kernels_with_a_runs_types(monkeypatch):
     for name in ("grid", "cash"):
         monkeypatch.setattr(grid, name, _recorder(helper, name))
     monkeypatch.setattr(tco, "check_outputs", lambda *a, **k: None)  # (nothing computed)
-    warm.compile_cells()
+    compile_cells()
     run: dict = {}
     for name in ("grid", "cash"):
         monkeypatch.setattr(grid, name, _recorder(run, name))

@@ -8,7 +8,8 @@ compiling on one core while the other waited. Two sets of kernels share nothing 
 hybrid's rule, and :func:`.grid.breakeven`), and the cells' outputs of the base rows
 (:func:`.grid.grid` with :func:`.cell.cell`, :func:`.grid.cash`, :func:`.irr.yearly_irr`).
 On a cold cache :func:`start` (from the model's first call) launches a helper process that
-compiles the second set into the on-disk cache through the model itself, on a few rows of
+compiles the second set into the on-disk cache through the model itself
+(:func:`mc_tco.models.compile_cells.compile_cells`), on a few rows of
 the shipped default book at its medians, while this process compiles the first as it
 needs it; :func:`wait`, before the model's first call of the second set, waits for the
 helper, so that set is loaded from the cache instead of compiled twice.
@@ -31,10 +32,6 @@ __all__ = ["start", "wait"]
 _lock = threading.Lock()
 _started = False
 _helper: subprocess.Popen | None = None
-#: the outputs whose kernels the helper compiles (every output but the npv's, which this
-#: process compiles first, and the break-even demand, which reuses the npv chain)
-HELPER_OUTPUTS = ("cost_component", "irr", "payback_months", "nodes", "cash_path",
-                  "cash_by_year")
 
 
 def _cached(kernel: object) -> bool:
@@ -68,7 +65,7 @@ def start() -> None:
             return
         try:
             _helper = subprocess.Popen(
-                [sys.executable, "-c", "from mc_tco.models.kernels.warm import compile_cells;"
+                [sys.executable, "-c", "from mc_tco.models.compile_cells import compile_cells;"
                  " compile_cells()"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, env={**os.environ, "MC_TCO_PARALLEL_COMPILE": "0"})
@@ -91,25 +88,3 @@ def wait() -> None:
         except subprocess.TimeoutExpired:  # (a stuck helper: compile here instead)
             helper.kill()
         _helper = None
-
-
-def compile_cells() -> None:
-    """The helper process: the model's cells' outputs on a few rows of the shipped default
-    book at its medians (the same calls, so the same signatures, as a run's)."""
-    import numpy as np
-    import xarray as xr
-
-    from mc_tco.book import load_book
-    from mc_tco.book.shipped import DEFAULT, NEXT_TO_PACKAGE
-    from mc_tco.models import tco
-
-    path = NEXT_TO_PACKAGE / DEFAULT
-    if not path.is_file():
-        return
-    book = load_book(path)
-    data = {name: ("sample", np.full(2, float(inp.value) if inp.is_constant
-                                     else float(inp.ppf(np.array([0.5]))[0])))
-            for name, inp in book.inputs.items()}
-    inputs = xr.Dataset(data, coords={"demand": np.geomspace(1e9, 1e13, 17)})
-    inputs.attrs["outputs"] = list(HELPER_OUTPUTS)
-    tco.model(inputs)

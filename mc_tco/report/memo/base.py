@@ -111,8 +111,12 @@ def run_sections(ctx: MemoBase, sections: Sequence[SectionFn],
     (and still placed in order): those that wait for something still being made.
     """
     made: dict[int, Section | None] = {}
-    for i, f in sorted(enumerate(sections), key=lambda x: x[1] in last):
-        made[i] = f(ctx)
+    for i, f in enumerate(sections):
+        if f not in last:
+            made[i] = f(ctx)
+    for i, f in enumerate(sections):
+        if f in last:
+            made[i] = f(ctx)
     out = []
     for i in range(len(sections)):
         sec = made[i]
