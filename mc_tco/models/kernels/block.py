@@ -43,7 +43,18 @@ from .hybrid import n_star_sizes
 from .hybrid import peak_exact as _peak_exact
 from .hybrid import with_spares as _with_spares
 from .jit import jit
-from .npv import ANN, HYB_TOP, NPV, NRES_OUT, NW_NPV, SUM_API, SUM_DD, SUM_SOV, npv_cell
+from .npv import (
+    ANN,
+    HYB_TOP,
+    NPV,
+    NRES_OUT,
+    NW_NPV,
+    SUM_API,
+    SUM_DD,
+    SUM_SOV,
+    depreciated,
+    npv_cell,
+)
 from .rows import (
     A_,
     B_,
@@ -117,7 +128,8 @@ def _depreciation(st: np.ndarray, k: int, j: int, bonus: float, f: float, cde: f
     ``cde = CDISC[exit]``; every purchase before exit, still depreciating at exit)."""
     x, g, u, e = (st[k * PB + j], st[(k + 1) * PB + j], st[(k + 2) * PB + j],
                   st[(k + 3) * PB + j])
-    return x, bonus * x + f * (cde * e - g), (1.0 - bonus) * e - f * (ex * e - u)
+    p, b = depreciated(x, g, u, e, bonus, f, cde, ex)  # (npv.py's formula)
+    return x, p, b
 
 
 # ---- the month table of a row (:func:`_months`, rows of months): what depends on the

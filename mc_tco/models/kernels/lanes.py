@@ -37,7 +37,7 @@ import numpy as np
 from . import lanes_loop as lp
 from .jit import jit
 from .lanes_loop import L, at
-from .npv import ANN, HYB_TOP, NPV, SUM_API, SUM_DD, SUM_SOV
+from .npv import ANN, HYB_TOP, NPV, SUM_API, SUM_DD, SUM_SOV, depreciated
 from .rows import (
     BONUS,
     CDISC,
@@ -70,14 +70,10 @@ def _results(V: np.ndarray, S: np.ndarray, i: int, j: int, st: np.ndarray, own_t
                           at(st, lp.MR + 3, j))
         x5, g5, u5, e5 = (at(st, lp.MH, j), at(st, lp.MH + 1, j), at(st, lp.MH + 2, j),
                           at(st, lp.MH + 3, j))
-        p1 = bonus * x1 + f * (cde * e1_ - g1)
-        ps = bonus * xs + f * (cde * es - gs)
-        p3 = bonus * x3 + f * (cde * e3 - g3)
-        p5 = bonus * x5 + f * (cde * e5 - g5)
-        b1 = (1.0 - bonus) * e1_ - f * (ex * e1_ - u1)
-        bs = (1.0 - bonus) * es - f * (ex * es - us)
-        b3 = (1.0 - bonus) * e3 - f * (ex * e3 - u3)
-        b5 = (1.0 - bonus) * e5 - f * (ex * e5 - u5)
+        p1, b1 = depreciated(x1, g1, u1, e1_, bonus, f, cde, ex)
+        ps, bs = depreciated(xs, gs, us, es, bonus, f, cde, ex)
+        p3, b3 = depreciated(x3, g3, u3, e3, bonus, f, cde, ex)
+        p5, b5 = depreciated(x5, g5, u5, e5, bonus, f, cde, ex)
         x1 -= xs
         p1 -= ps
         b1 -= bs

@@ -81,6 +81,17 @@ def _ceil(v: float) -> float:
 
 
 @jit(inline="always")
+def depreciated(x: float, g: float, u: float, e: float, bonus: float, f: float, cde: float,
+                ex: float) -> tuple[float, float]:
+    """The discounted depreciation and the book value left at exit of a stream of
+    purchases, every one before exit and still depreciating then, from its moments (``x =
+    sum d cx``, ``g = sum CDISC[t] cx``, ``u = sum t cx``, ``e = sum cx``; ``f = (1 -
+    bonus) / L``, ``cde = CDISC[exit]``): the one formula of :func:`npv_cell`,
+    :mod:`.block` and :mod:`.lanes`."""
+    return bonus * x + f * (cde * e - g), (1.0 - bonus) * e - f * (ex * e - u)
+
+
+@jit(inline="always")
 def _dep(cx: float, u: int, ex: int, life: float, bonus: float, cd: np.ndarray,
          d: float) -> tuple[float, float]:
     """Discounted depreciation and book value left at exit of a purchase ``cx`` in ``u``."""
@@ -253,14 +264,10 @@ def npv_cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.nd
         # purchases u < exit (none after): depreciation sum_u cx (bonus d[u] + (1 - bonus)
         # / L (CD[exit] - CD[u])), book value sum_u cx (1 - bonus) (1 - (exit - u) / L)
         f, cde = (1.0 - bonus) / life, cd[ex]
-        p1 = bonus * x1 + f * (cde * e1_ - g1)
-        ps = bonus * xs + f * (cde * es - gs)
-        p3 = bonus * x3 + f * (cde * e3 - g3)
-        p5 = bonus * x5 + f * (cde * e5 - g5)
-        b1 = (1.0 - bonus) * e1_ - f * (ex * e1_ - u1)
-        bs = (1.0 - bonus) * es - f * (ex * es - us)
-        b3 = (1.0 - bonus) * e3 - f * (ex * e3 - u3)
-        b5 = (1.0 - bonus) * e5 - f * (ex * e5 - u5)
+        p1, b1 = depreciated(x1, g1, u1, e1_, bonus, f, cde, ex)
+        ps, bs = depreciated(xs, gs, us, es, bonus, f, cde, ex)
+        p3, b3 = depreciated(x3, g3, u3, e3, bonus, f, cde, ex)
+        p5, b5 = depreciated(x5, g5, u5, e5, bonus, f, cde, ex)
         x1 -= xs  # (buy's X is x1 + xs below)
         p1 -= ps
         b1 -= bs
