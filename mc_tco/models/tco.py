@@ -173,7 +173,10 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
     ann = S[:, rows.ANN]
     if want & (FAST | {"saving"}):
         res = np.empty((n, demand.size, npv.NRES_OUT))
-        grid.npv_grid(V, S, demand, res)
+        if "saving" in want:  # (into its array: no temporary of the chunk's size)
+            grid.npv_grid(V, S, demand, res, np.ascontiguousarray(ann), out["saving"][sl])
+        else:
+            grid.npv_grid(V, S, demand, res)
         value = res[:, :, npv.NPV:npv.NPV + 6]
 
         def total() -> np.ndarray:
@@ -184,14 +187,12 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
             return v
 
         dd = res[:, :, npv.SUM_DD, None]
-        fast = {"npv": lambda: value, "saving": lambda: value / ann[:, None, None],
+        fast = {"npv": lambda: value,
                 "cost": lambda: total() / ann[:, None, None],
                 "cost_per_mtok": lambda: np.where(  # NaN where no demand ever arrives
                     dd > 0, total() / dd * 1e6, np.nan)}
-        if "saving" in want:  # (into its array: no temporary of the chunk's size)
-            np.divide(value, ann[:, None, None], out=out["saving"][sl])
         for name, f in fast.items():
-            if name in want and name != "saving":
+            if name in want:
                 out[name][sl] = f()
     cells = want & (set(_PER_STRATEGY) | set(_PER_DEMAND) | {
         "investment", "gpu_share", "storage_to_gpu_ratio", "cost_component"}) - FAST

@@ -29,30 +29,61 @@ def _scratch(V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
 @jit
 def _npv_rows(V: np.ndarray, S: np.ndarray, dems: np.ndarray, which: np.ndarray,
-              out: np.ndarray) -> None:
-    """:func:`.block.npv_row` of the rows ``which`` into ``out``."""
+              out: np.ndarray, by: np.ndarray, saving: np.ndarray) -> None:
+    """:func:`.block.npv_row` of the rows ``which`` into ``out``; with a non-empty
+    ``saving``, also each row's npv divided by its ``by`` into it (while the row is in
+    the cache: :func:`divided`)."""
     _, _, buf = _scratch(V, S)
     for i in which:
         npv_row(V[i], S[i], dems, buf, out[i])
+        if saving.shape[0]:
+            _divided_row(out[i], by[i], saving[i])
 
 
-def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray) -> None:
+@jit
+def _divided_row(src: np.ndarray, b: float, out: np.ndarray) -> None:
+    for d in range(out.shape[0]):
+        for s in range(out.shape[1]):
+            out[d, s] = src[d, fast.NPV + s] / b
+
+
+@jit
+def divided(src: np.ndarray, by: np.ndarray, out: np.ndarray) -> None:
+    """``out[i, d, s] = src[i, d, NPV + s] / by[i]``: the strategies' npv in
+    :func:`npv_grid`'s result divided by a per-row number (the saving: npv over the
+    annuity). numpy's broadcast division over that strided view took 2.4 CPU s of the
+    default run, most of it reading ``src`` back from memory."""
+    for i in range(out.shape[0]):
+        _divided_row(src[i], by[i], out[i])
+
+
+_NONE3, _NONE1 = np.empty((0, 0, 0)), np.empty(0)
+
+
+def npv_grid(V: np.ndarray, S: np.ndarray, dems: np.ndarray, out: np.ndarray,
+             by: np.ndarray | None = None, saving: np.ndarray | None = None) -> None:
     """The npv of every strategy and the sums the level cost needs (:mod:`.npv`'s result
     vector) of every row of ``V, S`` at every demand of ``dems`` into ``out`` (rows,
     demands, NRES_OUT): the engine's hot path (:func:`.block.npv_row`: demands in the SIMD
     lanes), or for fewer than ``PB / 2`` demands (the Shapley pass's report points)
     :func:`.lanes.npv_lanes` (rows in the lanes; the rows it leaves to the scalar loop
-    through ``npv_row``). (A Python function: the
+    through ``npv_row``). With ``by`` and ``saving`` (rows, demands, 6), also the npv
+    divided by ``by`` into ``saving`` (:func:`divided`). (A Python function: the
     two kernels are compiled apart, each when first used.)"""
     dems = np.array(dems, dtype=float)  # (writable: the model's are read-only, and a
     # read-only array is another type, compiling npv_row a second time)
     if dems.shape[0] >= PB // 2:
-        _npv_rows(V, S, dems, np.arange(V.shape[0]), out)
+        if saving is None or by is None:
+            _npv_rows(V, S, dems, np.arange(V.shape[0]), out, _NONE1, _NONE3)
+        else:
+            _npv_rows(V, S, dems, np.arange(V.shape[0]), out, by, saving)
         return
     short = (S[:, TAX] != 0.0) & (S[:, LIFE] < S[:, EXIT])  # (purchases depreciated before
     lanes.npv_lanes(V, S, dems, np.flatnonzero(~short), out)  # exit: npv_cell's)
     if short.any():
-        _npv_rows(V, S, dems, np.flatnonzero(short), out)
+        _npv_rows(V, S, dems, np.flatnonzero(short), out, _NONE1, _NONE3)
+    if saving is not None and by is not None:
+        divided(out, by, saving)
 
 
 @jit
