@@ -14,7 +14,7 @@ grow by about the load over the cores; CPU seconds (user + sys) change less.
     python benchmarks/default_run.py                  # the default run, 3 times
     python benchmarks/default_run.py --repeat 1 --no-shapley
     python benchmarks/default_run.py --big            # also --samples 1048576 (10-30 min)
-    python benchmarks/default_run.py --big-only       # only the 2^20 run
+    python benchmarks/default_run.py --big-only       # only the 2^20 run (--keep-samples targets)
     python benchmarks/default_run.py --first-ever     # empty numba cache first (compiles)
     python benchmarks/default_run.py --shapley-grid   # and one with --shapley-at grid
     python benchmarks/default_run.py --stages         # each stage's wall and CPU seconds
@@ -149,6 +149,9 @@ def main() -> None:
                          "every demand, as before the report-point default), for the ratio")
     ap.add_argument("--big", action="store_true", help="also run --samples 1048576")
     ap.add_argument("--big-only", action="store_true", help="only the --samples 1048576 run")
+    ap.add_argument("--big-keep", choices=("all", "targets"), default="targets",
+                    help="--keep-samples of the 2^20 run: with all, its file is about 37 GB "
+                         "(9.2 GB at 2^18), so the default is targets (about 8 GB)")
     ap.add_argument("--stages", action="store_true",
                     help="only the stages of one default run: wall and CPU seconds each")
     ap.add_argument("--samples", type=int, default=8192, help="base samples of --stages")
@@ -170,7 +173,8 @@ def main() -> None:
     if args.shapley_grid and not args.big_only:
         records.append(one_run([*extra, "--shapley-at", "grid"], "default, --shapley-at grid"))
     if args.big or args.big_only:
-        records.append(one_run(["--samples", "1048576", *extra], "--samples 1048576"))
+        records.append(one_run(["--samples", "1048576", "--keep-samples", args.big_keep, *extra],
+                               f"--samples 1048576 --keep-samples {args.big_keep}"))
     print(f"\n{'run':44s} {'wall s':>8s} {'cpu s':>8s} {'peak MB':>8s} {'file MB':>8s} "
           f"{'load':>5s}")
     for r in records:
