@@ -157,7 +157,8 @@ def add_outputs(reps: Sequence[Any], base: Sequence[np.ndarray], mixed: Sequence
     counts = np.bincount(np.arange(n) % r, minlength=r)
     for i, rep in enumerate(reps):
         wanted = set(rep._terms())
-        point = {t: scalar[i, j] for j, t in enumerate(_SCALAR) if t in wanted}
+        point: dict[Any, np.ndarray] = {t: scalar[i, j] for j, t in enumerate(_SCALAR)
+                                        if t in wanted}
         point.update({t: factor[i, j] for j, t in enumerate(_FACTOR) if t in wanted})
         point["all"] = total[i]
         rep._merge_dict(rep.point, point)
