@@ -16,14 +16,24 @@ def _to_inputs(z, ppf):
     Each ``ppf_j`` is evaluated once per distinct score: an input the copula leaves
     independent of the inputs before it in a permutation's order takes the same score on
     every set ``J`` (the outer or one of the inner draws), so the (costly: scipy's beta) ppf
-    runs on a few percent of the rows. The values are the same, bit for bit.
+    runs on a few percent of the rows. The distinct scores are found by hashing
+    (``pandas.factorize``, no sort of the whole column), ``Phi`` and the clip run on them
+    only, and ``ppf_j`` gets the sorted distinct probabilities (``np.unique`` of those few),
+    the same array as a ``np.unique`` of the whole column's probabilities would give: the
+    values are the same, bit for bit. The result is column-major (each input's values
+    contiguous, as the model's input Dataset takes them).
     """
-    u = np.clip(ndtr(z.reshape(-1, z.shape[-1])), _U_LOW, _U_HIGH)
-    columns = []
+    import pandas as pd  # (xarray's dependency: already loaded by the engine)
+
+    d = z.shape[-1]
+    scores = np.ascontiguousarray(z.reshape(-1, d).T)  # (d, rows): a column per input
+    x = np.empty_like(scores)
     for j, f in enumerate(ppf):
-        distinct, where = np.unique(u[:, j], return_inverse=True)
-        columns.append(np.asarray(f(distinct), dtype=float)[where])
-    return np.column_stack(columns)
+        codes, distinct_z = pd.factorize(scores[j], use_na_sentinel=False)
+        u = np.clip(ndtr(distinct_z), _U_LOW, _U_HIGH)
+        distinct, where = np.unique(u, return_inverse=True)
+        x[j] = np.asarray(f(distinct), dtype=float)[where[codes]]
+    return x.T
 
 
 def _inner_var(y):

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from mc_tco.sensitivity.lazy_jit import lazy_jit
 from mc_tco.sensitivity.sobol.estimators import _A, _AA, _AB, _AD, _B, _BB, _BD, _D, _DD
 
 __all__ = ["FUSED_MIN_VALUES", "add_outputs", "fused_applies", "indicator_row"]
@@ -39,25 +40,7 @@ FUSED_MIN_VALUES = 2**18
 _SCALAR = (_A, _B, _AA, _BB, _AB)
 _FACTOR = (_D, _AD, _BD, _DD)
 
-_KERNEL: Any = None
-
-
-def _kernel() -> Any:
-    """The compiled kernel (numba imported and the kernel loaded on the first call)."""
-    global _KERNEL
-    if _KERNEL is None:
-        from numba import njit
-
-        try:
-            jit = njit(cache=True, nogil=True)
-            _KERNEL = jit(_sums)
-        except RuntimeError as exc:  # no writable cache folder: compile in this process
-            if "no locator available" not in str(exc):
-                raise
-            _KERNEL = njit(nogil=True)(_sums)
-    return _KERNEL
-
-
+@lazy_jit
 def _sums(base, mixed, shift, r, k, scalar, factor, total):  # pragma: no cover - numba
     """Add one target's sums into ``scalar`` (R, 5, 2S), ``factor`` (R, 4, K, 2S) and
     ``total`` (R, 2S): cells ``q < S`` the target, ``S + q`` its indicator.
@@ -141,14 +124,13 @@ def add_outputs(reps: Sequence[Any], base: Sequence[np.ndarray], mixed: Sequence
     r = len(reps)
     k = reps[0].num_factors
     n = base[0].shape[0]
-    kernel = _kernel()
     shift = reps[0].shift
     parts, pos = [], 0
     for b, m in zip(base, mixed, strict=True):
         s2 = 2 * b.shape[1]
         part = (np.zeros((r, len(_SCALAR), s2)), np.zeros((r, len(_FACTOR), k, s2)),
                 np.zeros((r, s2)))
-        kernel(np.ascontiguousarray(b, dtype=float), np.ascontiguousarray(m, dtype=float),
+        _sums(np.ascontiguousarray(b, dtype=float), np.ascontiguousarray(m, dtype=float),
                np.ascontiguousarray(shift[pos:pos + s2]), r, k, *part)
         parts.append(part)
         pos += s2

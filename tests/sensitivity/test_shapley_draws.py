@@ -1,0 +1,44 @@
+"""The Shapley pass's draws: input values from normal scores, the same bits as the
+straightforward per-column ``np.unique`` of the probabilities."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+from scipy.special import ndtr
+
+from mc_tco.distributions.families import ppf as family_ppf
+from mc_tco.sensitivity.shapley.draws import _U_HIGH, _U_LOW, _conditional_scores, _to_inputs
+
+
+def _reference(z, ppf):
+    """The former implementation: Phi and the clip on every row, np.unique per column."""
+    u = np.clip(ndtr(z.reshape(-1, z.shape[-1])), _U_LOW, _U_HIGH)
+    columns = []
+    for j, f in enumerate(ppf):
+        distinct, where = np.unique(u[:, j], return_inverse=True)
+        columns.append(np.asarray(f(distinct), dtype=float)[where])
+    return np.column_stack(columns)
+
+
+def test_to_inputs_equals_the_per_column_unique_bit_for_bit():
+    rng = np.random.default_rng(4)
+    d, s, o, i = 6, 20, 1, 3
+    g = rng.standard_normal((d, d + 1))
+    c = g @ g.T
+    r = c / np.sqrt(np.outer(np.diag(c), np.diag(c)))
+    r[:3, 3:] = r[3:, :3] = 0.0  # three inputs independent of the others: repeated scores
+    r[:3, :3] = np.eye(3)
+    order = np.stack([rng.permutation(d) for _ in range(s)])[:, ::-1]
+    chol = np.linalg.cholesky(r[order[:, :, None], order[:, None, :]])
+    n_fixed = np.broadcast_to(d - np.arange(1, d)[None, :], (s, d - 1))
+    z = _conditional_scores(chol, order, n_fixed, rng.standard_normal((s, o, d)),
+                            rng.standard_normal((s, o, i, d)))
+    dists = [stats.beta(2.5, 4.0, loc=1, scale=3), stats.lognorm(0.4), stats.uniform(2, 5),
+             stats.beta(1.3, 7.0), stats.norm(1, 2), stats.expon(scale=3)]
+    ppf = [lambda u, dist=dist: family_ppf(dist, u) for dist in dists]
+    got = _to_inputs(z, ppf)
+    assert got.shape == (s * (d - 1) * o * i, d)
+    assert np.array_equal(got, _reference(z, ppf))
+    # the independent inputs repeat: their ppf ran on a few distinct scores
+    assert len(np.unique(got[:, 0])) <= s * (1 + i)  # the outer score and I fresh ones
