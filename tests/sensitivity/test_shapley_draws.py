@@ -4,6 +4,7 @@ straightforward per-column ``np.unique`` of the probabilities."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy import stats
 from scipy.special import ndtr
 
@@ -42,3 +43,25 @@ def test_to_inputs_equals_the_per_column_unique_bit_for_bit():
     assert np.array_equal(got, _reference(z, ppf))
     # the independent inputs repeat: their ppf ran on a few distinct scores
     assert len(np.unique(got[:, 0])) <= s * (1 + i)  # the outer score and I fresh ones
+
+
+def test_conditional_scores_kernel_gives_einsums_bits(monkeypatch):
+    from mc_tco.sensitivity.shapley import scores
+
+    if not scores.kernel_matches():
+        pytest.skip("numpy's einsum adds in another order here: the engine keeps einsum")
+    monkeypatch.setattr(scores, "KERNEL_MIN_TERMS", 0)
+    rng = np.random.default_rng(7)
+    for d, s, i in ((2, 3, 2), (9, 5, 3), (17, 4, 3), (46, 3, 3)):
+        g = rng.standard_normal((d, d + 2))
+        c = g @ g.T
+        r = c / np.sqrt(np.outer(np.diag(c), np.diag(c)))
+        r[0, 1:] = r[1:, 0] = 0.0  # an independent input: zeros below the diagonal too
+        order = np.stack([rng.permutation(d) for _ in range(s)])[:, ::-1]
+        chol = np.linalg.cholesky(r[order[:, :, None], order[:, None, :]])
+        n_fixed = np.broadcast_to(d - np.arange(1, d)[None, :], (s, d - 1))
+        w_outer, w_fresh = rng.standard_normal((s, 1, d)), rng.standard_normal((s, 1, i, d))
+        got = _conditional_scores(chol, order, n_fixed, w_outer, w_fresh)
+        want = scores.einsum_scores(chol, order, n_fixed, w_outer, w_fresh)
+        assert got.shape == want.shape
+        assert np.array_equal(got, want)

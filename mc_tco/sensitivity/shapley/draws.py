@@ -67,18 +67,17 @@ def _evaluate(evaluate, x):
 def _conditional_scores(chol, order, n_fixed, w_outer, w_fresh):
     """Normal scores with the first ``n_fixed`` of ``order`` kept, the rest redrawn.
 
-    chol (S, d, d) Cholesky of R[order, order]; order (S, d); n_fixed (S, J) per set;
-    w_outer (S, O, d); w_fresh (S, O, I, d). Returns z (S, J, O, I, d) in input order.
+    chol (S, d, d) Cholesky of R[order, order] (lower triangular); order (S, d); n_fixed
+    (S, J) per set; w_outer (S, O, d); w_fresh (S, O, I, d). Returns z (S, J, O, I, d) in
+    input order: from the numba kernel of :mod:`.scores` for a large block where it gives
+    ``np.einsum``'s bits, else from ``np.einsum`` itself.
     """
-    d = order.shape[1]
-    keep = np.arange(d)[None, None, :] < n_fixed[:, :, None]  # (S, J, d)
-    w = np.where(keep[:, :, None, None, :], w_outer[:, None, :, None, :],
-                 w_fresh[:, None, :, :, :])  # (S, J, O, I, d)
-    z_ordered = np.einsum("sab,sjoib->sjoia", chol, w)
-    z = np.empty_like(z_ordered)
-    np.put_along_axis(z, np.broadcast_to(order[:, None, None, None, :], z.shape),
-                      z_ordered, axis=-1)
-    return z
+    from mc_tco.sensitivity.shapley import scores
+
+    terms = n_fixed.size * w_fresh.shape[1] * w_fresh.shape[2] * order.shape[1] ** 2
+    if terms >= scores.KERNEL_MIN_TERMS and scores.kernel_matches():
+        return scores.conditional_scores(chol, order, n_fixed, w_outer, w_fresh)
+    return scores.einsum_scores(chol, order, n_fixed, w_outer, w_fresh)
 
 
 def _variance(evaluate, ppf, chol_full, n_var, rng):
