@@ -65,3 +65,15 @@ def test_conditional_scores_kernel_gives_einsums_bits(monkeypatch):
         want = scores.einsum_scores(chol, order, n_fixed, w_outer, w_fresh)
         assert got.shape == want.shape
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("kernel_min", [0, 2**62])
+def test_inner_var_is_numpys_var_bit_for_bit(monkeypatch, kernel_min):
+    import mc_tco.sensitivity.shapley.draws as draws
+
+    monkeypatch.setattr(draws, "_INNER_KERNEL_MIN", kernel_min)
+    rng = np.random.default_rng(3)
+    for shape in ((7, 5, 1, 3, 11), (4, 3, 2, 2, 6), (3, 2, 1, 5, 4)):
+        y = rng.lognormal(2, 3, size=shape) * rng.choice([-1, 1], size=shape)
+        y[..., -2:] = y[..., :2] > 0  # indicator cells
+        assert np.array_equal(draws._inner_var(y), y.var(axis=3, ddof=1))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
+from mc_tco.sensitivity.lazy_jit import lazy_jit
+
 _U_LOW = 2.0**-53
 _U_HIGH = 1.0 - 2.0**-53
 
@@ -38,8 +40,15 @@ def _to_inputs(z, ppf):
 
 def _inner_var(y):
     """``y.var(axis=3, ddof=1)`` for y (P, J, O, I, K), the same bits, several times faster:
-    numpy's reduction over a short middle axis is slow; here the inner draws (I = 3) are
-    added slice by slice, in numpy's order (mean, then squared deviations)."""
+    numpy's reduction over a short middle axis is slow; here the inner draws are added one
+    after the other, in numpy's order (mean, then squared deviations), by a numba loop for
+    a large block (one pass) or slice by slice in numpy."""
+    if y.size >= _INNER_KERNEL_MIN:
+        p, j, o, n, k = y.shape
+        out = np.empty((p, j, o, k))
+        _inner_var_kernel(np.ascontiguousarray(y, dtype=float).reshape(p * j * o, n, k),
+                          out.reshape(p * j * o, k))
+        return out
     n = y.shape[3]
     mean = y[:, :, :, 0].copy()
     for i in range(1, n):
@@ -53,6 +62,28 @@ def _inner_var(y):
         ss += dev
     ss /= n - 1
     return ss
+
+
+#: values of a block from which :func:`_inner_var` runs its numba loop
+_INNER_KERNEL_MIN = 2**18
+
+
+@lazy_jit
+def _inner_var_kernel(y, out):  # pragma: no cover - numba
+    """``out[r, c]``: the sample variance of ``y[r, :, c]``, numpy's operations in order."""
+    rows, n, k = y.shape
+    for r in range(rows):
+        for c in range(k):
+            mean = y[r, 0, c]
+            for i in range(1, n):
+                mean += y[r, i, c]
+            mean /= n
+            dev = y[r, 0, c] - mean
+            ss = dev * dev
+            for i in range(1, n):
+                dev = y[r, i, c] - mean
+                ss += dev * dev
+            out[r, c] = ss / (n - 1)
 
 
 def _evaluate(evaluate, x):
