@@ -22,7 +22,11 @@ def _reference(z, ppf):
     return np.column_stack(columns)
 
 
-def test_to_inputs_equals_the_per_column_unique_bit_for_bit():
+@pytest.mark.parametrize("distinct_min", [0, 2**62])
+def test_to_inputs_equals_the_per_column_unique_bit_for_bit(monkeypatch, distinct_min):
+    import mc_tco.sensitivity.shapley.draws as draws
+
+    monkeypatch.setattr(draws, "_DISTINCT_MIN", distinct_min)
     rng = np.random.default_rng(4)
     d, s, o, i = 6, 20, 1, 3
     g = rng.standard_normal((d, d + 1))
@@ -39,6 +43,8 @@ def test_to_inputs_equals_the_per_column_unique_bit_for_bit():
              stats.beta(1.3, 7.0), stats.norm(1, 2), stats.expon(scale=3)]
     ppf = [lambda u, dist=dist: family_ppf(dist, u) for dist in dists]
     got = _to_inputs(z, ppf)
+    z_columns = np.moveaxis(np.ascontiguousarray(np.moveaxis(z, -1, 0)), 0, -1)
+    assert np.array_equal(_to_inputs(z_columns, ppf), got)  # the kernel's layout
     assert got.shape == (s * (d - 1) * o * i, d)
     assert np.array_equal(got, _reference(z, ppf))
     # the independent inputs repeat: their ppf ran on a few distinct scores
@@ -77,3 +83,17 @@ def test_inner_var_is_numpys_var_bit_for_bit(monkeypatch, kernel_min):
         y = rng.lognormal(2, 3, size=shape) * rng.choice([-1, 1], size=shape)
         y[..., -2:] = y[..., :2] > 0  # indicator cells
         assert np.array_equal(draws._inner_var(y), y.var(axis=3, ddof=1))
+
+
+def test_distinct_scores_by_bits_in_order_of_appearance():
+    from mc_tco.sensitivity.shapley.scores import distinct_scores
+
+    rng = np.random.default_rng(0)
+    scores = rng.choice(rng.standard_normal(40), size=(3, 500))
+    scores[1, :7] = [0.0, -0.0, np.nan, 1.5, np.nan, 0.0, 1.5]
+    codes, distinct = distinct_scores(scores)
+    for j in range(3):
+        np.testing.assert_array_equal(distinct[j][codes[j]], scores[j])
+        firsts = [k for k, v in enumerate(scores[j].view(np.uint64))
+                  if v not in scores[j, :k].view(np.uint64)]
+        np.testing.assert_array_equal(distinct[j], scores[j, firsts])

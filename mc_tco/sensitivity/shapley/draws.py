@@ -18,24 +18,35 @@ def _to_inputs(z, ppf):
     Each ``ppf_j`` is evaluated once per distinct score: an input the copula leaves
     independent of the inputs before it in a permutation's order takes the same score on
     every set ``J`` (the outer or one of the inner draws), so the (costly: scipy's beta) ppf
-    runs on a few percent of the rows. The distinct scores are found by hashing
-    (``pandas.factorize``, no sort of the whole column), ``Phi`` and the clip run on them
-    only, and ``ppf_j`` gets the sorted distinct probabilities (``np.unique`` of those few),
-    the same array as a ``np.unique`` of the whole column's probabilities would give: the
-    values are the same, bit for bit. The result is column-major (each input's values
-    contiguous, as the model's input Dataset takes them).
+    runs on a few percent of the rows. The values are the same, bit for bit: ``ppf_j``
+    gets the sorted distinct probabilities of its column (``np.unique``). For a large
+    block the distinct scores come from a hash table (:func:`.scores.distinct_scores`, no
+    sort of the whole column), ``Phi`` and the clip run on those only, and ``np.unique``
+    of their probabilities gives ``ppf_j`` the same array; the result is then
+    column-major (each input's values contiguous, as the model's input Dataset takes them).
     """
-    import pandas as pd  # (xarray's dependency: already loaded by the engine)
-
     d = z.shape[-1]
-    scores = np.ascontiguousarray(z.reshape(-1, d).T)  # (d, rows): a column per input
-    x = np.empty_like(scores)
+    rows = z.reshape(-1, d)
+    if rows.size < _DISTINCT_MIN:
+        u = np.clip(ndtr(rows), _U_LOW, _U_HIGH)
+        columns = []
+        for j, f in enumerate(ppf):
+            distinct, where = np.unique(u[:, j], return_inverse=True)
+            columns.append(np.asarray(f(distinct), dtype=float)[where])
+        return np.column_stack(columns)
+    from mc_tco.sensitivity.shapley.scores import distinct_scores
+
+    codes, scores = distinct_scores(rows.T)
+    x = np.empty(codes.shape)
     for j, f in enumerate(ppf):
-        codes, distinct_z = pd.factorize(scores[j], use_na_sentinel=False)
-        u = np.clip(ndtr(distinct_z), _U_LOW, _U_HIGH)
-        distinct, where = np.unique(u, return_inverse=True)
-        x[j] = np.asarray(f(distinct), dtype=float)[where[codes]]
+        distinct, where = np.unique(np.clip(ndtr(scores[j]), _U_LOW, _U_HIGH),
+                                    return_inverse=True)
+        x[j] = np.asarray(f(distinct), dtype=float)[where[codes[j]]]
     return x.T
+
+
+#: scores of a block from which :func:`_to_inputs` finds the distinct ones by hashing
+_DISTINCT_MIN = 2**16
 
 
 def _inner_var(y):

@@ -25,7 +25,7 @@ import numpy as np
 
 from mc_tco.sensitivity.lazy_jit import lazy_jit
 
-__all__ = ["KERNEL_MIN_TERMS", "conditional_scores", "kernel_matches"]
+__all__ = ["KERNEL_MIN_TERMS", "conditional_scores", "distinct_scores", "kernel_matches"]
 
 #: multiply-adds of a block (S J O I d^2) from which the kernel is used
 KERNEL_MIN_TERMS = 2**22
@@ -113,3 +113,49 @@ def kernel_matches() -> bool:
                                  einsum_scores(chol, order, n_fixed, w_outer, w_fresh))
         _MATCHES = bool(ok)
     return _MATCHES
+
+
+@lazy_jit
+def _distinct(scores, codes, firsts, counts):  # pragma: no cover - numba
+    """Per row ``j`` of ``scores`` (d, n): ``codes[j, r]``, the index of ``scores[j, r]``
+    among the row's distinct values (by their bits) in order of first appearance, whose
+    first rows are ``firsts[j, :counts[j]]``. An open-addressing hash table, no sort."""
+    d, n = scores.shape
+    size = 1
+    while size < 2 * n:
+        size *= 2
+    shift = np.uint64(64 - int(np.log2(size)))
+    mult = np.uint64(0x9E3779B97F4A7C15)
+    table = np.empty(size, dtype=np.int64)
+    bits = scores.view(np.uint64)
+    for j in range(d):
+        table[:] = -1
+        m = 0
+        for r in range(n):
+            key = bits[j, r]
+            h = np.int64((key * mult) >> shift)
+            while True:
+                slot = table[h]
+                if slot < 0:
+                    table[h] = m
+                    firsts[j, m] = r
+                    codes[j, r] = m
+                    m += 1
+                    break
+                if bits[j, firsts[j, slot]] == key:
+                    codes[j, r] = slot
+                    break
+                h = (h + 1) & (size - 1)
+        counts[j] = m
+
+
+def distinct_scores(scores: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``codes`` (d, n) and, per row of ``scores`` (d, n), its distinct values (by bits, in
+    order of first appearance): ``scores[j] == distinct[j][codes[j]]``."""
+    scores = np.ascontiguousarray(scores, dtype=float)
+    d, n = scores.shape
+    codes = np.empty((d, n), dtype=np.int64)
+    firsts = np.empty((d, n), dtype=np.int64)
+    counts = np.empty(d, dtype=np.int64)
+    _distinct(scores, codes, firsts, counts)
+    return codes, [scores[j, firsts[j, :counts[j]]] for j in range(d)]
