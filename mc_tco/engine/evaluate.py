@@ -51,11 +51,14 @@ def _input_dataset(plan: Plan, rows: np.ndarray, outputs: Iterable[str] | None =
     n = rows.shape[0]
     data = {}
     col = {inp.name: j for j, inp in enumerate(plan.book.uncertain)}
+    # each input's values contiguous (one copy of the rows; none when they come by column,
+    # as the Shapley pass's do): the model and its checks read whole columns
+    columns = np.ascontiguousarray(rows.T)
     for name, inp in plan.book.inputs.items():
         if inp.is_grid:  # set per grid value by _call_model (the NaN holds its place)
             values = np.full(n, np.nan)
         else:
-            values = rows[:, col[name]] if name in col else np.full(n, inp.value)
+            values = columns[col[name]] if name in col else np.full(n, inp.value)
         data[name] = xr.Variable("sample", values, {"units": inp.unit})
     grid = grid or {}
     coords = {dim: xr.Variable(dim, grid.get(dim, g.values), {"units": g.unit})
@@ -260,7 +263,12 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
         y_first = y[0, 0].copy()
     names = [k for k in out.data_vars
              if "sample" in out.variables[k].dims and (plan.keep_samples == "all" or k in keep)]
-    base = out[names].copy(deep=True)  # a copy, not a view holding the chunk
+    base = out[names]
+    # a view (of the chunk's rows, of a larger buffer) would hold more than these rows:
+    # copied; an array the model made for these rows (the usual case) is kept as it is
+    views = [k for k in names if np.asarray(base.variables[k].values).base is not None]
+    if views:
+        base = base.assign({k: base[k].copy(deep=True) for k in views})
     values = np.stack([inputs.variables[f].values for f in plan.factors], axis=1)
     base["input_value"] = (
         ("sample", "input"), values,
