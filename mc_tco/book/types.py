@@ -4,6 +4,7 @@ source and group), :class:`Grid` and :class:`Book`."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,8 +18,10 @@ from mc_tco.distributions.copula import CorrelationMatrix
 from mc_tco.distributions.families import (
     SCALED_FIELDS,
     U_MIN,
+    beta_args,
     build_distribution,
     ppf,
+    ppf_parsed,
 )
 from mc_tco.errors import BookError
 
@@ -114,8 +117,17 @@ class Input:
             raise ValueError(f"{self.name} is a grid input: it is set per grid value, "
                              "not sampled")
         u = np.clip(np.asarray(u, dtype=float), U_MIN, 1 - U_MIN)
-        lo, hi = self.support()
-        return np.clip(ppf(self.dist, u), lo, hi)
+        lo, hi = self._support
+        return np.clip(ppf_parsed(self.dist, u, self._beta_args), lo, hi)
+
+    @functools.cached_property
+    def _support(self) -> tuple[float, float]:
+        # parsed once per input (scipy's support() parses the parameters at every call)
+        return self.support()
+
+    @functools.cached_property
+    def _beta_args(self) -> tuple[float, float, float, float] | None:
+        return beta_args(self.dist)
 
     def quantiles(self, q) -> np.ndarray:
         """Quantiles of the input's distribution at probabilities ``q``."""

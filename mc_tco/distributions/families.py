@@ -361,12 +361,27 @@ def ppf(dist, u) -> np.ndarray:
     A beta (or pert) and at least :data:`FAST_PPF_MIN` values: :func:`beta_ppf`, ~3x
     faster and as accurate (scipy's ppf for the values it cannot certify).
     """
-    args = _beta_args(dist) if np.size(u) >= FAST_PPF_MIN else None
+    return ppf_parsed(dist, u, _beta_args(dist) if np.size(u) >= FAST_PPF_MIN else None)
+
+
+def ppf_parsed(dist, u, beta_args: tuple[float, float, float, float] | None) -> np.ndarray:
+    """:func:`ppf` with ``beta_args`` = ``_beta_args(dist)`` parsed beforehand (an input
+    parses its distribution once, not at every call: :meth:`mc_tco.book.Input.ppf`)."""
+    if beta_args is not None and np.size(u) >= FAST_PPF_MIN:
+        a, b, loc, scale = beta_args
+        return beta_ppf(a, b, u, loc, scale, fallback=lambda v: _quiet_ppf(dist, v))
+    return _quiet_ppf(dist, u)
+
+
+def beta_args(dist) -> tuple[float, float, float, float] | None:
+    """``(a, b, loc, scale)`` of a beta worth the fast ppf, else None (for
+    :func:`ppf_parsed`)."""
+    return _beta_args(dist)
+
+
+def _quiet_ppf(dist, u) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
-        if args is not None:
-            a, b, loc, scale = args
-            return beta_ppf(a, b, u, loc, scale, fallback=dist.ppf)
         return np.asarray(dist.ppf(u), dtype=float)
 
 

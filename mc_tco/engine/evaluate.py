@@ -18,6 +18,7 @@ from mc_tco.errors import McTcoError, ModelError, OptionError
 from mc_tco.models import check_analysis
 from mc_tco.results import store  # noqa: F401  (installs xarray's lazy dask check before any Variable)
 from mc_tco.sensitivity.sobol import poisson_weights
+from mc_tco.sensitivity.sobol.fused import add_outputs, fused_applies, indicator_row
 from mc_tco.uncertainty.statistics import stack_targets
 
 __all__ = ["design_values", "estimate_base_bytes", "evaluate_base", "evaluate_chunk", "fit_chunk",
@@ -50,11 +51,14 @@ def _input_dataset(plan: Plan, rows: np.ndarray, outputs: Iterable[str] | None =
     n = rows.shape[0]
     data = {}
     col = {inp.name: j for j, inp in enumerate(plan.book.uncertain)}
+    # each input's values contiguous (one copy of the rows; none when they come by column,
+    # as the Shapley pass's do): the model and its checks read whole columns
+    columns = np.ascontiguousarray(rows.T)
     for name, inp in plan.book.inputs.items():
         if inp.is_grid:  # set per grid value by _call_model (the NaN holds its place)
             values = np.full(n, np.nan)
         else:
-            values = rows[:, col[name]] if name in col else np.full(n, inp.value)
+            values = columns[col[name]] if name in col else np.full(n, inp.value)
         data[name] = xr.Variable("sample", values, {"units": inp.unit})
     grid = grid or {}
     coords = {dim: xr.Variable(dim, grid.get(dim, g.values), {"units": g.unit})
@@ -129,10 +133,11 @@ def _checked(plan: Plan, inputs: xr.Dataset, out: xr.Dataset, check: bool) -> xr
                 f"{plan.book.path}: model output '{t}' must have dim 'sample' of length {n} "
                 f"(one value per input row), got dims {dict(da.sizes)}"
             )
-        with np.errstate(invalid="ignore"):
-            # beyond TARGET_MAX the Sobol' sums of squares would overflow
-            bad = ~(np.abs(da.values) <= TARGET_MAX)
-        if bad.any():
+        v = da.values
+        # beyond TARGET_MAX the Sobol' sums of squares would overflow (NaN: min is NaN)
+        if v.size and not (v.min() >= -TARGET_MAX and v.max() <= TARGET_MAX):
+            with np.errstate(invalid="ignore"):
+                bad = ~(np.abs(v) <= TARGET_MAX)
             first = tuple(np.argwhere(bad)[0])
             row = int(first[da.dims.index("sample")])
             values = ", ".join(
@@ -179,6 +184,23 @@ def _targets_into(plan: Plan, out: xr.Dataset, cells: tuple[Hashable, ...],
         dest[...] = stacked.values.reshape(dest.shape)
 
 
+def _targets_y(plan: Plan, out: xr.Dataset, mixed: xr.Dataset | None, n: int, per: int,
+               usual: bool, size: int) -> tuple[np.ndarray, tuple[Hashable, ...]]:
+    """The chunk's targets and indicators ``y`` (n, per, cells) from the base rows' outputs
+    ``out`` and the other design rows' ``mixed``, and the cell dims."""
+    if usual:  # every target on the same cells
+        cells = out.variables[plan.targets[0]].dims[1:]
+        y = np.empty((n, per, 2 * len(plan.targets) * size))
+        _targets_into(plan, out, cells, y.reshape(n, per, 2 * len(plan.targets), -1)[:, :1])
+    else:
+        stacked, cells = _targets_array(plan, out)
+        y = np.empty((n, per, stacked[0].size))
+        y[:, 0] = stacked.values.reshape(n, -1)
+    if mixed is not None:
+        _targets_into(plan, mixed, cells, y.reshape(n, per, 2 * len(plan.targets), -1)[:, 1:])
+    return y, cells
+
+
 @overload
 def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray,
                    ) -> tuple[xr.Dataset, RunSums, np.ndarray]: ...
@@ -207,41 +229,53 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     keep = set(plan.targets) | set(plan.distributions)
     inputs = _input_dataset(plan, rows[:, 0], None if plan.keep_samples == "all" else keep)
     out = _call_model(plan, inputs)
-    dims = out.variables[plan.targets[0]].dims
-    if dims[:1] == ("sample",) and all(out.variables[t].dims == dims for t in plan.targets):
-        cells = dims[1:]  # the usual case: every target on the same cells
-        size = int(np.prod([out.sizes[c] for c in cells], dtype=np.int64))
-        y = np.empty((n, per, 2 * len(plan.targets) * size))
-        _targets_into(plan, out, cells, y.reshape(n, per, 2 * len(plan.targets), -1)[:, :1])
-    else:
-        stacked, cells = _targets_array(plan, out)
-        y = np.empty((n, per, stacked[0].size))
-        y[:, 0] = stacked.values.reshape(n, -1)
+    mixed = None
     if per > 1:
-        mixed = _input_dataset(plan, rows[:, 1:].reshape(n * (per - 1), d), plan.targets)
-        _targets_into(plan, _call_model(plan, mixed, check=False), cells,
-                      y.reshape(n, per, 2 * len(plan.targets), -1)[:, 1:])
-    sums = None
-    if shift is not None:
-        sums = plan.new_sums(shift)
-        r = plan.n_replicates
-        if r == 1:
-            resamples = sums.reps[0].resamples
-            weights = poisson_weights(plan.seed, start, stop, resamples) if resamples else None
-            sums.reps[0].add(y, weights)
-        else:  # sample g belongs to scramble g % R
-            for i, rep in enumerate(sums.reps):
-                rep.add(y[i::r])
+        mixed = _call_model(plan, _input_dataset(
+            plan, rows[:, 1:].reshape(n * (per - 1), d), plan.targets), check=False)
+    dims = out.variables[plan.targets[0]].dims
+    usual = dims[:1] == ("sample",) and all(out.variables[t].dims == dims
+                                             for t in plan.targets)
+    cells = dims[1:]
+    size = int(np.prod([out.sizes[c] for c in cells], dtype=np.int64)) if usual else 0
+    sums = None if shift is None else plan.new_sums(shift)
+    if (usual and sums is not None and mixed is not None
+            and all(mixed.variables[t].dims == dims for t in plan.targets)
+            and fused_applies(sums.reps[0], n * per * 2 * len(plan.targets) * size)):
+        # the usual case: the sums straight from the model's outputs (one pass, the same
+        # bits as SobolSums.add), without copying them into an (n, per, cells) array
+        base_t = [out.variables[t].values.reshape(n, size) for t in plan.targets]
+        add_outputs(sums.reps, base_t, [mixed.variables[t].values.reshape(n, per - 1, size)
+                                        for t in plan.targets])
+        y_first = indicator_row([v[0] for v in base_t])
+    else:
+        y, cells = _targets_y(plan, out, mixed, n, per, usual, size)
+        if sums is not None:
+            r = plan.n_replicates
+            if r == 1:
+                resamples = sums.reps[0].resamples
+                weights = (poisson_weights(plan.seed, start, stop, resamples) if resamples
+                           else None)
+                sums.reps[0].add(y, weights)
+            else:  # sample g belongs to scramble g % R
+                for i, rep in enumerate(sums.reps):
+                    rep.add(y[i::r])
+        y_first = y[0, 0].copy()
     names = [k for k in out.data_vars
              if "sample" in out.variables[k].dims and (plan.keep_samples == "all" or k in keep)]
-    base = out[names].copy(deep=True)  # a copy, not a view holding the chunk
+    base = out[names]
+    # a view (of the chunk's rows, of a larger buffer) would hold more than these rows:
+    # copied; an array the model made for these rows (the usual case) is kept as it is
+    views = [k for k in names if np.asarray(base.variables[k].values).base is not None]
+    if views:
+        base = base.assign({k: base[k].copy(deep=True) for k in views})
     values = np.stack([inputs.variables[f].values for f in plan.factors], axis=1)
     base["input_value"] = (
         ("sample", "input"), values,
         {"long_name": "sampled value of each uncertain input (base rows)"},
     )
     base = base.assign_coords(sample=np.arange(start, stop))
-    return base, sums, y[0, 0].copy()
+    return base, sums, y_first
 
 
 #: memory a chunk may take (all workers' chunks in flight together stay below ~2x this)

@@ -49,6 +49,12 @@ class InputRule:
         """Whether each sampled value is allowed: finite and within the bounds (an open
         bound excludes the bound itself), elementwise."""
         v = np.asarray(values, dtype=float)
+        if v.size:  # the usual case, every value allowed, from two reductions (NaN: min NaN)
+            lo, hi = float(v.min()), float(v.max())
+            if (math.isfinite(lo) and math.isfinite(hi)
+                    and (lo > self.low if self.low_open else lo >= self.low)
+                    and (hi < self.high if self.high_open else hi <= self.high)):
+                return np.ones(v.shape, dtype=bool)
         with np.errstate(invalid="ignore"):
             low_ok = v > self.low if self.low_open else v >= self.low
             high_ok = v < self.high if self.high_open else v <= self.high

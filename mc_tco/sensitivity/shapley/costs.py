@@ -56,7 +56,11 @@ def _random_permutations(evaluate, ppf, r, n_perm, n_outer, n_inner, seed_seq, m
                                 np.concatenate(w_new))
         y = _evaluate(evaluate, _to_inputs(z, ppf))
         y = y.reshape(n, d - 1, n_outer, n_inner, -1)
-        c = _inner_var(y).mean(axis=2)  # (P, d-1, K): c(J_j), j = 1..d-1
+        v = _inner_var(y)  # (P, d-1, O, K)
+        # c(J_j), j = 1..d-1, (P, d-1, K): the mean over the outer draws; with one outer
+        # draw (the default) that mean is the value itself (0 + v, / 1: the same bits, a
+        # variance is never -0), without numpy's slow reduction over a length-1 axis
+        c = v[:, :, 0].copy() if v.shape[2] == 1 else v.mean(axis=2)
         c = np.concatenate([np.zeros_like(c[:, :1]), c], axis=1)
         incr = np.diff(c, axis=1, append=0.0)  # j = 1..d; the last is -c(J_{d-1})
         contrib = np.empty_like(incr)  # (P, d inputs, K)

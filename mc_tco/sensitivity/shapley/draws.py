@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
+from mc_tco.sensitivity.lazy_jit import lazy_jit
+
 _U_LOW = 2.0**-53
 _U_HIGH = 1.0 - 2.0**-53
 
@@ -16,20 +18,48 @@ def _to_inputs(z, ppf):
     Each ``ppf_j`` is evaluated once per distinct score: an input the copula leaves
     independent of the inputs before it in a permutation's order takes the same score on
     every set ``J`` (the outer or one of the inner draws), so the (costly: scipy's beta) ppf
-    runs on a few percent of the rows. The values are the same, bit for bit.
+    runs on a few percent of the rows. The values are the same, bit for bit: ``ppf_j``
+    gets the sorted distinct probabilities of its column (``np.unique``). For a large
+    block the distinct scores come from a hash table (:func:`.scores.distinct_scores`, no
+    sort of the whole column), ``Phi`` and the clip run on those only, and ``np.unique``
+    of their probabilities gives ``ppf_j`` the same array; the result is then
+    column-major (each input's values contiguous, as the model's input Dataset takes them).
     """
-    u = np.clip(ndtr(z.reshape(-1, z.shape[-1])), _U_LOW, _U_HIGH)
-    columns = []
+    d = z.shape[-1]
+    rows = z.reshape(-1, d)
+    if rows.size < _DISTINCT_MIN:
+        u = np.clip(ndtr(rows), _U_LOW, _U_HIGH)
+        columns = []
+        for j, f in enumerate(ppf):
+            distinct, where = np.unique(u[:, j], return_inverse=True)
+            columns.append(np.asarray(f(distinct), dtype=float)[where])
+        return np.column_stack(columns)
+    from mc_tco.sensitivity.shapley.scores import distinct_scores
+
+    codes, scores = distinct_scores(rows.T)
+    x = np.empty(codes.shape)
     for j, f in enumerate(ppf):
-        distinct, where = np.unique(u[:, j], return_inverse=True)
-        columns.append(np.asarray(f(distinct), dtype=float)[where])
-    return np.column_stack(columns)
+        distinct, where = np.unique(np.clip(ndtr(scores[j]), _U_LOW, _U_HIGH),
+                                    return_inverse=True)
+        x[j] = np.asarray(f(distinct), dtype=float)[where[codes[j]]]
+    return x.T
+
+
+#: scores of a block from which :func:`_to_inputs` finds the distinct ones by hashing
+_DISTINCT_MIN = 2**16
 
 
 def _inner_var(y):
     """``y.var(axis=3, ddof=1)`` for y (P, J, O, I, K), the same bits, several times faster:
-    numpy's reduction over a short middle axis is slow; here the inner draws (I = 3) are
-    added slice by slice, in numpy's order (mean, then squared deviations)."""
+    numpy's reduction over a short middle axis is slow; here the inner draws are added one
+    after the other, in numpy's order (mean, then squared deviations), by a numba loop for
+    a large block (one pass) or slice by slice in numpy."""
+    if y.size >= _INNER_KERNEL_MIN:
+        p, j, o, n, k = y.shape
+        out = np.empty((p, j, o, k))
+        _inner_var_kernel(np.ascontiguousarray(y, dtype=float).reshape(p * j * o, n, k),
+                          out.reshape(p * j * o, k))
+        return out
     n = y.shape[3]
     mean = y[:, :, :, 0].copy()
     for i in range(1, n):
@@ -45,6 +75,28 @@ def _inner_var(y):
     return ss
 
 
+#: values of a block from which :func:`_inner_var` runs its numba loop
+_INNER_KERNEL_MIN = 2**18
+
+
+@lazy_jit
+def _inner_var_kernel(y, out):  # pragma: no cover - numba
+    """``out[r, c]``: the sample variance of ``y[r, :, c]``, numpy's operations in order."""
+    rows, n, k = y.shape
+    for r in range(rows):
+        for c in range(k):
+            mean = y[r, 0, c]
+            for i in range(1, n):
+                mean += y[r, i, c]
+            mean /= n
+            dev = y[r, 0, c] - mean
+            ss = dev * dev
+            for i in range(1, n):
+                dev = y[r, i, c] - mean
+                ss += dev * dev
+            out[r, c] = ss / (n - 1)
+
+
 def _evaluate(evaluate, x):
     y = np.asarray(evaluate(x), dtype=float)
     if y.ndim == 1:
@@ -57,18 +109,17 @@ def _evaluate(evaluate, x):
 def _conditional_scores(chol, order, n_fixed, w_outer, w_fresh):
     """Normal scores with the first ``n_fixed`` of ``order`` kept, the rest redrawn.
 
-    chol (S, d, d) Cholesky of R[order, order]; order (S, d); n_fixed (S, J) per set;
-    w_outer (S, O, d); w_fresh (S, O, I, d). Returns z (S, J, O, I, d) in input order.
+    chol (S, d, d) Cholesky of R[order, order] (lower triangular); order (S, d); n_fixed
+    (S, J) per set; w_outer (S, O, d); w_fresh (S, O, I, d). Returns z (S, J, O, I, d) in
+    input order: from the numba kernel of :mod:`.scores` for a large block where it gives
+    ``np.einsum``'s bits, else from ``np.einsum`` itself.
     """
-    d = order.shape[1]
-    keep = np.arange(d)[None, None, :] < n_fixed[:, :, None]  # (S, J, d)
-    w = np.where(keep[:, :, None, None, :], w_outer[:, None, :, None, :],
-                 w_fresh[:, None, :, :, :])  # (S, J, O, I, d)
-    z_ordered = np.einsum("sab,sjoib->sjoia", chol, w)
-    z = np.empty_like(z_ordered)
-    np.put_along_axis(z, np.broadcast_to(order[:, None, None, None, :], z.shape),
-                      z_ordered, axis=-1)
-    return z
+    from mc_tco.sensitivity.shapley import scores
+
+    terms = n_fixed.size * w_fresh.shape[1] * w_fresh.shape[2] * order.shape[1] ** 2
+    if terms >= scores.KERNEL_MIN_TERMS and scores.kernel_matches():
+        return scores.conditional_scores(chol, order, n_fixed, w_outer, w_fresh)
+    return scores.einsum_scores(chol, order, n_fixed, w_outer, w_fresh)
 
 
 def _variance(evaluate, ppf, chol_full, n_var, rng):
