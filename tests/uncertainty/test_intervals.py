@@ -140,6 +140,24 @@ def test_order_statistic_interval_matches_the_binomial_ranks():
     assert hi[0] == np.inf  # no sample above a far-tail quantile bounds it
 
 
+def test_order_statistic_interval_ranks_each_cell_by_its_own_count():
+    # cells of different non-NaN counts (NaN sorted last): each cell's ranks are
+    # scipy's binomial ranks for its own count, as one cell at a time
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((60, 3, 4))
+    counts = np.array([[60, 60, 0, 7], [31, 60, 1, 60], [59, 7, 60, 31]])
+    x[np.arange(60)[:, None, None] >= counts] = np.nan
+    x = np.sort(x, axis=0)
+    for q in (0.05, 0.5, 0.95):
+        lo, hi = order_statistic_interval(x, counts, q, 0.9)
+        for i, j in np.ndindex(counts.shape):
+            one = order_statistic_interval(x[:, i, j][:, None], counts[i, j][None], q, 0.9)
+            assert (lo[i, j], hi[i, j]) == pytest.approx((one[0][0], one[1][0]), nan_ok=True)
+            n = counts[i, j]
+            if n:
+                l_rank = int(stats.binom.ppf(0.05, n, q))
+                assert lo[i, j] == (x[l_rank - 1, i, j] if l_rank >= 1 else -np.inf)
+
 def test_quantile_and_mean_intervals_contain_the_truth_of_a_normal_difference():
     n = 4096
     x = interleaved_normals(2, 5, n)
