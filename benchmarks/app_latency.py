@@ -62,6 +62,16 @@ WATCH = """(field) => {
       }
     }).observe(node, {attributes: true, attributeFilter: ["data-stale", "data-rough"]});
   }
+  // the answer's request: sent (after the page's debounce), first byte, last byte
+  new PerformanceObserver((list, obs) => {
+    for (const e of list.getEntries()) {
+      if (e.name.includes("/api/preview") && t.change !== undefined
+          && e.startTime > t.change && t.sent === undefined) {
+        t.sent = e.startTime; t.first = e.responseStart; t.received = e.responseEnd;
+        obs.disconnect();
+      }
+    }
+  }).observe({type: "resource"});
 }"""
 
 
@@ -89,6 +99,41 @@ def _reference(book, n: int, seed: int, demand: float) -> dict[str, tuple[float,
     return out
 
 
+class ServerClock:
+    """The server's side of each change's answer (``App.preview``): its wall and CPU
+    seconds, and each stage's (the checks, the base rows, the JSON of the results and of
+    the answer), timed by wrapping the functions the route calls."""
+
+    STAGES = (("api", "check_edits", "check"), ("bridge", "base_run", "base rows"),
+              ("api", "results_json", "results JSON"), ("api", "answer", "answer"))
+
+    def __init__(self, app) -> None:
+        from mc_tco.app import api, bridge
+
+        self.local = threading.local()
+        self.calls: list[dict[str, tuple[float, float]]] = []
+        modules = {"api": api, "bridge": bridge}
+        for mod, name, label in self.STAGES:
+            setattr(modules[mod], name, self._timed(getattr(modules[mod], name), label))
+        app.preview = self._timed(app.preview, "preview", top=True)
+
+    def _timed(self, fn, label: str, top: bool = False):
+        def call(*a, **k):
+            mine = getattr(self.local, "times", None)
+            if top:
+                mine = self.local.times = {}
+            start, cpu = time.perf_counter(), time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                if mine is not None:
+                    mine[label] = (time.perf_counter() - start, time.process_time() - cpu)
+                if top:
+                    self.calls.append(mine)
+                    self.local.times = None
+        return call
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--changes", type=int, default=10)
@@ -106,6 +151,7 @@ def main() -> None:
     app = App(str(book), samples=args.samples)
     server = make_server(app, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    clock = ServerClock(app)
     bridge.warm_up()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     field = ".input[data-input='node_price'] input[data-field='low']"
@@ -115,6 +161,11 @@ def main() -> None:
     ref_cpu: dict[str, list[float]] = {k: [] for k in names}
     after: list[float] = []
     page_cpu: list[float] = []
+    #: the answer's path in the page: debounce (change -> request), server (request ->
+    #: first byte), transfer, render (last byte -> answer current)
+    parts: dict[str, list[float]] = {k: [] for k in ("debounce", "server", "transfer",
+                                                     "render")}
+    server_t: dict[str, list[tuple[float, float]]] = {}
     print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     try:
         with sync_playwright() as p:
@@ -138,6 +189,12 @@ def main() -> None:
                 for k in page_t:
                     page_t[k].append((t[k] - t["change"]) / 1000)
                 after.append((t["ranking"] - t["answer"]) / 1000)
+                for k, (a, b) in {"debounce": ("change", "sent"), "server": ("sent", "first"),
+                                  "transfer": ("first", "received"),
+                                  "render": ("received", "answer")}.items():
+                    parts[k].append((t[b] - t[a]) / 1000)
+                for k, v in clock.calls[-1].items():
+                    server_t.setdefault(k, []).append(v)
                 # the reference: the same stages in-process, on the same edited book
                 text = page.evaluate("S.text")
                 edited = bridge.loads_book(text, str(book))
@@ -169,6 +226,11 @@ def main() -> None:
         print(f"  {name:35s} {_median(page_t[k])}   in-process, {refs[k]}: "
               f"{_median(ref_t[k])}")
     print(f"  {'ranking after the answer':35s} {_median(after)}")
+    print("  the answer's path in the page: " + "; ".join(
+        f"{k} {statistics.median(v):.3f} s" for k, v in parts.items()))
+    print("  the server's answer (wall / CPU s, median): " + "; ".join(
+        f"{k} {statistics.median(w for w, _ in v):.3f} / {statistics.median(c for _, c in v):.3f}"
+        for k, v in server_t.items()))
     stages = [sum(v) for v in zip(*(ref_cpu[k] for k in names[:3]), strict=True)]
     print(f"  CPU seconds of a change, all its stages: in the app (server threads) "
           f"{_median(page_cpu)}; in-process, the answer, break-even and first-estimate "
