@@ -13,6 +13,7 @@ from mc_tco.sensitivity.sobol import rqmc_seeds
 from mc_tco.uncertainty.scrambles import (
     indicator,
     mean_interval,
+    mean_with_interval,
     order_statistic_interval,
     probability_with_interval,
     proportion,
@@ -188,6 +189,46 @@ def test_xarray_wrappers_name_their_dims():
     assert q["ci"].sizes == {"quantile": 2, "demand": 3, "ci_bound": 2}
     m = q["estimate"].sel(quantile=0.75, demand=1.0)
     assert float(m) == pytest.approx(np.quantile(y, 0.75, method="inverted_cdf"))
+
+
+def test_the_targets_summaries_over_scrambles_are_the_wrappers_on_the_stacked_targets():
+    # summarize_targets calls the array kernels itself: its numbers, dims and attrs are
+    # the xarray wrappers' on stack_targets, and P(y > 0) is the t interval by hand
+    from mc_tco.uncertainty.statistics import indicator_of, stack_targets, summarize_targets
+
+    n = 256
+    y = interleaved_normals(1, 4, n)[:, 0]
+    ys = np.stack([y, y + 1, y - 1], axis=1)
+    ys[:9, 2] = np.nan  # the NaN rule: out of the count and the rows
+    ys[3, 1] = np.inf
+    base = xr.Dataset({"y": (("sample", "demand"), ys), "z": ("sample", y * 2)},
+                      coords={"sample": np.arange(n), "demand": [1.0, 2.0, 3.0]})
+    out = summarize_targets(base, ["y", "z"], replicates=R, conf_level=0.9, label="(wins)")
+    stacked = stack_targets(base, ["y", "z"])
+    pr = probability_with_interval(indicator_of(stacked), replicates=R, conf_level=0.9)
+    mn = mean_with_interval(stacked, replicates=R, conf_level=0.9)
+    qs = quantiles_with_interval(stacked, [0.05, 0.25, 0.5, 0.75, 0.95], replicates=R,
+                                 conf_level=0.9)
+    for name, ref in (("p_positive", pr["estimate"]), ("p_positive_ci", pr["ci"]),
+                      ("target_mean", mn["estimate"]), ("target_mean_ci", mn["ci"]),
+                      ("target_quantile", qs["estimate"]), ("target_quantile_ci", qs["ci"])):
+        got = out[name]
+        xr.testing.assert_equal(got.drop_attrs(), ref.transpose(*got.dims).drop_attrs())
+    assert out["p_positive_ci"].attrs["method"] == pr.attrs["method"]
+    assert out["target_quantile_ci"].attrs["method"] == qs.attrs["method"]
+    np.testing.assert_array_equal(out["p_positive_fallback"], pr["fallback"].astype(np.int8))
+    assert out["target_quantile"].dims == ("target", "quantile", "demand")
+    # by hand: P(y + 1 > 0) over the 8 scrambles, the t interval around the pooled share
+    rep = replicate_of(np.arange(n), R)
+    col = ys[:, 1]
+    p_r = np.array([(col[rep == r] > 0).mean() for r in range(R)])
+    half = stats.t.ppf(0.95, R - 1) * p_r.std(ddof=1) / np.sqrt(R)
+    cell = out.sel(target="y>0", demand=2.0)
+    assert float(cell["p_positive"]) == pytest.approx((col > 0).mean())
+    np.testing.assert_allclose(cell["p_positive_ci"], [(col > 0).mean() - half,
+                                                       (col > 0).mean() + half])
+    assert float(out["target_mean"].sel(target="y", demand=3.0)) == pytest.approx(
+        np.nanmean(ys[:, 2]))
 
 
 def gauss_gain(m, s):
