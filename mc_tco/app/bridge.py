@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from mc_tco.app.input_values import InputValues
 from mc_tco.errors import BookError, McTcoError
 from mc_tco.report.fmt import pct_ci as fmt_pct_ci  # noqa: F401  (the API writes shares as the memo)
 from mc_tco.report.fmt import tokens as fmt_tokens  # noqa: F401
@@ -267,6 +268,10 @@ def with_ranking(rows: xr.Dataset, ranking: xr.Dataset) -> xr.Dataset:
 ANSWER_OUTPUTS = ("cost",)
 
 
+#: the explorer's kept input values (the base rows of every stage and change)
+INPUT_VALUES = InputValues()
+
+
 def base_run(book, samples: int, seed: int, breakeven: bool = True) -> xr.Dataset:
     """The base rows of :func:`quick_run` alone and what they give: P(beats the API) with
     its interval, the quantiles, the break-even demands (the model's distributions; not
@@ -288,7 +293,8 @@ def base_run(book, samples: int, seed: int, breakeven: bool = True) -> xr.Datase
     wanted = set(plan.targets) | set(plan.distributions) | set(ANSWER_OUTPUTS)
     half = samples // 2
     with ThreadPoolExecutor(2, thread_name_prefix="base-rows") as pool:
-        parts = list(pool.map(lambda span: evaluate_base(plan, span[0], span[1], wanted),
+        parts = list(pool.map(lambda span: evaluate_base(plan, span[0], span[1], wanted,
+                                                         ppf=INPUT_VALUES),
                               [(0, half), (half, samples)] if half else [(0, samples)]))
     base = xr.concat(parts, dim="sample", data_vars="all", coords="minimal",
                      compat="override")
