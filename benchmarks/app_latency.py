@@ -105,14 +105,16 @@ class ServerClock:
     the answer), timed by wrapping the functions the route calls."""
 
     STAGES = (("api", "check_edits", "check"), ("bridge", "base_run", "base rows"),
+              ("engine", "summarize", "their summaries"),
               ("api", "results_json", "results JSON"), ("api", "answer", "answer"))
 
     def __init__(self, app) -> None:
+        import mc_tco.engine as engine
         from mc_tco.app import api, bridge
 
         self.local = threading.local()
         self.calls: list[dict[str, tuple[float, float]]] = []
-        modules = {"api": api, "bridge": bridge}
+        modules = {"api": api, "bridge": bridge, "engine": engine}
         for mod, name, label in self.STAGES:
             setattr(modules[mod], name, self._timed(getattr(modules[mod], name), label))
         app.preview = self._timed(app.preview, "preview", top=True)

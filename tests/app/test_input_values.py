@@ -54,3 +54,17 @@ def test_another_column_or_distribution_is_computed_and_the_oldest_dropped_by_si
     np.testing.assert_array_equal(values(b, u), b.ppf(u))  # another distribution
     assert len(values.kept) == 2 and values.bytes == 2 * 2 * u.nbytes
     assert values(a, u) is not first  # dropped (the oldest) and computed again
+
+
+def test_the_base_rows_in_one_call_or_two_halves_are_the_same(monkeypatch):
+    from mc_tco.app import bridge
+
+    book = loads_book(TEXT, "b.toml")
+    bridge.check_book(book)
+    runs = []
+    for free in (2.0, 0.0):  # a core free: two halves on two threads; else one call
+        monkeypatch.setattr(bridge, "_cores_free", lambda free=free: free)
+        ds = bridge.base_run(book, 256, 1, breakeven=False)
+        ds.attrs.pop("created")
+        runs.append(ds)
+    xr.testing.assert_identical(*runs)
