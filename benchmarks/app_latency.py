@@ -49,8 +49,11 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: becoming current (its data-stale attribute removed after the change)
 WATCH = """(field) => {
   const t = window.__t = {};
-  document.querySelector(field).addEventListener(
-    "input", () => { t.change = performance.now(); }, {once: true});
+  // capture on the document: before the page's own listener on the field sends the change
+  const input = document.querySelector(field);
+  document.addEventListener("input", (e) => {
+    if (e.target === input && t.change === undefined) t.change = performance.now();
+  }, {capture: true});
   const parts = {answer: "#card-fan", breakeven: "#card-be", ranking: "#card-rank",
                  refined: "#card-rank"};
   for (const [name, sel] of Object.entries(parts)) {
