@@ -185,12 +185,24 @@ def indicator_of(da: xr.DataArray) -> xr.DataArray:
 
 def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:
     """The targets and their indicators ``t>0`` (as 0/1) along a new dim ``target``."""
-    parts, names = [], []
-    for t in targets:
-        parts += [ds[t], (ds[t] > 0).astype(float)]
-        names += [t, f"{t}>0"]
-    arrays = xr.broadcast(*parts)
-    stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
+    names = [n for t in targets for n in (t, f"{t}>0")]
+    first = ds[targets[0]]
+    if all(ds[t].dims == first.dims for t in targets):
+        # the same dims: written into one array (xarray's broadcast and concat below, the
+        # same values, dims, coords and name, copied them three times)
+        values = np.empty((len(names), *first.shape),
+                          dtype=np.result_type(np.float64, *(ds[t].dtype for t in targets)))
+        for i, t in enumerate(targets):
+            values[2 * i] = ds[t].values
+            np.greater(ds[t].values, 0, out=values[2 * i + 1])  # NaN > 0 is 0, as astype
+        stacked = xr.DataArray(values, dims=("target", *first.dims), coords=first.coords,
+                               name=targets[0])  # (concat names it after the first)
+    else:
+        parts = []
+        for t in targets:
+            parts += [ds[t], (ds[t] > 0).astype(float)]
+        arrays = xr.broadcast(*parts)
+        stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
     # no attrs, on the data or the coords, without drop_attrs' copies of the data
     stacked = stacked.assign_coords(target=names).copy(deep=False)
     stacked.attrs = {}

@@ -298,3 +298,27 @@ def test_p_never_falls_back_to_wilson_where_a_scramble_has_no_never():
     one = quantiles_with_never(_never_sample([3, 5, 4, 6, 2, 5, 4, 3]), replicates=1)
     np.testing.assert_allclose(one.p_never_ci.sel(strategy="buy").values,
                                wilson_interval(32, 400))
+
+
+def test_stacked_targets_of_the_same_dims_are_those_of_the_general_case():
+    # one array for targets of the same dims; the general case (xarray's broadcast and
+    # concat) for a target of other dims: the same values, dims, coords, name, no attrs
+    from mc_tco.uncertainty.statistics import stack_targets
+
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=(12, 3))
+    y[0, 0], y[1, 1] = np.nan, np.inf
+    base = xr.Dataset({"y": (("sample", "demand"), y, {"units": "USD"}),
+                       "n": (("sample", "demand"), rng.integers(-2, 3, (12, 3))),
+                       "w": (("demand", "sample"), y.T.copy())},
+                      coords={"sample": np.arange(12), "demand": ("demand", [1.0, 2, 3],
+                                                                   {"units": "t"}),
+                              "label": ("demand", list("abc"), {"long_name": "x"})})
+    alike = stack_targets(base, ["y", "n"])
+    general = stack_targets(base, ["y", "n", "w"])  # w: other dims, the general case
+    xr.testing.assert_identical(alike, general.isel(target=slice(0, 4)))
+    assert alike.dims == ("target", "sample", "demand") and alike.name == "y"
+    assert alike["target"].values.tolist() == ["y", "y>0", "n", "n>0"]
+    np.testing.assert_array_equal(alike.sel(target="y>0"), np.where(y > 0, 1.0, 0.0))
+    assert alike.dtype == np.float64 and not alike.attrs
+    assert all(not alike[c].attrs for c in alike.coords)
