@@ -15,7 +15,11 @@ from the field's input event:
 * ``refined``: the ranking at the CLI's permutations (the numbers of ``mc-tco run
   --samples N --seed S`` at that demand), the page idle.
 
-The next change waits until the page is current and idle. The reference, measured in the
+The answer's path is split in the page (from the request's resource timing: change to
+request sent, request to first byte, transfer, last byte to the answer drawn) and in the
+server (``App.preview`` wrapped: its wall and CPU seconds and those of the check, the base
+rows, their summaries and the JSON; CPU seconds do not grow with the load, wall seconds
+do). The next change waits until the page is current and idle. The reference, measured in the
 same process right after each change on the same edited book (a seed the page never ran,
 so nothing is cached): each stage's in-process evaluation (``bridge.base_run`` without
 and with the break-even demands; for the ranking ``bridge.shapley_ranking`` at the first
