@@ -300,7 +300,7 @@ def base_run(book, samples: int, seed: int, breakeven: bool = True) -> xr.Datase
         plan = dataclasses.replace(plan, distributions=[])
     wanted = set(plan.targets) | set(plan.distributions) | set(ANSWER_OUTPUTS)
     half = samples // 2
-    spans = [(0, half), (half, samples)] if half and _cores_free() >= 2 else [(0, samples)]
+    spans = [(0, half), (half, samples)] if half and _cores_free() >= 1 else [(0, samples)]
     with ThreadPoolExecutor(len(spans), thread_name_prefix="base-rows") as pool:
         parts = list(pool.map(lambda span: evaluate_base(plan, span[0], span[1], wanted,
                                                          ppf=INPUT_VALUES), spans))
