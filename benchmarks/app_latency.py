@@ -15,7 +15,11 @@ from the field's input event:
 * ``refined``: the ranking at the CLI's permutations (the numbers of ``mc-tco run
   --samples N --seed S`` at that demand), the page idle.
 
-The next change waits until the page is current and idle. The reference, measured in the
+The answer's path is split in the page (from the request's resource timing: change to
+request sent, request to first byte, transfer, last byte to the answer drawn) and in the
+server (``App.preview`` wrapped: its wall and CPU seconds and those of the check, the base
+rows, their summaries and the JSON; CPU seconds do not grow with the load, wall seconds
+do). The next change waits until the page is current and idle. The reference, measured in the
 same process right after each change on the same edited book (a seed the page never ran,
 so nothing is cached): each stage's in-process evaluation (``bridge.base_run`` without
 and with the break-even demands; for the ranking ``bridge.shapley_ranking`` at the first
@@ -49,8 +53,11 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: becoming current (its data-stale attribute removed after the change)
 WATCH = """(field) => {
   const t = window.__t = {};
-  document.querySelector(field).addEventListener(
-    "input", () => { t.change = performance.now(); }, {once: true});
+  // capture on the document: before the page's own listener on the field sends the change
+  const input = document.querySelector(field);
+  document.addEventListener("input", (e) => {
+    if (e.target === input && t.change === undefined) t.change = performance.now();
+  }, {capture: true});
   const parts = {answer: "#card-fan", breakeven: "#card-be", ranking: "#card-rank",
                  refined: "#card-rank"};
   for (const [name, sel] of Object.entries(parts)) {
@@ -62,6 +69,16 @@ WATCH = """(field) => {
       }
     }).observe(node, {attributes: true, attributeFilter: ["data-stale", "data-rough"]});
   }
+  // the answer's request: sent (after the page's debounce), first byte, last byte
+  new PerformanceObserver((list, obs) => {
+    for (const e of list.getEntries()) {
+      if (e.name.includes("/api/preview") && t.change !== undefined
+          && e.startTime > t.change && t.sent === undefined) {
+        t.sent = e.startTime; t.first = e.responseStart; t.received = e.responseEnd;
+        obs.disconnect();
+      }
+    }
+  }).observe({type: "resource"});
 }"""
 
 
@@ -89,6 +106,43 @@ def _reference(book, n: int, seed: int, demand: float) -> dict[str, tuple[float,
     return out
 
 
+class ServerClock:
+    """The server's side of each change's answer (``App.preview``): its wall and CPU
+    seconds, and each stage's (the checks, the base rows, the JSON of the results and of
+    the answer), timed by wrapping the functions the route calls."""
+
+    STAGES = (("api", "check_edits", "check"), ("bridge", "base_run", "base rows"),
+              ("engine", "summarize", "their summaries"),
+              ("api", "results_json", "results JSON"), ("api", "answer", "answer"))
+
+    def __init__(self, app) -> None:
+        import mc_tco.engine as engine
+        from mc_tco.app import api, bridge
+
+        self.local = threading.local()
+        self.calls: list[dict[str, tuple[float, float]]] = []
+        modules = {"api": api, "bridge": bridge, "engine": engine}
+        for mod, name, label in self.STAGES:
+            setattr(modules[mod], name, self._timed(getattr(modules[mod], name), label))
+        app.preview = self._timed(app.preview, "preview", top=True)
+
+    def _timed(self, fn, label: str, top: bool = False):
+        def call(*a, **k):
+            mine = getattr(self.local, "times", None)
+            if top:
+                mine = self.local.times = {}
+            start, cpu = time.perf_counter(), time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                if mine is not None:
+                    mine[label] = (time.perf_counter() - start, time.process_time() - cpu)
+                if top:
+                    self.calls.append(mine)
+                    self.local.times = None
+        return call
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--changes", type=int, default=10)
@@ -106,6 +160,7 @@ def main() -> None:
     app = App(str(book), samples=args.samples)
     server = make_server(app, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    clock = ServerClock(app)
     bridge.warm_up()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     field = ".input[data-input='node_price'] input[data-field='low']"
@@ -115,6 +170,11 @@ def main() -> None:
     ref_cpu: dict[str, list[float]] = {k: [] for k in names}
     after: list[float] = []
     page_cpu: list[float] = []
+    #: the answer's path in the page: debounce (change -> request), server (request ->
+    #: first byte), transfer, render (last byte -> answer current)
+    parts: dict[str, list[float]] = {k: [] for k in ("debounce", "server", "transfer",
+                                                     "render")}
+    server_t: dict[str, list[tuple[float, float]]] = {}
     print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     try:
         with sync_playwright() as p:
@@ -138,6 +198,12 @@ def main() -> None:
                 for k in page_t:
                     page_t[k].append((t[k] - t["change"]) / 1000)
                 after.append((t["ranking"] - t["answer"]) / 1000)
+                for k, (a, b) in {"debounce": ("change", "sent"), "server": ("sent", "first"),
+                                  "transfer": ("first", "received"),
+                                  "render": ("received", "answer")}.items():
+                    parts[k].append((t[b] - t[a]) / 1000)
+                for k, v in clock.calls[-1].items():
+                    server_t.setdefault(k, []).append(v)
                 # the reference: the same stages in-process, on the same edited book
                 text = page.evaluate("S.text")
                 edited = bridge.loads_book(text, str(book))
@@ -169,6 +235,11 @@ def main() -> None:
         print(f"  {name:35s} {_median(page_t[k])}   in-process, {refs[k]}: "
               f"{_median(ref_t[k])}")
     print(f"  {'ranking after the answer':35s} {_median(after)}")
+    print("  the answer's path in the page: " + "; ".join(
+        f"{k} {statistics.median(v):.3f} s" for k, v in parts.items()))
+    print("  the server's answer (wall / CPU s, median): " + "; ".join(
+        f"{k} {statistics.median(w for w, _ in v):.3f} / {statistics.median(c for _, c in v):.3f}"
+        for k, v in server_t.items()))
     stages = [sum(v) for v in zip(*(ref_cpu[k] for k in names[:3]), strict=True)]
     print(f"  CPU seconds of a change, all its stages: in the app (server threads) "
           f"{_median(page_cpu)}; in-process, the answer, break-even and first-estimate "

@@ -122,30 +122,46 @@ def _as_loaded(text: str, path: str):
     return bridge.loads_book(text, path)
 
 
+def _edited(text: str, path: str, edits: dict) -> tuple[str, object | None]:
+    """``(edited text, its book as loaded, unchecked)``: :func:`edited_text`'s text, and
+    the book parsed from it when that parse was needed anyway (None: parse it).
+
+    The book is parsed once: with every edit and its source prompt (the prompt changes
+    the ``source`` alone, so each input's family and parameters are those of the edit);
+    an input edited back to its loaded family and parameters is then left as it was, and
+    only then is the text without it built (its book left to the caller).
+    """
+    base = _as_loaded(text, path)
+    edits = {k: v for k, v in edits.items() if k in base.inputs}
+    if not edits:
+        return apply_edits(text, {}, path, {}), None
+    prompts = {k: source_prompt(base.inputs[k].describe(), base.inputs[k].source)
+               for k in edits}
+    new = apply_edits(text, edits, path, prompts)
+    trial = bridge.loads_book(new, path)
+    changed = {k: v for k, v in edits.items()
+               if (trial.inputs[k].family, trial.inputs[k].params)
+               != (base.inputs[k].family, base.inputs[k].params)}
+    if len(changed) == len(edits):
+        return new, trial
+    return apply_edits(text, changed, path, {k: prompts[k] for k in changed}), None
+
+
 def edited_text(text: str, path: str, edits: dict) -> str:
     """The book text with ``edits`` applied, each changed input's source a prompt.
 
     An input edited back to its loaded family and parameters is left as it was.
     """
-    base = _as_loaded(text, path)
-    edits = {k: v for k, v in edits.items() if k in base.inputs}
-    if not edits:
-        return apply_edits(text, {}, path, {})
-    trial = bridge.loads_book(apply_edits(text, edits, path, {}), path)
-    changed = {k: v for k, v in edits.items()
-               if (trial.inputs[k].family, trial.inputs[k].params)
-               != (base.inputs[k].family, base.inputs[k].params)}
-    prompts = {k: source_prompt(base.inputs[k].describe(), base.inputs[k].source)
-               for k in changed}
-    return apply_edits(text, changed, path, prompts)
+    return _edited(text, path, edits)[0]
 
 
 def checked_book(text: str, path: str, edits: dict, started_model: str,
                  started_file: Path | None = None):
     """``(edited text, its book checked as the CLI checks it)``; raises the CLI's
     McTcoError (:func:`error_json` says where for the page)."""
-    new = edited_text(text, path, edits)
-    book = bridge.loads_book(new, path)
+    new, book = _edited(text, path, edits)
+    if book is None:
+        book = bridge.loads_book(new, path)
     check_model(book, started_model, started_file)
     bridge.check_book(book)
     return new, book
@@ -169,13 +185,19 @@ def check_edits(text: str, path: str, edits: dict, started_model: str,
             "inputs": {k: _input_json(book.inputs[k]) for k in edits if k in book.inputs}}
 
 
+def _by_strategy(da: xr.DataArray, *dims) -> dict[str, np.ndarray]:
+    """``da``'s values per strategy, each with the dims ``dims`` in that order (one
+    transpose, then numpy: a ``sel`` per strategy and cell was most of the JSON's time)."""
+    values = da.transpose("strategy", *dims).values
+    return dict(zip(da["strategy"].values.tolist(), values, strict=True))
+
+
 def _strategies(ds: xr.Dataset, indicator: str) -> tuple[list[str], list[str]]:
     """(strategies compared with the baseline, baselines): a baseline's indicator is NaN or
     its saving is zero in every scenario."""
-    p = ds["p_positive"].sel(target=indicator)
+    p = _by_strategy(ds["p_positive"].sel(target=indicator), ...)
     compared, base = [], []
-    for s in ds["strategy"].values.tolist():
-        col = p.sel(strategy=s).values
+    for s, col in p.items():
         if np.all(np.isnan(col)) or (np.all(col == 0) and "saving" in ds
                                      and bool((ds["saving"].sel(strategy=s) == 0).all())):
             base.append(s)
@@ -217,16 +239,17 @@ def results_json(ds: xr.Dataset, elapsed: float | None = None, summary: bool = F
     out["focus"] = float(focus) if focus is not None else (out["report"] or [grid[0]])[0]
     if summary:
         return out
-    p = ds["p_positive"].sel(target=indicator)
-    ci = ds["p_positive_ci"].sel(target=indicator)
-    out["p"] = {s: {"p": [_num(v) for v in p.sel(strategy=s).values],
-                    "lo": [_num(v) for v in ci.sel(strategy=s, ci_bound="lower").values],
-                    "hi": [_num(v) for v in ci.sel(strategy=s, ci_bound="upper").values]}
+    p = _by_strategy(ds["p_positive"].sel(target=indicator), dim)
+    ci = _by_strategy(ds["p_positive_ci"].sel(target=indicator), "ci_bound", dim)
+    lower, upper = (list(ds["ci_bound"].values).index(b) for b in ("lower", "upper"))
+    out["p"] = {s: {"p": [_num(v) for v in p[s]], "lo": [_num(v) for v in ci[s][lower]],
+                    "hi": [_num(v) for v in ci[s][upper]]}
                 for s in strategies}
     tq = ds["target_quantile"].sel(target=target)
+    fan = _by_strategy(tq, "quantile", dim)
     out["fan"] = {"quantiles": tq["quantile"].values.tolist(),
-                  "values": {s: [[_num(v) for v in tq.sel(strategy=s, quantile=q).values]
-                                 for q in tq["quantile"].values] for s in strategies}}
+                  "values": {s: [[_num(v) for v in row] for row in fan[s]]
+                             for s in strategies}}
     if "breakeven_demand" in ds:
         be = ds["breakeven_demand"]
         cdf = {}

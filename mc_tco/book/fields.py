@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from mc_tco.book.built import checked_distribution
 from mc_tco.book.types import (
     _ANALYSIS_FIELDS,
     _GRID_FIELDS,
@@ -27,7 +28,6 @@ from mc_tco.distributions.families import (
     LIST_FIELDS,
     STRING_FIELDS,
     FieldProblem,
-    build_distribution,
 )
 from mc_tco.errors import a_or_an
 
@@ -346,7 +346,7 @@ def _input(name: str, spec, text: str, err, folder: Path | None = None) -> Input
             params["_data"] = Sample(read_column(
                 path if folder is None or path.is_absolute() else folder / path,
                 params["column"], shown=params["file"]))
-        dist = build_distribution(family, params)
+        dist = checked_distribution(family, params)
     except FieldProblem as exc:
         raise err(
             f"{where}.{exc.field}" if exc.field else where, str(exc), exc.field

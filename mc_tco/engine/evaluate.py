@@ -7,7 +7,7 @@ nothing shipped).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, overload
 
 import numpy as np
@@ -359,7 +359,8 @@ def estimate_base_bytes(plan: Plan, samples: int | None = None) -> int:
 
 
 def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None,
-                  outputs: Iterable[str] | None = None) -> xr.Dataset:
+                  outputs: Iterable[str] | None = None,
+                  ppf: Callable[[Any, np.ndarray], np.ndarray] | None = None) -> xr.Dataset:
     """Model outputs on the base rows (``A``) of samples ``start .. stop-1`` only.
 
     The same rows as the ``sample`` dim of :func:`run`'s results, without the Saltelli
@@ -367,6 +368,8 @@ def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None,
     the base sample of a modified book). Includes ``input_value`` (sample, input).
     ``outputs`` (names) asks the model for these only (default: the targets and the
     distributions the run reports); the model may then skip the rest (break-even, paths).
+    ``ppf(input, u)``: the input's values at ``u`` instead of ``input.ppf(u)`` (the same
+    values: the explorer keeps those of the inputs a change did not touch).
     """
     stop = plan.samples if stop is None else stop
     d = plan.design.num_inputs
@@ -382,7 +385,7 @@ def evaluate_base(plan: Plan, start: int = 0, stop: int | None = None,
         base = plan.base_points(s, e)[:, :d]
         values = np.empty_like(base)
         for j, inp in enumerate(plan.book.uncertain):
-            values[:, j] = inp.ppf(base[:, j])
+            values[:, j] = inp.ppf(base[:, j]) if ppf is None else ppf(inp, base[:, j])
         wanted = set(plan.targets) | set(plan.distributions) if outputs is None else outputs
         out = _call_model(plan, _input_dataset(plan, values, wanted), check=outputs is None)
         part = out[[k for k in out.data_vars if "sample" in out.variables[k].dims]]

@@ -29,7 +29,8 @@ def _replicates_of(da: xr.DataArray, dim: str, replicates: int) -> np.ndarray:
     return replicate_of(index, replicates)
 
 
-def _method(kind: str, replicates: int, conf_level: float) -> str:
+def method_text(kind: str, replicates: int, conf_level: float) -> str:
+    """The ``method`` attr of an interval of ``kind`` (proportion, quantile, mean)."""
     fall = {"proportion": "Wilson score on the pooled count",
             "quantile": "order-statistics (binomial) interval on the pooled sample",
             "mean": "none"}[kind]
@@ -56,7 +57,7 @@ def _wrap(kind, kernel, da, dim, replicates, conf_level, *args, lead=(), lead_co
     coords = {k: v for k, v in da.coords.items() if dim not in v.dims}
     res = kernel(da.values, *args, _replicates_of(da, dim, replicates), replicates,
                  conf_level, axis=0)
-    attrs = {"method": _method(kind, replicates, conf_level), "conf_level": conf_level,
+    attrs = {"method": method_text(kind, replicates, conf_level), "conf_level": conf_level,
              "replicates": replicates, "nan_rule": "NaN rows excluded from numerator and "
              "denominator"}
     return _to_dataset(res, rest, {**coords, **(lead_coords or {})}, attrs, lead)

@@ -213,8 +213,12 @@ def order_statistic_interval(sorted_x, n_valid, q: float, conf_level: float = 0.
     """
     a = 1 - conf_level
     n_valid = np.asarray(n_valid)
-    lo_rank = stats.binom.ppf(a / 2, n_valid, q).astype(np.int64)
-    hi_rank = stats.binom.ppf(1 - a / 2, n_valid, q).astype(np.int64) + 1
+    # binom.ppf once per distinct count (the cells of a run mostly share one): the same
+    # values, without scipy's search in every cell (16 ms of the app's 1,024-row answer)
+    counts, where = np.unique(n_valid, return_inverse=True)
+    ranks = stats.binom.ppf([[a / 2], [1 - a / 2]], counts, q).astype(np.int64)
+    lo_rank = ranks[0][where].reshape(n_valid.shape)
+    hi_rank = ranks[1][where].reshape(n_valid.shape) + 1
     top = sorted_x.shape[0] - 1
     lo = np.take_along_axis(sorted_x, np.clip(lo_rank - 1, 0, top)[None], 0)[0]
     hi = np.take_along_axis(sorted_x, np.clip(hi_rank - 1, 0, top)[None], 0)[0]

@@ -97,41 +97,7 @@ def summarize_targets(
     """
     stacked = stack_targets(base, targets)
     if replicates > 1:
-        from mc_tco.uncertainty.scrambles import (
-            mean_with_interval,
-            probability_with_interval,
-            quantiles_with_interval,
-        )
-
-        pr = probability_with_interval(indicator_of(stacked), replicates=replicates,
-                                       conf_level=conf_level)
-        mn = mean_with_interval(stacked, replicates=replicates, conf_level=conf_level)
-        qs = quantiles_with_interval(stacked, list(quantiles), replicates=replicates,
-                                     conf_level=conf_level)
-        method = pr.attrs.get("method", "")
-        out = xr.Dataset({
-            "target_mean": mn["estimate"].assign_attrs(long_name="mean over samples"),
-            "target_mean_ci": mn["ci"].assign_attrs(
-                long_name="Monte Carlo interval of target_mean", ci_prob=conf_level,
-                method=mn.attrs.get("method", "")),
-            "target_quantile": qs["estimate"].transpose("target", "quantile", ...).assign_attrs(
-                long_name="quantiles over samples (inverted_cdf)"),
-            "target_quantile_ci": qs["ci"].transpose("target", "quantile", ...).assign_attrs(
-                long_name="Monte Carlo interval of target_quantile", ci_prob=conf_level,
-                method=qs.attrs.get("method", "")),
-            "target_quantile_fallback": qs["fallback"].transpose(
-                "target", "quantile", ...).astype(np.int8).assign_attrs(
-                long_name="1 where the quantile's interval is the order-statistic fallback"),
-            "p_positive": pr["estimate"].assign_attrs(
-                units="1", long_name=f"probability that the target is positive ({label})"),
-            "p_positive_ci": pr["ci"].assign_attrs(
-                units="1", long_name="Monte Carlo interval of p_positive", ci_prob=conf_level,
-                method=method),
-            "p_positive_fallback": pr["fallback"].astype(np.int8).assign_attrs(
-                long_name="1 where the interval of p_positive is Wilson's on the pooled count "
-                          "(some scramble had no event or only events)"),
-        })
-        return out
+        return _replicate_summaries(stacked, quantiles, conf_level, label, replicates)
     q = stacked.quantile(list(quantiles), dim="sample").transpose("target", "quantile", ...)
     mean = stacked.mean("sample")
     prob, ci = p_positive(stacked, "sample", conf_level)
@@ -148,6 +114,70 @@ def summarize_targets(
     return out
 
 
+def _replicate_summaries(stacked: xr.DataArray, quantiles, conf_level: float, label: str,
+                         replicates: int) -> xr.Dataset:
+    """:func:`summarize_targets` over ``replicates`` scrambles: the array kernels of
+    :mod:`mc_tco.uncertainty.intervals` (those of the xarray wrappers
+    :func:`~mc_tco.uncertainty.scrambles.probability_with_interval`, ``mean_with_interval``
+    and ``quantiles_with_interval``: the same numbers, dims and attrs) on the values of
+    ``stacked`` (target, sample, ...), in one transpose and one Dataset (the wrappers'
+    Datasets, transposes and merges took half the summary of the app's answer)."""
+    from mc_tco.uncertainty.interval_datasets import method_text
+    from mc_tco.uncertainty.intervals import (
+        mean_interval,
+        proportion,
+        quantile_interval,
+        replicate_of,
+    )
+
+    da = stacked.transpose("sample", ...)
+    x = da.values
+    rest = da.dims[1:]
+    index = da["sample"].values if "sample" in da.coords else np.arange(da.sizes["sample"])
+    rep = replicate_of(index, replicates)
+    event = np.where(np.isnan(x), np.nan, (x > 0).astype(float))  # indicator_of's NaN rule
+    levels = [float(v) for v in np.atleast_1d(quantiles)]
+    pr = proportion(event, rep, replicates, conf_level, axis=0)
+    mn = mean_interval(x, rep, replicates, conf_level, axis=0)
+    qs = quantile_interval(x, levels, rep, replicates, conf_level, axis=0)
+    bounds = (*rest, "ci_bound")
+
+    def by_quantile(dims, values, attrs=None):  # (quantile, target, ...) -> (target, quantile, ...)
+        return xr.Variable(("quantile", *dims), values, attrs).transpose(
+            "target", "quantile", ...)
+
+    def ci(res):
+        return np.stack([res.lower, res.upper], axis=-1)
+
+    coords = {k: v for k, v in da.coords.items() if "sample" not in v.dims}
+    return xr.Dataset(
+        {
+            "target_mean": (rest, mn.estimate, {"long_name": "mean over samples"}),
+            "target_mean_ci": (bounds, ci(mn), {
+                "long_name": "Monte Carlo interval of target_mean", "ci_prob": conf_level,
+                "method": method_text("mean", replicates, conf_level)}),
+            "target_quantile": by_quantile(rest, qs.estimate, {
+                "long_name": "quantiles over samples (inverted_cdf)"}),
+            "target_quantile_ci": by_quantile(bounds, ci(qs), {
+                "long_name": "Monte Carlo interval of target_quantile", "ci_prob": conf_level,
+                "method": method_text("quantile", replicates, conf_level)}),
+            "target_quantile_fallback": by_quantile(rest, qs.fallback.astype(np.int8), {
+                "long_name": "1 where the quantile's interval is the order-statistic "
+                             "fallback"}),
+            "p_positive": (rest, pr.estimate, {
+                "units": "1", "long_name": f"probability that the target is positive ({label})"}),
+            "p_positive_ci": (bounds, ci(pr), {
+                "units": "1", "long_name": "Monte Carlo interval of p_positive",
+                "ci_prob": conf_level, "method": method_text("proportion", replicates,
+                                                             conf_level)}),
+            "p_positive_fallback": (rest, pr.fallback.astype(np.int8), {
+                "long_name": "1 where the interval of p_positive is Wilson's on the pooled "
+                             "count (some scramble had no event or only events)"}),
+        },
+        coords={**coords, "ci_bound": ["lower", "upper"], "quantile": levels},
+    )
+
+
 def indicator_of(da: xr.DataArray) -> xr.DataArray:
     """1 where ``da`` > 0, 0 where not, NaN where ``da`` is NaN (the NaN rule)."""
     return (da > 0).astype(float).where(da.notnull())
@@ -155,12 +185,24 @@ def indicator_of(da: xr.DataArray) -> xr.DataArray:
 
 def stack_targets(ds: xr.Dataset, targets: list[str]) -> xr.DataArray:
     """The targets and their indicators ``t>0`` (as 0/1) along a new dim ``target``."""
-    parts, names = [], []
-    for t in targets:
-        parts += [ds[t], (ds[t] > 0).astype(float)]
-        names += [t, f"{t}>0"]
-    arrays = xr.broadcast(*parts)
-    stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
+    names = [n for t in targets for n in (t, f"{t}>0")]
+    first = ds[targets[0]]
+    if all(ds[t].dims == first.dims for t in targets):
+        # the same dims: written into one array (xarray's broadcast and concat below, the
+        # same values, dims, coords and name, copied them three times)
+        values = np.empty((len(names), *first.shape),
+                          dtype=np.result_type(np.float64, *(ds[t].dtype for t in targets)))
+        for i, t in enumerate(targets):
+            values[2 * i] = ds[t].values
+            np.greater(ds[t].values, 0, out=values[2 * i + 1])  # NaN > 0 is 0, as astype
+        stacked = xr.DataArray(values, dims=("target", *first.dims), coords=first.coords,
+                               name=targets[0])  # (concat names it after the first)
+    else:
+        parts = []
+        for t in targets:
+            parts += [ds[t], (ds[t] > 0).astype(float)]
+        arrays = xr.broadcast(*parts)
+        stacked = xr.concat(arrays, dim="target", coords="minimal", compat="override")
     # no attrs, on the data or the coords, without drop_attrs' copies of the data
     stacked = stacked.assign_coords(target=names).copy(deep=False)
     stacked.attrs = {}

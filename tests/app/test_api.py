@@ -46,6 +46,20 @@ def test_edit_to_another_family_drops_the_old_fields_and_keeps_comments():
     assert api.edited_text(TEXT, PATH, same) == TEXT
 
 
+def test_the_checked_book_is_the_edited_text_with_an_input_edited_back_left_as_it_was():
+    same = {"node_price": {"dist": "uniform", "fields": {"low": "400000", "high": "550000"}}}
+    other = next(k for k, v in loads_book(TEXT, PATH).inputs.items()
+                 if v.family == "uniform" and k != "node_price")
+    lo, hi = (loads_book(TEXT, PATH).inputs[other].params[f] for f in ("low", "high"))
+    moved = {other: {"dist": "uniform", "fields": {"low": str(lo), "high": str(hi * 2)}}}
+    for edits, changed in (({**same, **moved}, [other]), (moved, [other]), (same, [])):
+        new, book = api.checked_book(TEXT, PATH, edits, MODEL)
+        assert book.text == new == api.edited_text(TEXT, PATH, edits)
+        prompts = {k for k, v in book.inputs.items() if v.source.startswith("assumption: TODO")}
+        assert prompts == set(changed)
+        assert book.inputs[other].params["high"] == (hi * 2 if changed else hi)
+
+
 def test_toml_value_writes_numbers_as_typed_and_the_rest_as_strings():
     assert toml_value("4e5") == "4e5"
     assert toml_value("400_000") == "400_000"

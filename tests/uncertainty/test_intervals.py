@@ -13,6 +13,7 @@ from mc_tco.sensitivity.sobol import rqmc_seeds
 from mc_tco.uncertainty.scrambles import (
     indicator,
     mean_interval,
+    mean_with_interval,
     order_statistic_interval,
     probability_with_interval,
     proportion,
@@ -140,6 +141,24 @@ def test_order_statistic_interval_matches_the_binomial_ranks():
     assert hi[0] == np.inf  # no sample above a far-tail quantile bounds it
 
 
+def test_order_statistic_interval_ranks_each_cell_by_its_own_count():
+    # cells of different non-NaN counts (NaN sorted last): each cell's ranks are
+    # scipy's binomial ranks for its own count, as one cell at a time
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((60, 3, 4))
+    counts = np.array([[60, 60, 0, 7], [31, 60, 1, 60], [59, 7, 60, 31]])
+    x[np.arange(60)[:, None, None] >= counts] = np.nan
+    x = np.sort(x, axis=0)
+    for q in (0.05, 0.5, 0.95):
+        lo, hi = order_statistic_interval(x, counts, q, 0.9)
+        for i, j in np.ndindex(counts.shape):
+            one = order_statistic_interval(x[:, i, j][:, None], counts[i, j][None], q, 0.9)
+            assert (lo[i, j], hi[i, j]) == pytest.approx((one[0][0], one[1][0]), nan_ok=True)
+            n = counts[i, j]
+            if n:
+                l_rank = int(stats.binom.ppf(0.05, n, q))
+                assert lo[i, j] == (x[l_rank - 1, i, j] if l_rank >= 1 else -np.inf)
+
 def test_quantile_and_mean_intervals_contain_the_truth_of_a_normal_difference():
     n = 4096
     x = interleaved_normals(2, 5, n)
@@ -170,6 +189,46 @@ def test_xarray_wrappers_name_their_dims():
     assert q["ci"].sizes == {"quantile": 2, "demand": 3, "ci_bound": 2}
     m = q["estimate"].sel(quantile=0.75, demand=1.0)
     assert float(m) == pytest.approx(np.quantile(y, 0.75, method="inverted_cdf"))
+
+
+def test_the_targets_summaries_over_scrambles_are_the_wrappers_on_the_stacked_targets():
+    # summarize_targets calls the array kernels itself: its numbers, dims and attrs are
+    # the xarray wrappers' on stack_targets, and P(y > 0) is the t interval by hand
+    from mc_tco.uncertainty.statistics import indicator_of, stack_targets, summarize_targets
+
+    n = 256
+    y = interleaved_normals(1, 4, n)[:, 0]
+    ys = np.stack([y, y + 1, y - 1], axis=1)
+    ys[:9, 2] = np.nan  # the NaN rule: out of the count and the rows
+    ys[3, 1] = np.inf
+    base = xr.Dataset({"y": (("sample", "demand"), ys), "z": ("sample", y * 2)},
+                      coords={"sample": np.arange(n), "demand": [1.0, 2.0, 3.0]})
+    out = summarize_targets(base, ["y", "z"], replicates=R, conf_level=0.9, label="(wins)")
+    stacked = stack_targets(base, ["y", "z"])
+    pr = probability_with_interval(indicator_of(stacked), replicates=R, conf_level=0.9)
+    mn = mean_with_interval(stacked, replicates=R, conf_level=0.9)
+    qs = quantiles_with_interval(stacked, [0.05, 0.25, 0.5, 0.75, 0.95], replicates=R,
+                                 conf_level=0.9)
+    for name, ref in (("p_positive", pr["estimate"]), ("p_positive_ci", pr["ci"]),
+                      ("target_mean", mn["estimate"]), ("target_mean_ci", mn["ci"]),
+                      ("target_quantile", qs["estimate"]), ("target_quantile_ci", qs["ci"])):
+        got = out[name]
+        xr.testing.assert_equal(got.drop_attrs(), ref.transpose(*got.dims).drop_attrs())
+    assert out["p_positive_ci"].attrs["method"] == pr.attrs["method"]
+    assert out["target_quantile_ci"].attrs["method"] == qs.attrs["method"]
+    np.testing.assert_array_equal(out["p_positive_fallback"], pr["fallback"].astype(np.int8))
+    assert out["target_quantile"].dims == ("target", "quantile", "demand")
+    # by hand: P(y + 1 > 0) over the 8 scrambles, the t interval around the pooled share
+    rep = replicate_of(np.arange(n), R)
+    col = ys[:, 1]
+    p_r = np.array([(col[rep == r] > 0).mean() for r in range(R)])
+    half = stats.t.ppf(0.95, R - 1) * p_r.std(ddof=1) / np.sqrt(R)
+    cell = out.sel(target="y>0", demand=2.0)
+    assert float(cell["p_positive"]) == pytest.approx((col > 0).mean())
+    np.testing.assert_allclose(cell["p_positive_ci"], [(col > 0).mean() - half,
+                                                       (col > 0).mean() + half])
+    assert float(out["target_mean"].sel(target="y", demand=3.0)) == pytest.approx(
+        np.nanmean(ys[:, 2]))
 
 
 def gauss_gain(m, s):
@@ -239,3 +298,27 @@ def test_p_never_falls_back_to_wilson_where_a_scramble_has_no_never():
     one = quantiles_with_never(_never_sample([3, 5, 4, 6, 2, 5, 4, 3]), replicates=1)
     np.testing.assert_allclose(one.p_never_ci.sel(strategy="buy").values,
                                wilson_interval(32, 400))
+
+
+def test_stacked_targets_of_the_same_dims_are_those_of_the_general_case():
+    # one array for targets of the same dims; the general case (xarray's broadcast and
+    # concat) for a target of other dims: the same values, dims, coords, name, no attrs
+    from mc_tco.uncertainty.statistics import stack_targets
+
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=(12, 3))
+    y[0, 0], y[1, 1] = np.nan, np.inf
+    base = xr.Dataset({"y": (("sample", "demand"), y, {"units": "USD"}),
+                       "n": (("sample", "demand"), rng.integers(-2, 3, (12, 3))),
+                       "w": (("demand", "sample"), y.T.copy())},
+                      coords={"sample": np.arange(12), "demand": ("demand", [1.0, 2, 3],
+                                                                   {"units": "t"}),
+                              "label": ("demand", list("abc"), {"long_name": "x"})})
+    alike = stack_targets(base, ["y", "n"])
+    general = stack_targets(base, ["y", "n", "w"])  # w: other dims, the general case
+    xr.testing.assert_identical(alike, general.isel(target=slice(0, 4)))
+    assert alike.dims == ("target", "sample", "demand") and alike.name == "y"
+    assert alike["target"].values.tolist() == ["y", "y>0", "n", "n>0"]
+    np.testing.assert_array_equal(alike.sel(target="y>0"), np.where(y > 0, 1.0, 0.0))
+    assert alike.dtype == np.float64 and not alike.attrs
+    assert all(not alike[c].attrs for c in alike.coords)

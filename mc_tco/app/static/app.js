@@ -130,8 +130,9 @@ function onEdit(name) {
   card.classList.add("changed");
   markStale("recomputing…");
   pictureStale(name, "recomputing…");
-  clearTimeout(checkTimer);
-  checkTimer = setTimeout(refresh, 40);  // a burst of keys (a pasted number) is one change
+  // at once, before the browser draws the dimmed parts: one input event is one change (a
+  // pasted number too), and an answer superseded by the next key is dropped (runSeq)
+  refresh();
 }
 
 function seedError() {
