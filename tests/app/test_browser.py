@@ -217,7 +217,12 @@ def test_the_page_works_under_its_csp_and_no_other_page_can_frame_it(browser, ap
         before = page.get_attribute(AT_1T, "data-p")
         set_field(page, "node_price", "low", "10000")  # the editor works too
         set_field(page, "node_price", "high", "20000")
-        page.wait_for_selector(f"{AT_1T}:not([data-p='{before}'])", timeout=60_000)
+        # (the answer to the first edit alone may be drawn before the second is sent: wait
+        # for the answer to both, which must come)
+        page.wait_for_function(
+            "([sel, b]) => { const e = document.querySelector(sel);"
+            " return e !== null && parseFloat(e.dataset.p) > b + 0.3; }",
+            arg=[AT_1T, float(before)], timeout=60_000)
         assert p_buy_1t(page) > float(before) + 0.3
         assert not [m for m in console if "Content Security Policy" in m], console
         framer = ctx.new_page()
