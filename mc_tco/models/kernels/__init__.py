@@ -2,7 +2,7 @@
 
 In the order of the pipeline:
 
-* :mod:`.rows`: :func:`.rows.row_factors`, numpy over all rows at once: each row's
+* :mod:`.rows`: :func:`.rows.row_factors`, one numba kernel a row at a time: each row's
   demand-independent month vectors (demand per unit of plan, prices with the step cut and
   without, node price and rent, capacity, the share served in house, discount factors, the
   hybrid's level price, SSD cost per token and node cost) and scalars, with their index
