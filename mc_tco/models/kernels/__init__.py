@@ -14,6 +14,8 @@ In the order of the pipeline:
 * :mod:`.grid`: the drivers (numba): every row at every demand of a grid, the cash paths
   and cash by year at a few demands, each strategy's break-even demand;
 * :mod:`.irr`: :func:`.irr.yearly_irr`, the irr of one stream of flows.
+* :mod:`.narrow`: :func:`.narrow.npv_one`, one strategy's npv (the break-even search's
+  narrowing).
 
 Kernels are compiled once (:func:`.jit.jit`: ``cache=True``, stale when any module of the
 package changes) and release the GIL, so the engine's thread workers run them in parallel.
