@@ -147,7 +147,7 @@ def _g(res: np.ndarray, s: int) -> float:
 
 @jit
 def _narrow(v: np.ndarray, sc: np.ndarray, s: int, a: float, b: float, ga: float, gb: float,
-            rel: float, W: np.ndarray, buf: np.ndarray) -> float:
+            rel: float, W: np.ndarray, buf: np.ndarray, res: np.ndarray) -> float:
     """Narrow the bracket ``a < b`` (strategy ``s`` does not break even at ``a``, does at
     ``b``; ``ga, gb``: :func:`_g` there, NaN if unknown) to ``b - a <= rel b``; return ``b``.
 
@@ -173,7 +173,11 @@ def _narrow(v: np.ndarray, sc: np.ndarray, s: int, a: float, b: float, ga: float
         if not bisect and ga < 0.0 and gb >= 0.0 and math.isfinite(gb - ga):
             tol = 0.5 * rel * b
             c = min(max(b - gb * (w / (gb - ga)), a + tol), b - tol)
-        value, top = npv_one(v, sc, c, W, buf, s)  # (npv_cell's, strategy s only)
+        if s == 5:
+            fast.npv_cell(v, sc, c, W, buf, res)
+            value, top = res[fast.NPV + 5], res[fast.HYB_TOP]
+        else:  # (npv_cell's npv of s, without the hybrid's rule)
+            value, top = npv_one(v, sc, c, W, buf, s), 0.0
         gc = _g_of(value, top, s)
         if _ok_of(value, top, s):
             b, gb = c, gc
@@ -282,4 +286,4 @@ def breakeven(V: np.ndarray, S: np.ndarray, lo: float, hi: float, ratio: float, 
                 out[i, s] = math.inf
             elif out[i, s] > 0.0:
                 out[i, s] = _narrow(V[i], S[i], s, left[s], out[i, s], g_left[s],
-                                    g_right[s], rel, W, buf)
+                                    g_right[s], rel, W, buf, res)

@@ -1,44 +1,36 @@
-"""The npv of one strategy of one row at one demand (:func:`npv_one`): what the break-even
-search's narrowing (:func:`.grid.breakeven`) evaluates, a strategy at a time.
+"""The npv of one of buy, rent, reserved and owned of one row at one demand
+(:func:`npv_one`): what the break-even search's narrowing (:func:`.grid.breakeven`)
+evaluates, a strategy at a time.
 
 :func:`.npv.npv_cell`'s month loop with only the terms the strategy's npv reads: the same
 operations in the same order, so the same number bit for bit (tested against it), without
-the others' work. Buy, rent, reserved and owned skip the hybrid's rule (:func:`.hybrid.
-n_star`, most of a cell's work); the hybrid skips the fleet for the busiest hour and the
-reserved terms (:func:`.npv.fleet`).
+the others' work, above all the hybrid's rule (:func:`.hybrid.n_star`, about half of a
+cell's work). The hybrid's own narrowing keeps :func:`.npv.npv_cell`: a version of it
+without the others saved a third of its evaluations' time but cost 1.8 CPU s more to
+compile cold (the rule compiled in once more).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .hybrid import eta, load_share, n_star
 from .jit import jit
 from .npv import W_IN, W_NEED, W_NRES, W_T0, _dep, depreciated, fleet
 from .rows import (
-    A_,
-    B_,
     BONUS,
-    CAP,
     CDISC,
-    CNODE,
     COLO,
     DISC,
     DU,
-    E1,
     EXIT,
     G_,
     HOURS_PER_MONTH,
-    HP,
     KEEP,
     LIFE,
     MF12,
     NET,
     NODE0,
     ORES,
-    PBAR,
     PC,
     PHI,
     PN,
@@ -46,47 +38,41 @@ from .rows import (
     RESD,
     RN,
     SELF,
-    SFULL,
     SOV,
     SSD,
     STAFF,
-    STOK,
     T_,
     TAX,
     TBPT,
-    UTIL,
 )
 
 
 @jit
 def npv_one(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.ndarray,
-            s: int) -> tuple[float, float]:
-    """Strategy ``s``'s npv (1 buy .. 5 hybrid) of one row at ``dem``, as
-    :func:`.npv.npv_cell` gives it, and the hybrid's largest fleet (``HYB_TOP``; 0 for the
-    others). ``W``: (>= :data:`.npv.NW_NPV`, months) scratch; ``buf``: the hybrid rule's."""
+            s: int) -> float:
+    """Strategy ``s``'s npv (1 buy, 2 rent, 3 reserved, 4 owned) of one row at ``dem``, as
+    :func:`.npv.npv_cell` gives it. ``W``: (>= :data:`.npv.NW_NPV`, months) scratch;
+    ``buf``: unused (:func:`.npv.npv_cell`'s arguments)."""
     T, ex = int(S[T_]), int(S[EXIT])
-    a, hp, b, ut, e1, sf = S[A_], S[HP], S[B_], S[UTIL], S[E1], S[SFULL]
     power, colo, staff0, tbpt, ssd = S[POWER], S[COLO], S[STAFF], S[TBPT], S[SSD]
     mf12, keep, net, G, sov = S[MF12], S[KEEP], S[NET], S[G_], S[SOV]
     rate, life, bonus = S[TAX], S[LIFE], S[BONUS]
     res_price = G * (1.0 - S[RESD]) * HOURS_PER_MONTH
-    hyb = s == 5
     nb = s == 1 or s == 4  # buy's fleet (owned holds it too)
     sb = s == 1 or s == 2 or s == 4  # buy's SSDs (rent's and owned's)
-    own_top = 0.0 if hyb else fleet(V, S, dem, W)
+    own_top = fleet(V, S, dem, W)
     cd = V[CDISC]
     c = 0.0  # sum d (api - cost)
-    x1 = x3 = x5 = xs = 0.0  # sum d capex (xs: buy's SSDs, also rent's and owned's)
-    p1 = p3 = p5 = ps = 0.0  # discounted depreciation
-    b1 = b3 = b5 = bs = 0.0  # book value at exit
-    r1 = r5 = 0.0  # resale at exit
-    g1 = g3 = g5 = gs = u1 = u3 = u5 = us = e1_ = e3 = e5 = es = 0.0  # moments of purchases
+    x1 = x3 = xs = 0.0  # sum d capex (xs: buy's SSDs, also rent's and owned's)
+    p1 = p3 = ps = 0.0  # discounted depreciation
+    b1 = b3 = bs = 0.0  # book value at exit
+    r1 = 0.0  # buy's resale at exit
+    g1 = g3 = gs = u1 = u3 = us = e1_ = e3 = es = 0.0  # moments of purchases
     long_life = life >= ex  # every purchase before exit is still depreciating at exit
-    tb_b = tb_r = tb_h = 0.0
-    nb_top = nb_prev = nh_top = nh_prev = up_b = up_h = 0.0
-    owns = False
-    s_sov = hyb_top = 0.0
-    net_b = ssd_b = ssd_r = net_h = ssd_h = 0.0
+    tb_b = tb_r = 0.0
+    nb_top = nb_prev = up_b = 0.0
+    s_sov = 0.0
+    net_b = ssd_b = ssd_r = 0.0
     for t in range(T):
         D = dem * V[DU, t]
         p, d, phi, own = V[PC, t], V[DISC, t], V[PHI, t], V[SELF, t]
@@ -123,32 +109,8 @@ def npv_one(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.nda
             tb_r = v
             c += d * (inres * api - staff - W[W_NRES, t] * V[RN, int(W[W_T0, t])] * res_price
                       - ssd_r)
-        else:  # the hybrid's rule
-            cu = V[CAP, t] * ut
-            # (after exit its fleet is 0 whatever the rule picks: not asked)
-            ns = n_star(D, cu, (V[PBAR, t] - V[STOK, t]) * D, V[CNODE, t], staff, a, hp, b,
-                        e1, sf, buf) if before else 0.0
-            nh_top = max(nh_top, ns)
-            nht = nh_top if before else 0.0
-            part_h = max(0.0, nht - nh_prev) * V[PN, t]
-            nh_prev = nht
-            if nht > 0.0:
-                owns = True
-            y = 0.0 if nht == 0.0 else (math.inf if D == 0.0
-                                        else nht * eta(nht, e1, sf) * cu / D)
-            served_h = phi * D * load_share(y, a, hp, b)
-            v = max(tb_h, tbpt * served_h)
-            ssd_h = (v - tb_h) * ssd
-            tb_h = v
-            up_h += mf12 * part_h
-            net_h = part_h * (1.0 + net)
-            c += d * (p * served_h - (staff if owns else 0.0) - nht * (power + colo)
-                      - (up_h if before else 0.0) - net_h - ssd_h)
-            if part_h > 0.0:
-                r5 += part_h * keep ** ((ex - t) / 12.0)
-            hyb_top = max(hyb_top, nht)
         if rate != 0.0:
-            cx_b, cx_h = net_b + ssd_b, net_h + ssd_h
+            cx_b = net_b + ssd_b
             if long_life:  # every purchase is still depreciating at exit: sums of moments
                 cdt = cd[t]
                 if s == 1:
@@ -166,11 +128,6 @@ def npv_one(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.nda
                     g3 += cdt * ssd_r
                     u3 += t * ssd_r
                     e3 += ssd_r
-                if hyb:
-                    x5 += d * cx_h
-                    g5 += cdt * cx_h
-                    u5 += t * cx_h
-                    e5 += cx_h
             else:
                 if s == 1 and net_b != 0.0:
                     x1 += d * net_b
@@ -187,11 +144,6 @@ def npv_one(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.nda
                     q, w = _dep(ssd_r, t, ex, life, bonus, cd, d)
                     p3 += q
                     b3 += w
-                if hyb and cx_h != 0.0:
-                    x5 += d * cx_h
-                    q, w = _dep(cx_h, t, ex, life, bonus, cd, d)
-                    p5 += q
-                    b5 += w
     if rate != 0.0 and long_life:
         f, cde = (1.0 - bonus) / life, cd[ex]
         if s == 1:
@@ -200,8 +152,6 @@ def npv_one(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.nda
             ps, bs = depreciated(xs, gs, us, es, bonus, f, cde, ex)
         if s == 3:
             p3, b3 = depreciated(x3, g3, u3, e3, bonus, f, cde, ex)
-        if hyb:
-            p5, b5 = depreciated(x5, g5, u5, e5, bonus, f, cde, ex)
         if s == 1:
             x1 -= xs  # (buy's X is x1 + xs below)
             p1 -= ps
@@ -215,10 +165,8 @@ def npv_one(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, buf: np.nda
         value = k * c - rate * xs + rate * ps + s_sov + d_ex * rate * bs
     elif s == 3:
         value = k * c - rate * x3 + rate * p3 + s_sov + d_ex * rate * b3
-    elif s == 4:
+    else:
         owned_out = own_top * V[PN, 0] * S[ORES]
         value = (k * c - rate * xs + rate * ps + s_sov + d_ex * rate * bs
                  - owned_out + d_ex * owned_out * keep ** (ex / 12.0))
-    else:
-        value = k * c - rate * x5 + rate * p5 + d_ex * (r5 - rate * (r5 - b5))
-    return value, hyb_top
+    return value
