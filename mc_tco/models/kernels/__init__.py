@@ -2,7 +2,7 @@
 
 In the order of the pipeline:
 
-* :mod:`.rows`: :func:`.rows.row_factors`, numpy over all rows at once: each row's
+* :mod:`.rows`: :func:`.rows.row_factors`, one numba kernel a row at a time: each row's
   demand-independent month vectors (demand per unit of plan, prices with the step cut and
   without, node price and rent, capacity, the share served in house, discount factors, the
   hybrid's level price, SSD cost per token and node cost) and scalars, with their index
@@ -14,6 +14,8 @@ In the order of the pipeline:
 * :mod:`.grid`: the drivers (numba): every row at every demand of a grid, the cash paths
   and cash by year at a few demands, each strategy's break-even demand;
 * :mod:`.irr`: :func:`.irr.yearly_irr`, the irr of one stream of flows.
+* :mod:`.narrow`: :func:`.narrow.npv_one`, one strategy's npv (the break-even search's
+  narrowing).
 
 Kernels are compiled once (:func:`.jit.jit`: ``cache=True``, stale when any module of the
 package changes) and release the GIL, so the engine's thread workers run them in parallel.

@@ -160,8 +160,9 @@ def cell(V: np.ndarray, S: np.ndarray, dem: float, W: np.ndarray, Z: np.ndarray,
             res_b += part_b * keep ** ((ex - t) / 12.0)
         # the hybrid: the month's largest best fleet, never sold before exit
         cu = V[CAP, t] * ut
+        # (after exit its fleet is 0 whatever the rule picks: not asked)
         ns = n_star(D, cu, (V[PBAR, t] - V[STOK, t]) * D, V[CNODE, t], staff, a, hp, b, e1,
-                    sf, buf)
+                    sf, buf) if before else 0.0
         nh_top = max(nh_top, ns)
         nht = nh_top if before else 0.0
         part_h = max(0.0, nht - nh_prev) * V[PN, t]

@@ -14,6 +14,7 @@ from . import npv as fast
 from .block import PB, npv_row
 from .cell import NOUT, NW, NZ, cell
 from .jit import jit
+from .narrow import npv_one
 from .rows import CNODE, DISC, DU, EXIT, LIFE, PBAR, PC, SELF, SFULL, SOV, STAFF, STOK, T_, TAX
 
 
@@ -116,19 +117,32 @@ def cash(V: np.ndarray, S: np.ndarray, dems: np.ndarray, path: np.ndarray,
 
 
 @jit(inline="always")
+def _ok_of(v: float, top: float, s: int) -> bool:
+    """Whether strategy ``s`` of npv ``v`` breaks even (the hybrid: and owns a node, its
+    largest fleet ``top`` > 0)."""
+    return v >= 0.0 and (s != 5 or top > 0.0)
+
+
+@jit(inline="always")
+def _g_of(v: float, top: float, s: int) -> float:
+    """The function whose first root :func:`breakeven` brackets: strategy ``s``'s npv
+    ``v``, and for a hybrid that holds no node (``top`` 0: not a break-even) the largest
+    number below 0."""
+    if s == 5 and top <= 0.0 and v >= 0.0:
+        return -5e-324
+    return v
+
+
+@jit(inline="always")
 def _ok(res: np.ndarray, s: int) -> bool:
-    """Whether strategy ``s`` breaks even in ``res`` (the hybrid: and owns a node)."""
-    return res[fast.NPV + s] >= 0.0 and (s != 5 or res[fast.HYB_TOP] > 0.0)
+    """:func:`_ok_of` of strategy ``s`` in the npv results ``res``."""
+    return _ok_of(res[fast.NPV + s], res[fast.HYB_TOP], s)
 
 
 @jit(inline="always")
 def _g(res: np.ndarray, s: int) -> float:
-    """The function whose first root :func:`breakeven` brackets: strategy ``s``'s npv, and
-    for a hybrid that holds no node (not a break-even) the largest number below 0."""
-    v = res[fast.NPV + s]
-    if s == 5 and res[fast.HYB_TOP] <= 0.0 and v >= 0.0:
-        return -5e-324
-    return v
+    """:func:`_g_of` of strategy ``s`` in the npv results ``res``."""
+    return _g_of(res[fast.NPV + s], res[fast.HYB_TOP], s)
 
 
 @jit
@@ -159,9 +173,13 @@ def _narrow(v: np.ndarray, sc: np.ndarray, s: int, a: float, b: float, ga: float
         if not bisect and ga < 0.0 and gb >= 0.0 and math.isfinite(gb - ga):
             tol = 0.5 * rel * b
             c = min(max(b - gb * (w / (gb - ga)), a + tol), b - tol)
-        fast.npv_cell(v, sc, c, W, buf, res)
-        gc = _g(res, s)
-        if _ok(res, s):
+        if s == 5:
+            fast.npv_cell(v, sc, c, W, buf, res)
+            value, top = res[fast.NPV + 5], res[fast.HYB_TOP]
+        else:  # (npv_cell's npv of s, without the hybrid's rule)
+            value, top = npv_one(v, sc, c, W, buf, s), 0.0
+        gc = _g_of(value, top, s)
+        if _ok_of(value, top, s):
             b, gb = c, gc
             if kept == 1:
                 ga *= 0.5

@@ -68,6 +68,17 @@ def _bound(n: float, value: float, c: float, staff: float, u: float, a: float, h
     return value * load_share(m * u, a, hp, b) - m * c - staff
 
 
+@jit(inline="always")
+def _none_pays(value: float, c: float, staff: float, a: float, hp: float, b: float) -> bool:
+    """Whether :func:`n_star`'s margin is below ``-TOL`` at every fleet ``n >= 1``, as the
+    computer rounds it (so that its pick is 0): with ``c >= 0``, ``L(y) <= hp a + (1 - hp)
+    b`` and ``n c >= c``, each rounded margin is at most this bound rounded in the same
+    order (rounding is monotone; ``L >= 0`` for ``value < 0``: a profile's ``hp, a, b >=
+    0``, a positive demand)."""
+    top = max(0.0, value) * (hp * a + (1.0 - hp) * b) - c - staff
+    return c >= 0.0 and 0.0 <= hp <= 1.0 and a >= 0.0 and b >= 0.0 and top < -TOL
+
+
 @jit
 def n_star(demand: float, cu: float, value: float, c: float, staff: float, a: float,
            hp: float, b: float, e1: float, sfull: float, buf: np.ndarray) -> float:
@@ -77,15 +88,19 @@ def n_star(demand: float, cu: float, value: float, c: float, staff: float, a: fl
     efficiency; ``value``: level price less SSDs per token times ``demand``; ``c``: a node's
     level cost; ``staff``: the staff owning any node brings. Sizes run to the first whose
     capacity reaches the peak ``a`` (more serve nothing more). ``buf``: (2, >= 64) scratch.
+
+    0 at once where no fleet can pay (:func:`_none_pays`: most months at small demands).
     """
+    if demand != 0.0 and _none_pays(value, c, staff, a, hp, b):
+        return 0.0
     k = 0
     buf[0, k] = 0.0
     k += 1
+    u = cu / demand if demand else math.inf
     if demand == 0.0:  # any node: y = inf, serving nothing
         buf[0, k] = 1.0
         k += 1
     else:
-        u = cu / demand
         last_small = np.ceil(sfull) - 1.0 if e1 < 1.0 else 0.0  # sizes with eta < 1
         reached = False
         if last_small >= 1.0 and last_small * eta(last_small, e1, sfull) * u >= a:
@@ -133,8 +148,8 @@ def n_star(demand: float, cu: float, value: float, c: float, staff: float, a: fl
                         n += 1.0
     best = -math.inf
     for i in range(k):
-        buf[1, i] = _margin(buf[0, i], value, c, staff, cu / demand if demand else math.inf,
-                            a, hp, b, e1, sfull) if buf[0, i] else 0.0
+        buf[1, i] = _margin(buf[0, i], value, c, staff, u, a, hp, b, e1, sfull) \
+            if buf[0, i] else 0.0
         best = max(best, buf[1, i])
     tol = best - TOL * max(1.0, abs(best))
     pick = 0.0

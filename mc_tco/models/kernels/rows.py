@@ -1,9 +1,10 @@
 """The demand-independent factors of each row of inputs, version 3.
 
 :func:`row_factors` turns the input columns into the month vectors ``V`` (rows, :data:`NV`,
-months + 1; numba, :func:`_vectors`) and the scalars ``S`` (rows, :data:`NS`; numpy) that
-:func:`.cell.cell` reads for
-every demand. The names follow ``shared/MODEL.md`` (version 3): a vector's entry ``t`` is
+months + 1) and the scalars ``S`` (rows, :data:`NS`) that :func:`.cell.cell` reads for
+every demand, in one numba kernel (:func:`_factors`, a row at a time: its scalars as numpy
+computed them over all rows, in the same order of operations, and its month vectors,
+:func:`_vectors`). The names follow ``shared/MODEL.md`` (version 3): a vector's entry ``t`` is
 the month ``t`` (``DISC`` runs to ``T``, the others to ``T - 1``; entries past a row's
 horizon are 0).
 """
@@ -45,164 +46,239 @@ def horizon_months(x: dict[str, np.ndarray]) -> np.ndarray:
     return np.maximum(1, np.rint(12.0 * x["horizon_years"])).astype(np.int64)
 
 
-# ---- the per-row parameters of :func:`_vectors` (columns of its matrix)
+#: the input columns :func:`row_factors` reads, the rows of its kernel's matrix ``X``
+COLUMNS = (
+    "horizon_years", "cancel_month", "stop_month", "api_cache_hit_rate", "output_share",
+    "api_price_level", "price_input_cache_hit", "price_input_cache_miss", "price_output",
+    "api_offpeak_share", "api_offpeak_discount", "work_cache_hit", "work_output",
+    "reference_output_share", "reference_cache_hit_rate", "self_cache_hit_ratio",
+    "gpus_per_node", "reference_tokens_per_gpu_hour", "node_power_kw", "pue",
+    "electricity_price", "colocation_per_kw_month", "kv_unique_fraction", "kv_ttl_days",
+    "kv_kb_per_token", "storage_overhead", "node_annual_depreciation", "demand_realization",
+    "ramp_months", "demand_annual_growth", "api_price_annual_change", "api_price_cut_size",
+    "api_price_cut_month", "node_price", "gpu_rent_per_hour", "gpu_price_annual_change",
+    "throughput_multiple", "throughput_final_ratio", "learning_months", "setup_months",
+    "discount_rate", "regulatory_premium", "ssd_price_per_tb", "network_capex_fraction",
+    "maintenance_fraction", "peak_to_average", "peak_hours_share", "utilization",
+    "scale_efficiency_single_node", "scale_full_nodes", "spare_fraction", "staff_fte",
+    "staff_cost_per_fte", "reserved_discount", "reserved_term_months", "tax_rate",
+    "tax_depreciation_years", "bonus_depreciation", "sovereignty_value",
+    "owned_resale_fraction")
+(X_HORIZON, X_CANCEL, X_STOP, X_HIT, X_OUT, X_LEVEL, X_PIH, X_PIM, X_PO, X_OFFS, X_OFFD,
+ X_WCH, X_WO, X_ROS, X_RCH, X_SCH, X_GPUS, X_RTOK, X_KW, X_PUE, X_ELEC, X_COLO, X_KVF,
+ X_TTL, X_KB, X_OVH, X_DEP, X_REAL, X_RAMP, X_GROW, X_CHG, X_CUT, X_CUTM, X_NODE, X_RENT,
+ X_HW, X_MULT, X_FINAL, X_LEARN, X_SETUP, X_DR, X_REG, X_SSD, X_NET, X_MAINT, X_A, X_HP,
+ X_UTIL, X_E1, X_SFULL, X_SPARE, X_FTE, X_FTEC, X_RESD, X_TERM, X_TAX, X_TAXY, X_BONUS,
+ X_SOV, X_ORES) = range(60)
+NX = len(COLUMNS)
+
+# ---- the per-row parameters of :func:`_vectors` (entries of its vector ``p``)
 (P_T, P_EC, P_ES, P_REAL, P_RAMP, P_GROW, P_BLEND, P_CHG, P_CUT, P_CUTM, P_NODE, P_RENT,
  P_HW, P_CAP, P_MULT, P_FINAL, P_LEARN, P_SETUP, P_RATE, P_SSDTOK, P_KEEP, P_NET, P_RUN,
  P_MAINT) = range(24)
 NP = 24
 
 
+@jit(inline="always")
+def _ceil_tol(v: float) -> float:
+    """:func:`ceil_tol` of one number (inf stays inf)."""
+    return v if math.isinf(v) else np.ceil(v - TOL * max(1.0, abs(v)))
+
+
+@jit(inline="always")
+def _work(o: float, h: float, wch: float, wo: float) -> float:
+    """The GPU work of a token mix (output share ``o``, cache-hit rate ``h``)."""
+    return (1 - o) * (h * wch + (1 - h)) + o * wo
+
+
 @jit
-def _vectors(P: np.ndarray, V: np.ndarray) -> None:
-    """The month vectors of every row (MODEL.md's demand, prices, capacity, shares served,
-    discount factors and the hybrid's level quantities) from its parameters ``P``."""
-    M = V.shape[2] - 1
-    for i in range(P.shape[0]):
-        p, v = P[i], V[i]
-        T = int(p[P_T])
-        own_end = min(p[P_EC], p[P_ES])
-        # monthly factors, applied as running products (one pow a row, not one a month)
-        step_d = p[P_RATE] ** (-1.0 / 12)
-        step_p = (1 + p[P_CHG]) ** (1.0 / 12)
-        step_hw = (1 + p[P_HW]) ** (1.0 / 12)
-        step_g = (1 + p[P_GROW]) ** (1.0 / 12)
-        step_l = math.exp(-1.0 / p[P_LEARN])
-        d = pc = hw = learn = 1.0
-        grow = 0.0  # set at the first month past the ramp
-        f = p[P_FINAL]
-        for t in range(M + 1):
-            v[DISC, t] = d if t <= T else 0.0
-            if t >= T:
-                for k in range(NV):
-                    if k != DISC and k != CDISC:
-                        v[k, t] = 0.0
+def _vectors(p: np.ndarray, v: np.ndarray) -> None:
+    """The month vectors ``v`` (:data:`NV`, months + 1) of one row (MODEL.md's demand,
+    prices, capacity, shares served, discount factors and the hybrid's level quantities)
+    from its parameters ``p`` (:data:`NP`)."""
+    M = v.shape[1] - 1
+    T = int(p[P_T])
+    own_end = min(p[P_EC], p[P_ES])
+    # monthly factors, applied as running products (one pow a row, not one a month)
+    step_d = p[P_RATE] ** (-1.0 / 12)
+    step_p = (1 + p[P_CHG]) ** (1.0 / 12)
+    step_hw = (1 + p[P_HW]) ** (1.0 / 12)
+    step_g = (1 + p[P_GROW]) ** (1.0 / 12)
+    step_l = math.exp(-1.0 / p[P_LEARN])
+    d = pc = hw = learn = 1.0
+    grow = 0.0  # set at the first month past the ramp
+    f = p[P_FINAL]
+    for t in range(M + 1):
+        v[DISC, t] = d if t <= T else 0.0
+        if t >= T:
+            for k in range(NV):
+                if k != DISC and k != CDISC:
+                    v[k, t] = 0.0
+        else:
+            ramp = min(1.0, (t + 1) / p[P_RAMP])
+            past = t + 1 - p[P_RAMP]
+            if past <= 0.0:
+                g = 1.0
+            elif grow == 0.0:
+                grow = (1 + p[P_GROW]) ** (past / 12)
+                g = grow
             else:
-                ramp = min(1.0, (t + 1) / p[P_RAMP])
-                past = t + 1 - p[P_RAMP]
-                if past <= 0.0:
-                    g = 1.0
-                elif grow == 0.0:
-                    grow = (1 + p[P_GROW]) ** (past / 12)
-                    g = grow
-                else:
-                    grow *= step_g
-                    g = grow
-                v[DU, t] = p[P_REAL] * ramp * g * (1.0 if t < p[P_EC] else 0.0)
-                trend = p[P_BLEND] * pc / 1e6
-                v[PT, t] = trend
-                v[PC, t] = trend * (1 - p[P_CUT] * (1.0 if t >= p[P_CUTM] else 0.0))
-                v[PN, t] = p[P_NODE] * hw
-                v[RN, t] = p[P_RENT] * hw
-                m = p[P_MULT] * (f + (1 - f) * learn)
-                v[CAP, t] = p[P_CAP] / m * HOURS_PER_MONTH
-                own = 1.0 if t < own_end else 0.0
-                v[PHI, t] = min(1.0, max(0.0, t + 1 - p[P_SETUP])) * own
-                v[SELF, t] = own
-            d *= step_d
-            pc *= step_p
-            hw *= step_hw
-            learn *= step_l
-        # CDISC[t] = sum_{u < t} d[u] (to the horizon); the hybrid's level quantities of the
-        # months left (to the horizon: no event foreseen)
-        acc = 0.0
-        for t in range(M + 1):
-            v[CDISC, t] = acc
-            if t < T:
-                acc += v[DISC, t]
-        rest = rest_p = 0.0
-        d_T = v[DISC, T]
-        step_k = p[P_KEEP] ** (1.0 / 12)
-        kept = 1.0
-        for t in range(T - 1, -1, -1):
-            d = v[DISC, t]
-            rest += d
-            rest_p += d * v[PT, t]
-            a_t = rest / d
-            kept *= step_k  # keep ** ((T - t) / 12)
-            v[PBAR, t] = rest_p / rest
-            v[STOK, t] = p[P_SSDTOK] / a_t
-            crf = (1 - kept * d_T / d / (1 + p[P_NET])) / a_t
-            v[CNODE, t] = v[PN, t] * (1 + p[P_NET]) * crf + p[P_RUN] + p[P_MAINT] * v[PN, t]
+                grow *= step_g
+                g = grow
+            v[DU, t] = p[P_REAL] * ramp * g * (1.0 if t < p[P_EC] else 0.0)
+            trend = p[P_BLEND] * pc / 1e6
+            v[PT, t] = trend
+            v[PC, t] = trend * (1 - p[P_CUT] * (1.0 if t >= p[P_CUTM] else 0.0))
+            v[PN, t] = p[P_NODE] * hw
+            v[RN, t] = p[P_RENT] * hw
+            m = p[P_MULT] * (f + (1 - f) * learn)
+            v[CAP, t] = p[P_CAP] / m * HOURS_PER_MONTH
+            own = 1.0 if t < own_end else 0.0
+            v[PHI, t] = min(1.0, max(0.0, t + 1 - p[P_SETUP])) * own
+            v[SELF, t] = own
+        d *= step_d
+        pc *= step_p
+        hw *= step_hw
+        learn *= step_l
+    # CDISC[t] = sum_{u < t} d[u] (to the horizon); the hybrid's level quantities of the
+    # months left (to the horizon: no event foreseen)
+    acc = 0.0
+    for t in range(M + 1):
+        v[CDISC, t] = acc
+        if t < T:
+            acc += v[DISC, t]
+    rest = rest_p = 0.0
+    d_T = v[DISC, T]
+    step_k = p[P_KEEP] ** (1.0 / 12)
+    kept = 1.0
+    for t in range(T - 1, -1, -1):
+        d = v[DISC, t]
+        rest += d
+        rest_p += d * v[PT, t]
+        a_t = rest / d
+        kept *= step_k  # keep ** ((T - t) / 12)
+        v[PBAR, t] = rest_p / rest
+        v[STOK, t] = p[P_SSDTOK] / a_t
+        crf = (1 - kept * d_T / d / (1 + p[P_NET])) / a_t
+        v[CNODE, t] = v[PN, t] * (1 + p[P_NET]) * crf + p[P_RUN] + p[P_MAINT] * v[PN, t]
 
 
-def row_factors(x: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Month vectors ``V`` and scalars ``S`` of every row of the input columns ``x``."""
+@jit(inline="always")
+def _sum(v: np.ndarray) -> float:
+    """``v.sum()`` as numpy's pairwise sum adds a vector of at most 128 numbers (8
+    accumulators, then the rest in order): the same number bit for bit."""
+    n = v.shape[0]
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += v[i]
+        return res
+    r0, r1, r2, r3, r4, r5, r6, r7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+    i = 8
+    while i < n - n % 8:
+        r0 += v[i]
+        r1 += v[i + 1]
+        r2 += v[i + 2]
+        r3 += v[i + 3]
+        r4 += v[i + 4]
+        r5 += v[i + 5]
+        r6 += v[i + 6]
+        r7 += v[i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += v[i]
+        i += 1
+    return res
+
+
+@jit
+def _factors(X: np.ndarray, V: np.ndarray, S: np.ndarray) -> None:
+    """The month vectors ``V`` and scalars ``S`` of every row of the input matrix ``X``
+    (:data:`COLUMNS`, rows): MODEL.md's derived quantities, each written as numpy wrote
+    them over all rows (the same operations in the same order: the same numbers)."""
+    p = np.empty(NP)
+    for i in range(X.shape[1]):
+        x = X[:, i]
+        T = max(1.0, np.rint(12.0 * x[X_HORIZON]))
+        e_c, e_s = _ceil_tol(x[X_CANCEL]), _ceil_tol(x[X_STOP])
+        ex = max(0.0, min(min(e_c, e_s), T))
+        hit, o = x[X_HIT], x[X_OUT]
+        blend = (x[X_LEVEL] * ((1 - o) * (hit * x[X_PIH] + (1 - hit) * x[X_PIM])
+                               + o * x[X_PO]) * (1 - x[X_OFFS] * x[X_OFFD]))
+        mix = (_work(x[X_ROS], x[X_RCH], x[X_WCH], x[X_WO])
+               / _work(o, x[X_SCH] * hit, x[X_WCH], x[X_WO]))
+        power = x[X_KW] * x[X_PUE] * HOURS_PER_MONTH * x[X_ELEC]
+        colo = x[X_KW] * x[X_COLO]
+        tbpt = (x[X_KVF] * (x[X_TTL] / DAYS_PER_MONTH) * x[X_KB] * 1e3 / 1e12 * x[X_OVH])
+        keep = 1 - x[X_DEP]
+        p[P_T], p[P_EC], p[P_ES], p[P_REAL] = T, e_c, e_s, x[X_REAL]
+        p[P_RAMP], p[P_GROW], p[P_BLEND], p[P_CHG] = x[X_RAMP], x[X_GROW], blend, x[X_CHG]
+        p[P_CUT], p[P_CUTM], p[P_NODE], p[P_RENT] = x[X_CUT], x[X_CUTM], x[X_NODE], x[X_RENT]
+        p[P_HW], p[P_CAP] = x[X_HW], x[X_GPUS] * x[X_RTOK] * mix
+        p[P_MULT], p[P_FINAL], p[P_LEARN] = x[X_MULT], x[X_FINAL], x[X_LEARN]
+        p[P_SETUP], p[P_RATE] = x[X_SETUP], 1 + x[X_DR] + x[X_REG]
+        p[P_SSDTOK], p[P_KEEP], p[P_NET] = tbpt * x[X_SSD], keep, x[X_NET]
+        p[P_RUN], p[P_MAINT] = power + colo, x[X_MAINT] / 12
+        v = V[i]
+        _vectors(p, v)
+        a, hp = x[X_A], x[X_HP]
+        flat = a == 1
+        s = S[i]
+        s[T_] = T
+        s[EXIT] = ex
+        s[LUMPM] = ex if ex < T else T - 1
+        s[A_] = a
+        s[HP] = 0.0 if flat else hp  # a flat profile: every hour at level 1
+        s[B_] = 1.0 if flat else (1 - hp * a) / (1 - hp)
+        s[UTIL] = x[X_UTIL]
+        s[E1] = x[X_E1]
+        s[SFULL] = x[X_SFULL]
+        s[SPARE] = x[X_SPARE]
+        s[POWER] = power
+        s[COLO] = colo
+        s[STAFF] = x[X_FTE] * x[X_FTEC] / 12
+        s[TBPT] = tbpt
+        s[SSD] = x[X_SSD]
+        s[MF12] = x[X_MAINT] / 12
+        s[KEEP] = keep
+        s[NET] = x[X_NET]
+        s[RESD] = x[X_RESD]
+        s[TERM] = np.rint(x[X_TERM])
+        s[START] = _ceil_tol(x[X_SETUP])
+        s[G_] = x[X_GPUS]
+        s[TAX] = x[X_TAX]
+        s[LIFE] = 12 * x[X_TAXY]
+        s[BONUS] = x[X_BONUS]
+        s[SOV] = x[X_SOV]
+        s[ORES] = x[X_ORES]
+        s[NODE0] = x[X_NODE]
+        s[BLEND] = blend
+        s[ANN] = v[CDISC, int(T)]
+        s[P_MEAN] = _sum(v[PC]) / T
+        s[CAP0] = v[CAP, 0]
+
+
+def row_factors(x: dict[str, np.ndarray], into: np.ndarray | None = None,
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Month vectors ``V`` and scalars ``S`` of every row of the input columns ``x``
+    (:func:`_factors`). ``into``: a buffer whose first numbers become ``V`` when it holds
+    enough (instead of new memory, whose pages the system faults in and zeroes: about 1.3
+    CPU s of the default run); ``V`` is then overwritten by the next call given it."""
     n = x["node_price"].shape[0]
-    T = horizon_months(x)
-    M = int(T.max(initial=1))
-    e_c, e_s = ceil_tol(x["cancel_month"]), ceil_tol(x["stop_month"])
-    ex = np.maximum(0.0, np.minimum(np.minimum(e_c, e_s), T))
-    S = np.zeros((n, NS))
-    hit, o = x["api_cache_hit_rate"], x["output_share"]
-    blend = (x["api_price_level"] * ((1 - o) * (hit * x["price_input_cache_hit"] + (1 - hit)
-             * x["price_input_cache_miss"]) + o * x["price_output"])
-             * (1 - x["api_offpeak_share"] * x["api_offpeak_discount"]))
-
-    def work(o: np.ndarray, h: np.ndarray) -> np.ndarray:
-        return (1 - o) * (h * x["work_cache_hit"] + (1 - h)) + o * x["work_output"]
-
-    mix = (work(x["reference_output_share"], x["reference_cache_hit_rate"])
-           / work(o, x["self_cache_hit_ratio"] * hit))
-    cap = x["gpus_per_node"] * x["reference_tokens_per_gpu_hour"] * mix
-    power = (x["node_power_kw"] * x["pue"] * HOURS_PER_MONTH * x["electricity_price"])
-    colo = x["node_power_kw"] * x["colocation_per_kw_month"]
-    tbpt = (x["kv_unique_fraction"] * (x["kv_ttl_days"] / DAYS_PER_MONTH) * x["kv_kb_per_token"]
-            * 1e3 / 1e12 * x["storage_overhead"])
-    keep = 1 - x["node_annual_depreciation"]
-    P = np.empty((n, NP))
-    for k, value in ((P_T, T), (P_EC, e_c), (P_ES, e_s), (P_REAL, x["demand_realization"]),
-                     (P_RAMP, x["ramp_months"]), (P_GROW, x["demand_annual_growth"]),
-                     (P_BLEND, blend), (P_CHG, x["api_price_annual_change"]),
-                     (P_CUT, x["api_price_cut_size"]), (P_CUTM, x["api_price_cut_month"]),
-                     (P_NODE, x["node_price"]), (P_RENT, x["gpu_rent_per_hour"]),
-                     (P_HW, x["gpu_price_annual_change"]), (P_CAP, cap),
-                     (P_MULT, x["throughput_multiple"]), (P_FINAL, x["throughput_final_ratio"]),
-                     (P_LEARN, x["learning_months"]), (P_SETUP, x["setup_months"]),
-                     (P_RATE, 1 + x["discount_rate"] + x["regulatory_premium"]),
-                     (P_SSDTOK, tbpt * x["ssd_price_per_tb"]), (P_KEEP, keep),
-                     (P_NET, x["network_capex_fraction"]), (P_RUN, power + colo),
-                     (P_MAINT, x["maintenance_fraction"] / 12)):
-        P[:, k] = value
-    V = np.empty((n, NV, M + 1))
-    _vectors(P, V)
-
-    a = x["peak_to_average"]
-    hp = x["peak_hours_share"]
-    flat = a == 1
-    S[:, T_] = T
-    S[:, EXIT] = ex
-    S[:, LUMPM] = np.where(ex < T, ex, T - 1)
-    S[:, A_] = a
-    S[:, HP] = np.where(flat, 0.0, hp)  # a flat profile: every hour at level 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        S[:, B_] = np.where(flat, 1.0, (1 - hp * a) / (1 - hp))
-    S[:, UTIL] = x["utilization"]
-    S[:, E1] = x["scale_efficiency_single_node"]
-    S[:, SFULL] = x["scale_full_nodes"]
-    S[:, SPARE] = x["spare_fraction"]
-    S[:, POWER] = power
-    S[:, COLO] = colo
-    S[:, STAFF] = x["staff_fte"] * x["staff_cost_per_fte"] / 12
-    S[:, TBPT] = tbpt
-    S[:, SSD] = x["ssd_price_per_tb"]
-    S[:, MF12] = x["maintenance_fraction"] / 12
-    S[:, KEEP] = keep
-    S[:, NET] = x["network_capex_fraction"]
-    S[:, RESD] = x["reserved_discount"]
-    S[:, TERM] = np.rint(x["reserved_term_months"])
-    S[:, START] = ceil_tol(x["setup_months"])
-    S[:, G_] = x["gpus_per_node"]
-    S[:, TAX] = x["tax_rate"]
-    S[:, LIFE] = 12 * x["tax_depreciation_years"]
-    S[:, BONUS] = x["bonus_depreciation"]
-    S[:, SOV] = x["sovereignty_value"]
-    S[:, ORES] = x["owned_resale_fraction"]
-    S[:, NODE0] = x["node_price"]
-    S[:, BLEND] = blend
-    S[:, ANN] = V[:, CDISC, -1] if M == 0 else np.take_along_axis(
-        V[:, CDISC], T[:, None], axis=1)[:, 0]
-    S[:, P_MEAN] = V[:, PC].sum(axis=1) / T
-    S[:, CAP0] = V[:, CAP, 0]
+    M = int(horizon_months(x).max(initial=1))
+    X = np.empty((NX, n))
+    for k, name in enumerate(COLUMNS):
+        X[k] = x[name]
+    size = n * NV * (M + 1)
+    if into is not None and into.size >= size:
+        V = into[:size].reshape(n, NV, M + 1)
+    else:
+        V = np.empty((n, NV, M + 1))
+    S = np.empty((n, NS))
+    _factors(X, V, S)
+    if M + 1 > 128:  # (:func:`_sum` adds as numpy does up to 128 numbers)
+        S[:, P_MEAN] = V[:, PC].sum(axis=1) / S[:, T_]
     return V, S
 
 

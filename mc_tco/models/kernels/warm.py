@@ -3,7 +3,7 @@
 numba compiles one kernel at a time under its global compiler lock, so the first run of
 the TCO model after an install (or an edit of the kernels) spent about 23 CPU seconds
 compiling on one core while the other waited. Two sets of kernels share nothing but
-:func:`.rows._vectors` (0.7 s): the npv chain the engine calls first
+:func:`.rows._factors` (0.7 s): the npv chain the engine calls first
 (:func:`.grid.npv_grid`, with :func:`.block.npv_row`, :func:`.npv.npv_cell` and the
 hybrid's rule, and :func:`.grid.breakeven`), and the cells' outputs of the base rows
 (:func:`.grid.grid` with :func:`.cell.cell`, :func:`.grid.cash`, :func:`.irr.yearly_irr`).
