@@ -59,8 +59,12 @@ SEGMENTS = 20
 MAX_LEVELS = 20
 #: most terms of the multivariate polynomial
 MAX_TERMS = 126
-#: most fitted values :meth:`Fit.draw_gains` holds at once (16M: 128 MB)
-DRAWS_HELD = 2**24
+#: most fitted values :meth:`Fit.draw_gains` holds at once (4M: 32 MB). The block is made
+#: beside the fit's design (264 MB for 126 terms of 2^18 rows): a group's EVPPI is the
+#: memo's peak on a 2^18-sample file, 1,581 MiB with 16M values (two 128 MB blocks held
+#: at once, the next made before the last was dropped); the gains do not depend on the
+#: block (each draw's mean is its own)
+DRAWS_HELD = 2**22
 #: highest total degree of the multivariate polynomial
 MAX_DEGREE = 8
 #: grid of smoothing parameters, relative to trace(X'X) / trace(P)
@@ -128,6 +132,8 @@ class Fit:
             # across a stride of n; the mean over the rows as before (C order)
             best = np.ascontiguousarray(sims.transpose(0, 2, 1).max(axis=1))
             out[s:s + step] = np.maximum(best, 0.0, out=best).mean(axis=1)
+            # dropped before the next block is made (else two blocks are held at once)
+            del sims, best
         return out
 
 
