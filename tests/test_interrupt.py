@@ -354,20 +354,44 @@ def test_every_ctrl_c_stops_the_run(previous):
 def test_a_signal_after_the_command_ended_does_not_change_its_exit_code(tmp_path):
     """Once the command has ended, SIGINT and SIGTERM are ignored: one in Python's own exit
     (its handlers reset) killed the process with -2 and no message, its work done."""
-    code = ("import os, signal, sys, time\n"
+    # (the signals come from an exit hook: the command's end runs them, then the process
+    # ends at once, mc_tco._entry.quick_exit)
+    code = ("import atexit, os, signal, sys, time\n"
             "from mc_tco._entry import main\n"
             "sys.argv = ['mc-tco', '--version']\n"
-            "try:\n"
-            "    main()\n"
-            "except SystemExit as exc:\n"
+            "def late():\n"
             "    os.kill(os.getpid(), signal.SIGINT)\n"
             "    os.kill(os.getpid(), signal.SIGTERM)\n"
             "    time.sleep(0.2)\n"
-            "    print('ended', exc.code)\n")
+            "    print('ended', flush=True)\n"
+            "atexit.register(late)\n"
+            "main()\n"
+            "print('not reached')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "ended 0"
+    assert done.stdout.splitlines()[-1] == "ended"
+    assert "not reached" not in done.stdout
+
+
+def test_the_quick_exit_keeps_the_exit_code_the_hooks_and_the_streams(tmp_path):
+    """mc_tco._entry.quick_exit ends as Python's exit would: the code (None 0, an int, a
+    string said on stderr and 1), the atexit hooks and the threads' exit hooks run, the
+    standard streams flushed (a pipe, unbuffered output not lost)."""
+    script = ("import atexit, sys, threading\n"
+              "from concurrent.futures import ThreadPoolExecutor\n"
+              "from mc_tco._entry import quick_exit\n"
+              "pool = ThreadPoolExecutor(1)\n"
+              "pool.submit(lambda: None).result()\n"  # an idle worker: joined at exit
+              "atexit.register(lambda: sys.stdout.write('hook\\n'))\n"
+              "sys.stdout.write('x' * 100000)\n"  # still buffered
+              "quick_exit(eval(sys.argv[1]))\n")
+    for code, status, err in (("None", 0, ""), ("3", 3, ""), ("'bad book'", 1, "bad book\n")):
+        done = subprocess.run([sys.executable, "-c", script, code], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == status, (code, done.stderr)
+        assert done.stdout == "x" * 100000 + "hook\n"
+        assert done.stderr == err
 
 
 CALLBACK_SCRIPT = r"""

@@ -277,7 +277,8 @@ def _cores_free() -> float:
     return (os.cpu_count() or 1) - os.getloadavg()[0]
 
 
-def base_run(book, samples: int, seed: int, breakeven: bool = True) -> xr.Dataset:
+def base_run(book, samples: int, seed: int, breakeven: bool = True,
+             answer: xr.Dataset | None = None) -> xr.Dataset:
     """The base rows of :func:`quick_run` alone and what they give: P(beats the API) with
     its interval, the quantiles, the break-even demands (the model's distributions; not
     with ``breakeven=False``: four fifths of the base rows' time), no Sobol' indices.
@@ -290,25 +291,43 @@ def base_run(book, samples: int, seed: int, breakeven: bool = True) -> xr.Datase
     the machine has a core free (:func:`_cores_free`; the kernels release the GIL), else
     in one call: on the loaded 2-core machine (load 7.5-8.5) the halves took 185 ms of
     wall against 145 for one call, the threads' share of the cores no larger.
-    """
-    from concurrent.futures import ThreadPoolExecutor
 
-    from mc_tco.engine import evaluate_base, plan_run, summarize
+    ``answer``: this run's results without the break-even (``breakeven=False``, the
+    page's first answer): with ``breakeven``, only the distributions are computed on its
+    rows and the summaries made again (the same dataset as without ``answer``, tested;
+    the page's break-even chart no longer waits for the answer's rows a second time).
+    """
+    from mc_tco.engine import plan_run, summarize
 
     plan = plan_run(book, samples=samples, seed=seed, shapley=False)
     if not breakeven:
         plan = dataclasses.replace(plan, distributions=[])
     wanted = set(plan.targets) | set(plan.distributions) | set(ANSWER_OUTPUTS)
+    if (answer is not None and breakeven and plan.distributions and not plan.book.input_grid
+            and "input_value" in answer):
+        rows = answer[[k for k in answer.data_vars if "sample" in answer.variables[k].dims]]
+        extra = _base_rows(plan, samples, set(plan.targets) | set(plan.distributions))
+        base = rows.assign({k: extra[k] for k in plan.distributions})
+    else:
+        base = _base_rows(plan, samples, wanted)
+    summary = summarize(plan, base, None, "synchronous")
+    ds = base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
+    return ds.mc_tco.at_input_grid()  # (the focus, as quick_run)
+
+
+def _base_rows(plan, samples: int, wanted: set[str]) -> xr.Dataset:
+    """The outputs ``wanted`` on the base rows of ``plan`` (:func:`base_run`)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mc_tco.engine import evaluate_base
+
     half = samples // 2
     spans = [(0, half), (half, samples)] if half and _cores_free() >= 1 else [(0, samples)]
     with ThreadPoolExecutor(len(spans), thread_name_prefix="base-rows") as pool:
         parts = list(pool.map(lambda span: evaluate_base(plan, span[0], span[1], wanted,
                                                          ppf=INPUT_VALUES), spans))
-    base = parts[0] if len(parts) == 1 else xr.concat(
+    return parts[0] if len(parts) == 1 else xr.concat(
         parts, dim="sample", data_vars="all", coords="minimal", compat="override")
-    summary = summarize(plan, base, None, "synchronous")
-    ds = base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
-    return ds.mc_tco.at_input_grid()  # (the focus, as quick_run)
 
 
 def results_path(book) -> Path:

@@ -191,7 +191,8 @@ class RunCache:
         if stage == "full":
             return self._full(book, samples, seed, session, token if session else None,
                               key, rows, demand, rough)
-        ds = bridge.base_run(book, samples, seed, breakeven=stage == "base")
+        ds = bridge.base_run(book, samples, seed, breakeven=stage == "base",
+                             answer=rows if stage == "base" else None)  # (its rows reused)
         with self.lock:
             self._store(stage, key, ds)
             if stage == "base":  # a ranking that came first: the full run complete

@@ -89,11 +89,14 @@ def independent_rows(plan: Plan) -> xr.Dataset:
     return evaluate_base(p, 0, min(plan.samples, INDEPENDENCE_SAMPLES), outputs=set(p.targets))
 
 
-def independence_check(plan: Plan, base: xr.Dataset | None = None) -> xr.Dataset:
+def independence_check(plan: Plan, base: xr.Dataset | None = None,
+                       free: xr.Dataset | None = None) -> xr.Dataset:
     """P(target > 0) with the inputs independent, and the change the correlations make.
 
     ``base``, the run's own base rows (at least the first ``INDEPENDENCE_SAMPLES``, with
     the targets), saves evaluating them again: they are the rows with the correlations.
+    ``free``: :func:`independent_rows` of ``plan`` if already evaluated (the run
+    evaluates them on a thread beside its summaries).
 
     Returns
     -------
@@ -111,7 +114,7 @@ def independence_check(plan: Plan, base: xr.Dataset | None = None) -> xr.Dataset
     for rows in (
         base[plan.targets].isel(sample=slice(0, n)).load() if base is not None
         else evaluate_base(plan, 0, n, outputs=set(plan.targets)),  # the targets only
-        independent_rows(plan),
+        independent_rows(plan) if free is None else free,
     ):
         wins.append((stack_targets(rows, plan.targets) > 0).transpose("target", "sample", ...))
     with_corr, without = wins

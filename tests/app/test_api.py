@@ -148,6 +148,24 @@ def test_quick_run_equals_the_engine_and_answers(default_book):
     assert [r[0] for r in rk["rows"]] == [str(v) for v in cli["input"].values[:8]]
 
 
+def test_the_break_even_stage_reuses_the_answers_rows(monkeypatch):
+    """Stage "base" after stage "answer" hands the answer's rows to the bridge (only the
+    break-even demands are computed again: tests/app/test_input_values.py)."""
+    cache = api.RunCache()
+    seen = []
+    orig = api.bridge.base_run
+
+    def base_run(book, samples, seed, breakeven=True, answer=None):
+        seen.append((breakeven, answer))
+        return orig(book, samples, seed, breakeven, answer)
+
+    monkeypatch.setattr(api.bridge, "base_run", base_run)
+    first = cache.get(TEXT, PATH, 64, 2, session="a", stage="answer")
+    cache.get(TEXT, PATH, 64, 2, session="a", stage="base")
+    assert [b for b, _ in seen] == [False, True]
+    assert seen[0][1] is None and seen[1][1] is first
+
+
 def test_a_newer_request_of_the_same_tab_cancels_the_older():
     cache = api.RunCache()
     calls = []
