@@ -194,7 +194,7 @@ def test_breakeven_against_brute_force():
             elif k > 0:
                 # the model's scan (5% steps) may miss a window narrower than a step; it
                 # may also find one the dense scan missed (earlier: checked below)
-                if got[i] > dense[k] * (1 + 1e-9):
+                if got[i] > dense[k] * (1 + tco.BREAKEVEN_REL):  # (the bracket's width)
                     # a window narrower than a step, or another sign change in the bracket
                     # of the same step (the npv dips at each month's node purchase)
                     j = k
@@ -203,7 +203,7 @@ def test_breakeven_against_brute_force():
                     narrow = dense[j - 1] / dense[k] < tco.BREAKEVEN_RATIO
                     assert narrow or got[i] <= dense[k] * tco.BREAKEVEN_RATIO, (s, i, got[i])
                     missed += 1
-                elif got[i] <= dense[k - 1] * (1 - 1e-9):
+                elif got[i] <= dense[k - 1] * (1 - tco.BREAKEVEN_REL):
                     earlier.append((i, s))
             else:
                 assert np.isinf(got[i]) or got[i] > 1e15 / 1.06, (s, i, got[i])
@@ -216,7 +216,8 @@ def test_breakeven_against_brute_force():
         if True:
             b = be.isel(sample=i).sel(strategy=s).item()
             if np.isfinite(b) and b > 0:
-                v = tco.model(inputs_of([points[i]], [b * (1 - 1e-9), b], outputs=["npv"]))
+                v = tco.model(inputs_of([points[i]], [b * (1 - tco.BREAKEVEN_REL), b],
+                                        outputs=["npv"]))
                 lo, hi = v.npv.sel(strategy=s).squeeze().values
                 assert lo < 0 <= hi or (s == "hybrid" and lo == 0), (s, i, lo, hi)
 
