@@ -44,7 +44,7 @@ def main() -> None:
         quick_exit(exc.code)
 
 
-def quick_exit(code: object) -> None:
+def quick_exit(code: str | int | None) -> None:
     """End the process as Python's exit would, without its teardown of every module.
 
     The command is over and its files are closed: what Python's exit still does is run
