@@ -34,17 +34,12 @@ def main() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         store = sys.modules.get("mc_tco.results.store")
-        if store is not None and store.hdf5_left_open:
-            # a write failed inside HDF5 (a full disk): HDF5's exit handler would crash
-            # closing that file again (a segmentation fault after the one-line error)
-            code = exc.code if isinstance(exc.code, int) else 1
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-        quick_exit(exc.code)
+        # a write failed inside HDF5 (a full disk): HDF5's exit handler would crash closing
+        # that file again (a segmentation fault after the one-line error): no exit hooks
+        quick_exit(exc.code, hooks=not (store is not None and store.hdf5_left_open))
 
 
-def quick_exit(code: str | int | None) -> None:
+def quick_exit(code: str | int | None, hooks: bool = True) -> None:
     """End the process as Python's exit would, without its teardown of every module.
 
     The command is over and its files are closed: what Python's exit still does is run
@@ -55,6 +50,7 @@ def quick_exit(code: str | int | None) -> None:
     default run 11.6 s -> 10.9 s; the Ishigami book's run loses a third of its time).
     That last part is skipped (``os._exit``); the exit code and the message of a string
     code are Python's. Where CPython's hooks are not there (another Python), a normal exit.
+    ``hooks=False``: the streams flushed and the code, no hook run (HDF5 left broken).
     """
     import atexit
     import contextlib
@@ -62,7 +58,7 @@ def quick_exit(code: str | int | None) -> None:
 
     shutdown = getattr(threading, "_shutdown", None)
     run_hooks = getattr(atexit, "_run_exitfuncs", None)
-    if shutdown is None or run_hooks is None:
+    if hooks and (shutdown is None or run_hooks is None):
         sys.exit(code)
     if code is None:
         status = 0
@@ -71,8 +67,9 @@ def quick_exit(code: str | int | None) -> None:
     else:
         sys.stderr.write(f"{code}\n")
         status = 1
-    shutdown()  # the threads' own exit hooks (concurrent.futures), then joined
-    run_hooks()
+    if hooks and shutdown is not None and run_hooks is not None:
+        shutdown()  # the threads' own exit hooks (concurrent.futures), then joined
+        run_hooks()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
             stream.flush()

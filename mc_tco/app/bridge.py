@@ -302,14 +302,14 @@ def base_run(book, samples: int, seed: int, breakeven: bool = True,
     plan = plan_run(book, samples=samples, seed=seed, shapley=False)
     if not breakeven:
         plan = dataclasses.replace(plan, distributions=[])
-    wanted = set(plan.targets) | set(plan.distributions) | set(ANSWER_OUTPUTS)
     if (answer is not None and breakeven and plan.distributions and not plan.book.input_grid
             and "input_value" in answer):
         rows = answer[[k for k in answer.data_vars if "sample" in answer.variables[k].dims]]
         extra = _base_rows(plan, samples, set(plan.targets) | set(plan.distributions))
         base = rows.assign({k: extra[k] for k in plan.distributions})
     else:
-        base = _base_rows(plan, samples, wanted)
+        base = _base_rows(plan, samples,
+                          set(plan.targets) | set(plan.distributions) | set(ANSWER_OUTPUTS))
     summary = summarize(plan, base, None, "synchronous")
     ds = base.merge(summary, join="exact", compat="override").assign_attrs(summary.attrs)
     return ds.mc_tco.at_input_grid()  # (the focus, as quick_run)

@@ -72,9 +72,9 @@ Choices where MODEL.md is ambiguous or silent, and why:
     jagged curve), so a positive window narrower than a step can be missed: the answer is
     then the next window's. :data:`BREAKEVEN_REL` is 1e-7 (it was 1e-10): the narrowing is
     nearly linear on that jagged curve (regula falsi rarely gets its superlinear steps), so
-    each decade cost the same; three decades less took 26% off the search (12% of a ``--keep-samples
-    targets`` run at 2^17), and 1e-7 of a demand
-    is 10^4-10^5 times below the Monte Carlo error of any break-even the memo reports.
+    each decade costs about the same; three decades less took 26% off the search (12% of a
+    ``--keep-samples targets`` run at 2^17), and 1e-7 of a demand is 10^4-10^5 times below
+    the Monte Carlo error of any break-even the memo reports.
 14. ``sovereignty_value`` counts for buy, rent, reserved and owned in every month self-
     hosting is allowed (also during setup and before reserved's first term), never for the
     hybrid (MODEL.md: its overflow goes to the API). It is not taxed.

@@ -75,21 +75,19 @@ def test_the_break_even_stage_on_the_answers_rows_is_the_whole_base_run(monkeypa
     them): the dataset is the one computed from nothing, and only the distributions (with
     the targets the engine checks) are asked of the model."""
     from mc_tco.app import bridge
-    from mc_tco.engine import evaluate
 
     book = loads_book(TEXT, "b.toml")
     bridge.check_book(book)
     answer = bridge.base_run(book, 128, 4, breakeven=False)
     whole = bridge.base_run(book, 128, 4)
     asked: list[set] = []
-    real = evaluate.evaluate_base
+    real = evaluate_base
 
     def spy(plan, start=0, stop=None, outputs=None, ppf=None):
         asked.append(set(outputs))
         return real(plan, start, stop, outputs, ppf)
 
-    monkeypatch.setattr(evaluate, "evaluate_base", spy)
-    monkeypatch.setattr("mc_tco.engine.evaluate_base", spy)
+    monkeypatch.setattr("mc_tco.engine.evaluate_base", spy)  # (bridge imports it per call)
     reused = bridge.base_run(book, 128, 4, answer=answer)
     for ds in (whole, reused):
         ds.attrs.pop("created")
