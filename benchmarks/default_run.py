@@ -17,6 +17,7 @@ grow by about the load over the cores; CPU seconds (user + sys) change less.
     python benchmarks/default_run.py --big-only       # only the 2^20 run (--keep-samples targets)
     python benchmarks/default_run.py --first-ever     # empty numba cache first (compiles)
     python benchmarks/default_run.py --shapley-grid   # and one with --shapley-at grid
+    python benchmarks/default_run.py --sobol-grid     # each run beside one --sobol-at grid
     python benchmarks/default_run.py --stages         # each stage's wall and CPU seconds
 
 ``--stages`` runs the default run in a fresh process that times its own stages
@@ -147,6 +148,10 @@ def main() -> None:
     ap.add_argument("--shapley-grid", action="store_true",
                     help="also one default run with --shapley-at grid (Shapley effects at "
                          "every demand, as before the report-point default), for the ratio")
+    ap.add_argument("--sobol-grid", action="store_true",
+                    help="after each default run, one with --sobol-at grid (the Saltelli "
+                         "design rows at every demand, as before the report-point default), "
+                         "for the ratio")
     ap.add_argument("--big", action="store_true", help="also run --samples 1048576")
     ap.add_argument("--big-only", action="store_true", help="only the --samples 1048576 run")
     ap.add_argument("--big-keep", choices=("all", "targets"), default="targets",
@@ -170,6 +175,9 @@ def main() -> None:
             records.append(one_run(extra, "default, first ever (compiles the kernels)"))
         for i in range(args.repeat):
             records.append(one_run(extra, f"default, cold process {i + 1}"))
+            if args.sobol_grid:  # alternated, so that the machine's load hits both alike
+                records.append(one_run([*extra, "--sobol-at", "grid"],
+                                       f"default, --sobol-at grid {i + 1}"))
     if args.shapley_grid and not args.big_only:
         records.append(one_run([*extra, "--shapley-at", "grid"], "default, --shapley-at grid"))
     if args.big or args.big_only:

@@ -170,8 +170,10 @@ def quick_run(book, samples: int, seed: int, progress: Callable | None = None) -
     from mc_tco.engine import run
 
     chunk = QUICK_CHUNK if samples % QUICK_CHUNK == 0 else None
+    # (--sobol-at grid: the page ranks at whatever demand its slider is at)
     return run(book, samples=samples, seed=seed, progress=progress, scheduler="threads",
-               independence_check=False, chunk_size=chunk).mc_tco.at_input_grid()  # (the focus)
+               independence_check=False, chunk_size=chunk,
+               sobol_at="grid").mc_tco.at_input_grid()  # (the focus)
 
 
 def grid_dim(ds: xr.Dataset) -> str:

@@ -27,8 +27,8 @@ import xarray as xr
 from mc_tco.errors import OptionError
 from mc_tco.results.points import match_point, nearest_point, parse_amount, point_index
 
-__all__ = ["ADDED", "MULTIPLES", "added_demands", "decision_demand", "inside_grid",
-           "memo_demands", "ranking_demand", "with_demands"]
+__all__ = ["ADDED", "MULTIPLES", "added_demands", "decision_demand", "indexed_demands",
+           "inside_grid", "memo_demands", "ranking_demand", "with_demands"]
 
 #: the data variable (demand) that marks the demands added by :func:`with_demands`
 ADDED = "demand_added"
@@ -82,16 +82,28 @@ def added_demands(ds: xr.Dataset) -> list[float]:
             if a]
 
 
+def indexed_demands(ds: xr.Dataset) -> np.ndarray | None:
+    """The demands where the run estimated its Sobol' indices: its own grid points (not
+    added by :func:`with_demands`), with ``--sobol-at report`` (the default) the report
+    points, claim points and focus among them; None when that is every demand."""
+    values = ds["demand"].values
+    own = np.ones(values.size, dtype=bool) if ADDED not in ds else ds[ADDED].values == 0
+    have = ds.mc_tco.sobol_points().get("demand")
+    if have is not None:
+        own &= np.array([point_index(have, v) is not None for v in values])
+    return None if own.all() else values[own]
+
+
 def ranking_demand(ds: xr.Dataset, demand: float) -> float:
     """Where the Sobol' indices of ``demand`` are read: ``demand`` itself when the run
-    estimated them there, else the nearest demand of the run's own grid (on a log
-    scale)."""
-    if ADDED not in ds:
+    estimated them there, else the nearest demand where it did (:func:`indexed_demands`,
+    on a log scale)."""
+    own = indexed_demands(ds)
+    if own is None or not own.size:
         return float(demand)
-    own = ds["demand"].values[ds[ADDED].values == 0]
-    i = point_index(ds["demand"].values, demand)
-    if i is not None and not ds[ADDED].values[i]:
-        return float(ds["demand"].values[i])
+    i = point_index(own, demand)
+    if i is not None:
+        return float(own[i])
     return nearest_point(own, float(demand), "log")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from mc_tco.engine.evaluate import _targets_array, evaluate_chunk
+from mc_tco.engine.evaluate import _targets_array, evaluate_chunk, sobol_cells
 from mc_tco.engine.plan import Plan, RunSums
 from mc_tco.results.points import nearest_index, scale_of
 from mc_tco.results.ranking import rank_order
@@ -72,10 +72,13 @@ def convergence_step(
         if shapley is None:
             raise ValueError("the run ranks by its Shapley effects: pass them (shapley=)")
         order = ["input", "target", *layout["dims"]]
-        score = np.asarray(shapley["shapley"].sel(target=layout["target"]).transpose(
+        # (on the Sobol' sums' cells: the report points alone with --sobol-at report)
+        at = {dim: values for dim, values in zip(layout["dims"], layout["values"], strict=True)
+              if dim in plan.sobol_grid}
+        score = np.asarray(shapley["shapley"].sel(target=layout["target"], **at).transpose(
             *order).values)
-        score_conf = np.asarray(shapley["shapley_conf"].sel(target=layout["target"]).transpose(
-            *order).values)
+        score_conf = np.asarray(shapley["shapley_conf"].sel(
+            target=layout["target"], **at).transpose(*order).values)
     elif index == "ST_group":
         score = res["ST"].reshape((k, *shape))[d:]
         score_conf = res["ST_conf"].reshape((k, *shape))[d:]
@@ -170,7 +173,7 @@ def cell_layout(plan: Plan, base: xr.Dataset | None = None) -> dict:
     """
     if base is None:
         base, _, _ = evaluate_chunk(plan, *plan.first)
-    stacked, cells = _targets_array(plan, base)
+    stacked, cells = _targets_array(plan, sobol_cells(plan, base))
     return {
         "target": [str(v) for v in stacked["target"].values],
         "dims": list(cells),

@@ -11,12 +11,17 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from mc_tco.engine.evaluate import _targets_array
+from mc_tco.engine.evaluate import _targets_array, sobol_cells
 from mc_tco.engine.plan import Plan, RunSums
 from mc_tco.engine.schedule import scheduler_text
 from mc_tco.results import SCHEMA_VERSION  # also registers ds.mc_tco
 from mc_tco.sensitivity.sobol import ci_method_text, indices_dataset
-from mc_tco.uncertainty.statistics import QUANTILES, quantiles_with_never, summarize_targets
+from mc_tco.uncertainty.statistics import (
+    QUANTILES,
+    quantiles_with_never,
+    stack_targets,
+    summarize_targets,
+)
 
 __all__ = ["ESTIMATOR_REFERENCES", "provenance", "run_options", "summarize", "with_extra"]
 
@@ -80,7 +85,6 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums | None,
     """
     first = base.isel(sample=slice(0, 1)).load()
     stacked, cells = _targets_array(plan, first)
-    cell_shape = tuple(stacked.sizes[c] for c in cells)
     t = stacked.sizes["target"]
     book = plan.book
     ds = xr.Dataset(
@@ -98,24 +102,28 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums | None,
         estimator=plan.estimator, seed=plan.seed,
     )
     if sums is not None:
-        ds = ds.merge(indices_dataset(
-            # (xarray's dims are Hashable; indices_dataset is annotated with str dims)
-            sums.result(plan.conf_level), plan.factors, (t, *cell_shape),
-            ("target", *cells),  # type: ignore[arg-type]
-            groups=plan.groups,
-            second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
-        ))
+        ds = ds.merge(_indices_at(plan, sums, first, ci_text, t))
     dim, blocks = _blocks(base, plan, cells)
-    parts = []
+    parts, constant = [], []
+    unestimated = sums is not None and any(d in cells for d in plan.sobol_grid)
     for block in blocks:
-        part = base[plan.targets].isel({dim: block}) if dim else base[plan.targets]
+        part = (base[plan.targets].isel({dim: block}) if dim else base[plan.targets]).load()
         parts.append(
             summarize_targets(
-                part.load(), plan.targets, quantiles=QUANTILES, conf_level=plan.conf_level,
+                part, plan.targets, quantiles=QUANTILES, conf_level=plan.conf_level,
                 label=plan.spec.indicator_label, replicates=plan.n_replicates,
             )
         )
+        if unestimated:
+            constant.append(_constant(part, plan))
     summ = xr.concat(parts, dim=dim, coords="minimal", compat="override") if dim else parts[0]
+    if unestimated:  # where the indices were not estimated: from the base rows
+        const = xr.concat(constant, dim=dim) if dim else constant[0]
+        const = const.assign_coords(target=ds["target"].values)
+        flag = ds["constant_output"]
+        ds["constant_output"] = flag.copy(data=np.where(
+            ds["ST"].isnull().all("input").values & (flag.values == 0),
+            const.transpose(*flag.dims).values, flag.values).astype(np.int8))
     ds = ds.merge(summ.assign_coords(target=ds["target"].values), join="exact")
     for name in plan.distributions:
         if name not in base:
@@ -150,6 +158,48 @@ def summarize(plan: Plan, base: xr.Dataset, sums: RunSums | None,
     return ds
 
 
+def _indices_at(plan: Plan, sums: RunSums, first: xr.Dataset, ci_text: str,
+                t: int) -> xr.Dataset:
+    """The Sobol' indices from ``sums``, on the whole grid: NaN (``*_negative`` 0) at the
+    points they were not estimated at (``--sobol-at report``; :func:`summarize` sets
+    ``constant_output`` there from the base rows), each index's ``computed_at`` saying
+    where they were."""
+    sub = plan.sobol_grid
+    stacked, cells = _targets_array(plan, sobol_cells(plan, first, sub))
+    cell_shape = tuple(stacked.sizes[c] for c in cells)
+    idx = indices_dataset(
+        # (xarray's dims are Hashable; indices_dataset is annotated with str dims)
+        sums.result(plan.conf_level), plan.factors, (t, *cell_shape),
+        ("target", *cells),  # type: ignore[arg-type]
+        groups=plan.groups,
+        second_order=plan.second_order, conf_level=plan.conf_level, method=ci_text,
+    )
+    sub = {dim: v for dim, v in sub.items() if dim in cells}
+    if not sub:
+        return idx
+    idx = idx.assign_coords({dim: v for dim, v in sub.items()})
+    full = {dim: plan.grid[dim].values for dim in sub}
+    flags = [k for k in idx.data_vars if idx[k].dtype == np.int8]
+    out = idx.drop_vars(flags).reindex(full)  # NaN elsewhere
+    for k in flags:
+        out[k] = idx[k].reindex(full, fill_value=0).assign_attrs(idx[k].attrs)
+    where = "; ".join(f"{dim} = " + ", ".join(f"{v:.6g}" for v in vals)
+                      for dim, vals in sub.items())
+    for k in out.data_vars:
+        if k == "constant_output":  # (known everywhere: summarize fills in the base rows')
+            continue
+        out[k].attrs["computed_at"] = (
+            f"{where} only (the report points, claim points and focus; NaN elsewhere: "
+            "rerun with --sobol-at grid for every point)")
+    return out
+
+
+def _constant(part: xr.Dataset, plan: Plan) -> xr.DataArray:
+    """1 where a target (or its indicator) takes one value over the base rows ``part``."""
+    stacked = stack_targets(part, plan.targets)
+    return (stacked.max("sample") == stacked.min("sample")).astype(np.int8)
+
+
 def _label_indices(plan: Plan, ds: xr.Dataset) -> None:
     """The rule for correlated inputs, declared: the file's ``ranking_index`` and each
     Sobol' variable's ``index_meaning`` (:mod:`mc_tco.results.ranking`)."""
@@ -182,7 +232,7 @@ def run_options(plan: Plan) -> dict[str, Any]:
         "target_halfwidth": plan.target_halfwidth, "max_samples": plan.max_samples,
         "family_check": plan.family_check, "shapley": plan.shapley,
         "shapley_permutations": plan.shapley_permutations,
-        "shapley_at": plan.shapley_at,
+        "shapley_at": plan.shapley_at, "sobol_at": plan.sobol_at,
     }
 
 

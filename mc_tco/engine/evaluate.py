@@ -22,7 +22,7 @@ from mc_tco.sensitivity.sobol.fused import add_outputs, fused_applies, indicator
 from mc_tco.uncertainty.statistics import stack_targets
 
 __all__ = ["design_values", "estimate_base_bytes", "evaluate_base", "evaluate_chunk", "fit_chunk",
-           "row_bytes", "sample_bytes"]
+           "row_bytes", "sample_bytes", "sobol_cells"]
 
 
 def design_values(plan: Plan, start: int, stop: int) -> np.ndarray:
@@ -201,6 +201,17 @@ def _targets_y(plan: Plan, out: xr.Dataset, mixed: xr.Dataset | None, n: int, pe
     return y, cells
 
 
+def sobol_cells(plan: Plan, out: xr.Dataset, sub: Mapping[str, np.ndarray] | None = None,
+                ) -> xr.Dataset:
+    """The model outputs ``out`` at the grid points of the Sobol' indices (``sub``, default
+    :attr:`~.plan.Plan.sobol_grid`; ``out`` itself when they are every point)."""
+    sub = plan.sobol_grid if sub is None else sub
+    sel = {dim: values for dim, values in sub.items() if dim in out.dims}
+    if not sel:
+        return out
+    return out.sel(sel)
+
+
 @overload
 def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray,
                    ) -> tuple[xr.Dataset, RunSums, np.ndarray]: ...
@@ -229,27 +240,41 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     keep = set(plan.targets) | set(plan.distributions)
     inputs = _input_dataset(plan, rows[:, 0], None if plan.keep_samples == "all" else keep)
     out = _call_model(plan, inputs)
+    # the other design rows at the points the Sobol' indices are estimated at (--sobol-at
+    # report: the report points alone, and the base rows again there, in the same model
+    # call: a model may compute a cell's last bits differently on another grid, the TCO
+    # model's kernels do, and a Sobol' sum of differences must see an input that changes
+    # nothing give exactly 0, not 1e-31 that a replicate interval blows up)
+    sub = {dim: v for dim, v in plan.sobol_grid.items() if dim in out.dims}
     mixed = None
-    if per > 1:
+    at = out
+    if per > 1 and sub:
+        both = _call_model(plan, _input_dataset(plan, rows.reshape(n * per, d), plan.targets,
+                                                sub), check=False)
+        at = both.isel(sample=slice(0, None, per))
+        mixed = both.isel(sample=np.arange(n * per).reshape(n, per)[:, 1:].ravel())
+    elif per > 1:
         mixed = _call_model(plan, _input_dataset(
             plan, rows[:, 1:].reshape(n * (per - 1), d), plan.targets), check=False)
-    dims = out.variables[plan.targets[0]].dims
-    usual = dims[:1] == ("sample",) and all(out.variables[t].dims == dims
+    elif sub:
+        at = sobol_cells(plan, out[plan.targets], sub)
+    dims = at.variables[plan.targets[0]].dims
+    usual = dims[:1] == ("sample",) and all(at.variables[t].dims == dims
                                              for t in plan.targets)
     cells = dims[1:]
-    size = int(np.prod([out.sizes[c] for c in cells], dtype=np.int64)) if usual else 0
+    size = int(np.prod([at.sizes[c] for c in cells], dtype=np.int64)) if usual else 0
     sums = None if shift is None else plan.new_sums(shift)
     if (usual and sums is not None and mixed is not None
             and all(mixed.variables[t].dims == dims for t in plan.targets)
             and fused_applies(sums.reps[0], n * per * 2 * len(plan.targets) * size)):
         # the usual case: the sums straight from the model's outputs (one pass, the same
         # bits as SobolSums.add), without copying them into an (n, per, cells) array
-        base_t = [out.variables[t].values.reshape(n, size) for t in plan.targets]
+        base_t = [at.variables[t].values.reshape(n, size) for t in plan.targets]
         add_outputs(sums.reps, base_t, [mixed.variables[t].values.reshape(n, per - 1, size)
                                         for t in plan.targets])
         y_first = indicator_row([v[0] for v in base_t])
     else:
-        y, cells = _targets_y(plan, out, mixed, n, per, usual, size)
+        y, cells = _targets_y(plan, at, mixed, n, per, usual, size)
         if sums is not None:
             r = plan.n_replicates
             if r == 1:

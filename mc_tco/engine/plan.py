@@ -118,6 +118,9 @@ class Plan:
     #: where the Shapley effects are estimated: "report" (the report points, the model's
     #: claim points and the focus, along each grid dim that has report points) or "grid"
     shapley_at: str = "report"
+    #: where the Sobol' indices are estimated, as ``shapley_at``: "report" (the design rows
+    #: beyond the base rows run at those points only) or "grid"
+    sobol_at: str = "report"
     #: the chunk was not asked for (no --chunk-size): :func:`~.evaluate.fit_chunk` may
     #: enlarge it for a model with small outputs (fewer, larger model calls)
     chunk_auto: bool = False
@@ -172,6 +175,12 @@ class Plan:
 
         groups = {i.name: i.group for i in self.book.uncertain if i.group}
         return bool(groups) and groups_independent(groups, self.book.correlations)
+
+    @property
+    def sobol_grid(self) -> dict[str, np.ndarray]:
+        """The grid points the Saltelli design rows run at, for the grid dims they
+        restrict (:func:`report_grid`; ``{}`` with ``sobol_at == "grid"``: every point)."""
+        return {} if self.sobol_at == "grid" else report_grid(self)
 
     @property
     def n_replicates(self) -> int:
@@ -278,6 +287,7 @@ def plan_run(
     shapley: bool | None = None,
     shapley_permutations: int | None = None,
     shapley_at: str = "report",
+    sobol_at: str = "report",
 ) -> Plan:
     """Check ``book`` against its model and the options; return the :class:`Plan`.
 
@@ -286,7 +296,9 @@ def plan_run(
     (None: :func:`shapley_permutations_for` the sample size). ``shapley_at`` is where they
     are estimated: "report" (the default: the report points, the model's claim points and
     the focus; NaN at the other grid points) or "grid" (every grid point, about 8x the
-    model work for the TCO model's 46 demands).
+    model work for the TCO model's 46 demands). ``sobol_at`` is where the Sobol' indices
+    are estimated, the same two choices: "report" runs the Saltelli design rows (all but
+    the base rows, which every summary uses at every grid point) at those points only.
 
     Raises
     ------
@@ -346,6 +358,10 @@ def plan_run(
     if shapley_at not in SHAPLEY_AT:
         raise OptionError(
             f"--shapley-at must be one of {', '.join(SHAPLEY_AT)}, got {shapley_at!r}"
+        )
+    if sobol_at not in SHAPLEY_AT:
+        raise OptionError(
+            f"--sobol-at must be one of {', '.join(SHAPLEY_AT)}, got {sobol_at!r}"
         )
     if keep_samples not in KEEP_SAMPLES:
         raise OptionError(
@@ -413,6 +429,7 @@ def plan_run(
         shapley=book.correlation is not None if shapley is None else bool(shapley),
         shapley_permutations=int(shapley_permutations),
         shapley_at=shapley_at,
+        sobol_at=sobol_at,
         chunk_auto=chunk_auto,
     )
     if plan.target_halfwidth is not None and plan.ranking_index == "none":
@@ -460,7 +477,35 @@ def input_grid_focus(book: Book, report: Mapping[str, Any], focus: Mapping[str, 
     return out
 
 
-#: where a run estimates the Shapley effects (Plan.shapley_at)
+def report_grid(plan: Plan) -> dict[str, np.ndarray]:
+    """The grid points an index is estimated at with ``--shapley-at`` / ``--sobol-at
+    report``, for the grid dims it restricts.
+
+    Along each grid dim with numeric report points: those points, the model's claim points
+    (``spec.points``) and the focus, as they appear in the grid (the planner adds them all
+    to it); other dims keep every point (absent from the dict). The model's work is
+    proportional to the grid points: the TCO model's 47 demands become 6.
+    """
+    from mc_tco.results.points import point_index
+
+    sub = {}
+    for dim, grid in plan.grid.items():
+        wanted = [v for v in plan.report.get(dim) or [] if not isinstance(v, str)]
+        if not wanted:
+            continue
+        wanted += list(plan.spec.points.get(dim, []))
+        focus = plan.focus.get(dim)
+        if focus is not None and not isinstance(focus, str):
+            wanted.append(focus)
+        values = np.asarray(grid.values, dtype=float)
+        keep = np.array([point_index(wanted, v) is not None for v in values])
+        if keep.any() and not keep.all():
+            sub[dim] = values[keep]
+    return sub
+
+
+#: where a run estimates the Shapley effects (Plan.shapley_at) and the Sobol' indices
+#: (Plan.sobol_at)
 SHAPLEY_AT = ("report", "grid")
 
 #: which per-sample outputs a run keeps: every output, or only what the summaries need

@@ -58,6 +58,7 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
             raise OptionError(f"{source}: the run_options attr is not a JSON object")
         if options.get("shapley") and "shapley_at" not in options:
             options["shapley_at"] = "grid"  # files from before --shapley-at had every point
+        options.setdefault("sobol_at", "grid")  # and before --sobol-at, every point
     else:
         options = dict(stored.legacy_options)
         for k, v in list(options.items()):
@@ -73,7 +74,8 @@ def stored_options(ds: xr.Dataset, source: str = "the results file") -> dict[str
                        family_check="family_check_p_positive" in ds)
         # nor Shapley effects (issue 13)
         options.update(shapley="shapley" in ds, shapley_permutations=shapley_permutations_for(
-            int(options.get("samples", 0))), shapley_at="grid" if "shapley" in ds else "report")
+            int(options.get("samples", 0))), shapley_at="grid" if "shapley" in ds else "report",
+            sobol_at="grid")
     known = set(inspect.signature(plan_run).parameters) - {"book"}
     unknown = sorted(set(options) - known)
     if unknown:

@@ -67,8 +67,9 @@ def run(
         ``resamples``, ``estimator``, ``conf_level``, ``chunk_size`` (never changes the
         numbers), ``second_order``, ``by_group``, ``keep_samples``, ``target_halfwidth``,
         ``max_samples``, ``family_check``, ``shapley`` (None: when the book has
-        correlations), ``shapley_permutations``, ``shapley_at``. All of them are stored in
-        the results (``run_options``), so ``mc-tco rerun`` reproduces the file.
+        correlations), ``shapley_permutations``, ``shapley_at``, ``sobol_at``. All of them
+        are stored in the results (``run_options``), so ``mc-tco rerun`` reproduces the
+        file.
 
     Returns
     -------

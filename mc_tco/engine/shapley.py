@@ -38,9 +38,8 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.engine.evaluate import _call_model, _input_dataset, _targets_array, _targets_into
-from mc_tco.engine.plan import Plan
+from mc_tco.engine.plan import Plan, report_grid
 from mc_tco.interrupt import check
-from mc_tco.results.points import point_index
 from mc_tco.results.ranking import INDEX_MEANING, VARIANCE_SHARE
 from mc_tco.sensitivity.shapley import evaluation_count, shapley_effects
 
@@ -63,30 +62,11 @@ Progress = Callable[[int, int], None]
 
 
 def shapley_grid(plan: Plan) -> dict[str, np.ndarray]:
-    """The grid points the Shapley pass evaluates, for the grid dims it restricts.
-
-    With ``plan.shapley_at == "report"``: along each grid dim with numeric report points,
-    those points, the model's claim points (``spec.points``) and the focus, as they appear
-    in the grid (the planner adds them all to it); other dims keep every point. ``{}`` with
-    ``"grid"``. The model's work is proportional to the grid points: the TCO model's 46
-    demands become 7, for the same permutations and the same half-widths.
-    """
-    if plan.shapley_at == "grid":
-        return {}
-    sub = {}
-    for dim, grid in plan.grid.items():
-        wanted = [v for v in plan.report.get(dim) or [] if not isinstance(v, str)]
-        if not wanted:
-            continue
-        wanted += list(plan.spec.points.get(dim, []))
-        focus = plan.focus.get(dim)
-        if focus is not None and not isinstance(focus, str):
-            wanted.append(focus)
-        values = np.asarray(grid.values, dtype=float)
-        keep = np.array([point_index(wanted, v) is not None for v in values])
-        if keep.any() and not keep.all():
-            sub[dim] = values[keep]
-    return sub
+    """The grid points the Shapley pass evaluates, for the grid dims it restricts:
+    :func:`~.plan.report_grid` with ``plan.shapley_at == "report"`` (the TCO model's 47
+    demands become 6, for the same permutations and the same half-widths), ``{}`` with
+    ``"grid"``."""
+    return {} if plan.shapley_at == "grid" else report_grid(plan)
 
 
 def shapley_rows(plan: Plan) -> int:

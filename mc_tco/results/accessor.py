@@ -30,7 +30,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.errors import OptionError
-from mc_tco.results.points import match_point, nearest_point, scale_of
+from mc_tco.results.points import match_point, nearest_point, point_index, scale_of
 from mc_tco.results.ranking import rank_order, ranking_rule
 from mc_tco.results.run_info import RunInfo, json_attr
 from mc_tco.results.schema import SCHEMA_VERSION
@@ -314,15 +314,32 @@ class ResultsAccessor:
         """Per grid dim the run estimated its Shapley effects at part of (``--shapley-at
         report``, the default), the points it did; ``{}`` when they are everywhere or
         absent."""
-        if "shapley" not in self._ds:
+        return self._points("shapley")
+
+    def sobol_points(self) -> dict[str, np.ndarray]:
+        """Per grid dim the run estimated its Sobol' indices (``S1``, ``ST``) at part of
+        (``--sobol-at report``, the default), the points it did; ``{}`` when they are
+        everywhere or absent."""
+        return self._points("ST")
+
+    def sobol_where(self) -> str:
+        """:meth:`sobol_points` in words, e.g. ``"demand = 1e+11, 5e+11"``."""
+        return "; ".join(f"{d} = " + ", ".join(f"{v:.4g}" for v in vals)
+                         for d, vals in self.sobol_points().items())
+
+    def _points(self, name: str) -> dict[str, np.ndarray]:
+        if name not in self._ds:
             return {}
-        ok = cast(xr.DataArray, np.isfinite(self._ds["shapley"]))  # a DataArray's ufunc
+        ok = cast(xr.DataArray, np.isfinite(self._ds[name]))  # a DataArray's ufunc
+        flat = self._ds["constant_output"] == 1 if "constant_output" in self._ds else None
         out: dict[str, np.ndarray] = {}
         for dim in ok.dims:
             if dim in ("target", "input") or not np.issubdtype(self._ds[dim].dtype,
                                                                np.number):
                 continue
             has = ok.any([d for d in ok.dims if d != dim]).values
+            if flat is not None and dim in flat.dims:  # NaN there: nothing varies at all
+                has |= flat.all([d for d in flat.dims if d != dim]).values
             if has.any() and not has.all():
                 out[str(dim)] = self._ds[dim].values[has]
         return out
@@ -410,10 +427,18 @@ class ResultsAccessor:
         sub = self._sel_ds(sub, at)
         if index == "shapley" and "input" in sub[index].dims and not np.isfinite(
                 sub[index].values).any() and self.shapley_points():
+            st_here = "ST" in sub and np.isfinite(sub["ST"].values).any()
             raise OptionError(
                 f"the run estimated its Shapley effects at {self.shapley_where()} only "
-                "(--shapley-at report); rank at one of these, rerun with --shapley-at grid, "
-                "or pass index='ST'")
+                "(--shapley-at report); rank at one of these, rerun with --shapley-at grid"
+                + (", or pass index='ST'" if st_here else ""))
+        if index != "shapley" and not np.isfinite(sub[index].values).any() and any(
+                dim in sub.coords and sub[dim].size == 1
+                and point_index(have, float(sub[dim])) is None
+                for dim, have in self.sobol_points().items()):
+            raise OptionError(
+                f"the run estimated its Sobol' indices at {self.sobol_where()} only "
+                "(--sobol-at report); rank at one of these, or rerun with --sobol-at grid")
         extra = [str(d) for d in sub[index].dims if d != dim]
         if extra:
             raise OptionError(f"the ranking varies along {', '.join(extra)}; choose a point, "

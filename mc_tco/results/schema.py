@@ -93,7 +93,9 @@ VARIABLES = (
     Var("input_value", ("sample", "input"), "input's unit", "sampled value of each uncertain "
         "input on the base rows"),
     Var("S1", ("target", "input", G), "1", "first-order Sobol' index (NaN where the target "
-        "is constant); attr index_meaning: 'share of the variance' with independent inputs, "
+        "is constant, and, with --sobol-at report (the default), at the grid points other "
+        "than the report points, claim points and focus: attr computed_at); attr "
+        "index_meaning: 'share of the variance' with independent inputs, "
         "'moved one at a time: ...' with correlations (then not the ranking: see "
         "ranking_index)"),
     Var("ST", ("target", "input", G), "1", "total-order Sobol' index (attr index_meaning as "
@@ -103,7 +105,8 @@ VARIABLES = (
         "ci_prob, method)"),
     Var("ST_conf", ("target", "input", G), "1", "half-width of ST's interval"),
     Var("S1_negative", ("target", "input", G), "1", "1 where S1 < -S1_conf"),
-    Var("constant_output", ("target", G), "1", "1 where the target does not vary"),
+    Var("constant_output", ("target", G), "1", "1 where the target does not vary (at every "
+        "grid point: from the base rows where the indices were not estimated)"),
     Var("target_mean", ("target", G), "target's unit", "mean over the base rows"),
     Var("target_quantile", ("target", "quantile", G), "target's unit",
         "quantiles over the base rows (the memo's bands)"),

@@ -25,7 +25,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.errors import OptionError
-from mc_tco.results.points import nearest_index, parse_amount
+from mc_tco.results.points import nearest_index, parse_amount, point_index
 from mc_tco.uncertainty.scrambles import (
     MIN_EVENTS,
     indicator,
@@ -141,7 +141,8 @@ def parse_condition(text: str) -> tuple[str, str, float]:
 def rare_ranking(ds: xr.Dataset, target: str, point: dict[str, Any],
                  min_events: int = MIN_EVENTS) -> dict[str, Any] | None:
     """Whether a ranking of the indicator ``target`` (``"X>0"``) at ``point`` rests on too
-    few winning (or losing) scenarios, and the nearest demand that has enough.
+    few winning (or losing) scenarios, and the nearest demand that has enough (among those
+    with Sobol' indices: ``--sobol-at report`` estimates them at the report points only).
 
     Returns
     -------
@@ -183,6 +184,9 @@ def rare_ranking(ds: xr.Dataset, target: str, point: dict[str, Any],
     if "demand" in wins.dims:
         ok = (rarer >= min_events).values
         grid = ds["demand"].values
+        have = ds.mc_tco.sobol_points().get("demand")  # (--sobol-at report: those only)
+        if have is not None:
+            ok &= np.array([point_index(have, v) is not None for v in grid])
         if ok.any():
             nearest = float(grid[ok][nearest_index(grid[ok], float(point["demand"]))])
     where = ", ".join(f"{d} = {v:.4g}" if isinstance(v, float) else f"{d} = {v}"

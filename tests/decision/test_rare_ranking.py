@@ -20,10 +20,12 @@ def ds(result_files):
 
 
 def _nearest_with_enough(ds, demand: float) -> float:
-    """The reference: counted here from the samples, nearest by ratio."""
+    """The reference: counted here from the samples, nearest by ratio, among the demands
+    with Sobol' indices (--sobol-at report: the report points)."""
     wins = (ds["saving"].sel(strategy="buy") > 0).sum("sample").values
     n = ds.sizes["sample"]
     ok = np.minimum(wins, n - wins) >= MIN_EVENTS
+    ok &= np.isin(ds["demand"].values, [3e10, 1e11, 3e11, 5e11, 1e12, 3e12])
     grid = ds["demand"].values[ok]
     return float(grid[np.argmin(np.abs(np.log(grid / demand)))])
 

@@ -60,8 +60,10 @@ def runs(tmp_path_factory):
     (tmp / "book.toml").write_text(BOOK)
     sys.path.insert(0, str(tmp))
     try:
-        report = run(tmp / "book.toml", samples=64, shapley_permutations=64)
-        grid = run(tmp / "book.toml", samples=64, shapley_permutations=64, shapley_at="grid")
+        # (the Sobol' indices at every point: --sobol-at has tests of its own)
+        report = run(tmp / "book.toml", samples=64, shapley_permutations=64, sobol_at="grid")
+        grid = run(tmp / "book.toml", samples=64, shapley_permutations=64, shapley_at="grid",
+                   sobol_at="grid")
     finally:
         sys.path.remove(str(tmp))
     return report, grid

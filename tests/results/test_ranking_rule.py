@@ -135,11 +135,16 @@ def test_the_memo_ranking_follows_the_accessor(default_run):
     assert np.all(np.diff(sh[np.isfinite(sh)]) <= 0)
     assert (r.table.rank_best <= r.table["rank"]).all()
     assert (r.table["rank"] <= r.table.rank_worst).all()
-    # where the run has no Shapley effects (--shapley-at report), ST, and it says why
+    # where the run has Sobol' indices but no Shapley effects (--shapley-at report with
+    # --sobol-at grid; here one point's effects removed), ST, and it says why
+    less = default_run.assign(shapley=default_run.shapley.where(default_run.demand != demand))
+    r2 = ranking(less, demand, "buy")
+    assert r2.index == "ST" and "--shapley-at report" in r2.index_note
+    # where it has neither (--sobol-at report), no ranking but a one-line refusal
     other = next(float(d) for d in default_run.demand.values
                  if d not in default_run.mc_tco.shapley_points()["demand"])
-    r2 = ranking(default_run, other, "buy")
-    assert r2.index == "ST" and "--shapley-at report" in r2.index_note
+    with pytest.raises(OptionError, match="--sobol-at grid"):
+        ranking(default_run, other, "buy")
 
 
 def test_the_command_says_why_it_stopped_before_the_cap(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xarray as xr
 
-from mc_tco.decision.at_demand import added_demands
+from mc_tco.decision.at_demand import indexed_demands
 from mc_tco.decision.costs import median_api_bill
 from mc_tco.decision.indices import input_order, sobol_by_demand
 from mc_tco.decision.shares import MIN_EVENTS
@@ -35,18 +35,27 @@ def section_sobol(ctx: MemoContext) -> Section:
     groups = dict(zip(map(str, ds["input"].values), map(str, ds["input_group"].values),
                       strict=True))
     heat = sobol_by_demand(ds, s)
-    own = [x for x in ds["demand"].values if x not in added_demands(ds)]
-    heat = heat.sel(demand=own)  # an added demand has no indices: not a column
+    own = indexed_demands(ds)
+    if own is not None:  # an added demand, or one not estimated (--sobol-at), is no column
+        heat = heat.sel(demand=own)
     # the body shows the inputs ranked highest; every input is in sobol_indices.csv
     top_names = {str(v) for v in r.table["input"].values[:HEAT_ROWS]}
     order = [x for x in order if x in top_names]
     st_s, st_i = heat["ST_saving"], heat["ST_indicator"]
     ranked_cols = int(heat["ranked"])
-    nearest = ([f"These indices are at {tokens(r.demand)}, the run's grid point nearest "
-                f"your {tokens(d)}: they need the design's mixed rows, which the results "
-                "file does not keep, so they are not re-estimated at a demand the grid "
-                "lacks (every other number of the memo is computed at exactly "
-                f"{tokens(d)})."] if ctx.added else [])
+    if ctx.added:
+        nearest = [f"These indices are at {tokens(r.demand)}, the nearest demand where the "
+                   f"run estimated them, to your {tokens(d)}: they need the design's mixed "
+                   "rows, which the results file does not keep, so they are not "
+                   "re-estimated at a demand the grid lacks (every other number of the memo "
+                   f"is computed at exactly {tokens(d)})."]
+    elif r.demand != d:
+        nearest = [f"These indices are at {tokens(r.demand)}, the nearest demand where the "
+                   f"run estimated its Sobol' indices ({ds.mc_tco.sobol_where()}: the report "
+                   "points; rerun with --sobol-at grid for every grid point); every other "
+                   f"number of the memo is at {tokens(d)}."]
+    else:
+        nearest = []
     blocks: list[Block] = [Paragraph(" ".join(ranking_sentences(r, ctx.n, ctx.level)
                                  + nearest + dependence_sentences(ctx)))]
     shapley = _shapley_table(ctx)
@@ -78,11 +87,11 @@ def section_sobol(ctx: MemoContext) -> Section:
                                                correlated=bool(ds.mc_tco.correlations))),
         "Which inputs drive the outcome, by demand",
         f"Total Sobol' index ST of each input (rows, grouped by the book's groups, most "
-        f"influential first) at every demand (columns): left for the monthly saving of "
-        f"{VERB[s]}, right for 'beats the API'. Hatched cells are not ranked: fewer than "
-        f"{MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} of "
-        f"{len(own)} demands can be ranked for the indicator. The {len(order)} inputs "
-        f"ranked highest at {tokens(r.demand)} are shown; every input is in "
+        f"influential first) at every demand where the run estimated it (columns): left "
+        f"for the monthly saving of {VERB[s]}, right for 'beats the API'. Hatched cells are "
+        f"not ranked: fewer than {MIN_EVENTS} scenarios win (or lose) there; {ranked_cols} "
+        f"of {heat.sizes['demand']} demands can be ranked for the indicator. The "
+        f"{len(order)} inputs ranked highest at {tokens(r.demand)} are shown; every input is in "
         "sobol_indices.csv."
     ))
     return Section("Sobol' indices: which inputs drive the outcome", blocks, "sobol")

@@ -223,7 +223,8 @@ def section_provenance(ctx: MemoContext) -> Section:
             "(P(beats the API) with its Monte Carlo interval, quantiles, the cash by year): "
             "they equal those of a run whose grid holds it. The book was not rerun. The "
             "Sobol' indices and Shapley effects need the design's other rows, which the file "
-            f"does not keep: they are those of the nearest grid point, "
+            f"does not keep: they are those of the nearest demand where the run estimated "
+            f"them, "
             f"{tokens(ctx.rank_demand)}, as the ranking says."))
     return shared.section_provenance(ctx, extra, design=" (Saltelli design)",
                                      compared_with=compared)

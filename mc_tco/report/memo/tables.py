@@ -8,7 +8,7 @@ table with one line. Columns carry their unit in the name (``_usd_per_month``,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -123,14 +123,20 @@ def assumptions(ctx: MemoContext) -> pd.DataFrame:
 
 
 def sobol_indices(ctx: MemoContext) -> pd.DataFrame:
-    """S1 and ST with half-widths for every target, strategy, demand and input.
+    """S1 and ST with half-widths for every target, strategy, demand (where the run
+    estimated them) and input.
 
     ``ranked`` is False where the indicator has fewer than MIN_EVENTS winning (or losing)
     scenarios (:func:`mc_tco.decision.indices.indicator_rankable`): those indices are noise
     and the memo does not use them.
     """
+    from mc_tco.decision.at_demand import indexed_demands
+
     ds = ctx.ds
-    sel = {"strategy": list(A.STRATEGIES)}
+    sel: dict[str, Any] = {"strategy": list(A.STRATEGIES)}
+    own = indexed_demands(ds)  # (--sobol-at report: the demands it estimated them at)
+    if own is not None:
+        sel["demand"] = own
     df = xr.Dataset({v: ds[v].sel(sel) for v in ("S1", "S1_conf", "ST", "ST_conf")}) \
         .drop_vars(["input_unit", "input_group", "input_family"], errors="ignore") \
         .to_dataframe(dim_order=["input", "target", "demand", "strategy"]).reset_index()
