@@ -76,6 +76,15 @@ class Ranking:
     index: str = "ST"
     #: why ``index`` is not the file's ranking index here ('' when it is)
     index_note: str = ""
+    #: where no index has an interval (the target varies in a handful of scenarios, so
+    #: some scramble has none: the estimates are noise, e.g. ST above 1), the number of
+    #: scenarios in which it is not 0; None where the ranking has its intervals
+    unranked_varied: int | None = None
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the indices have intervals here (else they rank nothing)."""
+        return self.unranked_varied is None
 
     @property
     def by_indicator(self) -> bool:
@@ -135,7 +144,12 @@ def ranking(
         flag = rare_ranking(ds, "saving>0", {"demand": demand, "strategy": strategy},
                             min_events)
         nearest = flag["nearest_demand"] if flag else None
-    return Ranking(target, demand, strategy, wins, n, rare, table, nearest, index, note)
+    varied = None
+    if not np.isfinite(table[f"{index}_conf"].values).any():
+        y = ds["saving"].sel(demand=demand, strategy=strategy).values
+        varied = int(np.count_nonzero(y[np.isfinite(y)]))
+    return Ranking(target, demand, strategy, wins, n, rare, table, nearest, index, note,
+                   varied)
 
 
 def _index_at(ds: xr.Dataset, demand: float, strategy: str) -> tuple[str, str]:

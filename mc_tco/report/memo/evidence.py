@@ -243,14 +243,23 @@ def section_compare(ctx: MemoContext) -> Section | None:
 
     rows = []
     ot_names = [str(v) for v in r_ot.table["input"].values]
+    unranked = []
     for i in range(TOP_FIVE):
         cells = [str(i + 1)]
         for r, names in ((r_me, top_me), (r_ot, ot_names)):
-            if i < len(names):
+            if not r.ranked:  # noise without an interval (e.g. ST 1.08 ± nan): not shown
+                cells.append("not ranked (below)" if i == 0 else "-")
+            elif i < len(names):
                 cells.append(f"{plain(names[i])} ({_st(r.table, names[i])})")
             else:
                 cells.append("-")
         rows.append(cells)
+    for label, r in ((name, r_me), (oname, r_ot)):
+        if not r.ranked:
+            unranked.append(
+                f" {label}: not ranked, {_target_words(r)} is not 0 in only "
+                f"{r.unranked_varied:,} of {r.n:,} scenarios at {tokens(r.demand)}, too few "
+                "for its indices to have a Monte Carlo interval (they are noise there).")
     heads = [f"{label}: ST of {_target_words(r)}" for label, r in ((name, r_me),
                                                                   (oname, r_ot))]
     blocks.append(Table(["rank", *heads], rows, "rll",
@@ -258,7 +267,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                                 "half-width), for "
                         + (_target_words(r_me) if r_me.target == r_ot.target else
                            f"{_target_words(r_me)} here and {_target_words(r_ot)} there")
-                        + "."))
+                        + "." + "".join(unranked)))
 
     books = []
     for label, dd in ((name, ds), (oname, other)):
