@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from mc_tco import run
 from mc_tco.engine.reproduce import stored_options
 from mc_tco.errors import OptionError
+from tests.engine.test_shapley_at import BOOK as SHAPLEY_AT_BOOK
 
 MODEL = '''
 import xarray as xr
@@ -27,28 +28,9 @@ def model(inputs):
     return xr.Dataset({"y": y.transpose("sample", "volume")})
 '''
 
-BOOK = '''
-[book]
-model = "sobolat_model:model"
-[analysis]
-targets = ["y"]
-report = { volume = [2, 5] }
-focus = { volume = 8 }
-[grid.volume]
-values = [1, 2, 3, 5, 8, 13]
-[inputs.x1]
-dist = "normal"
-mean = 0
-sd = 1
-[inputs.x2]
-dist = "normal"
-mean = 0
-sd = 1
-[inputs.x3]
-dist = "uniform"
-low = 0
-high = 2
-'''
+# test_shapley_at's book without its correlation (ranked by ST) and with this model
+BOOK = (SHAPLEY_AT_BOOK.split("[[correlation]]")[0]
+        .replace("shapat_model:model", "sobolat_model:model"))
 
 INDICES = ("S1", "ST", "S1_conf", "ST_conf")
 
