@@ -9,6 +9,9 @@ single-threaded here):
 * the engine's hot path: the model asked for its target only (``attrs["outputs"] =
   ["saving"]``), on all rows (:func:`mc_tco.models.kernels.block.npv_block`, 16 demands
   per block);
+* the same rows at the report demands alone (the lanes kernel: the Shapley pass and, with
+  ``--sobol-at report``, the default, the Saltelli design rows), against the scalar loop
+  and the fused reference there;
 * the same rows through the scalar month loop (:func:`mc_tco.models.kernels.npv.npv_cell`,
   one demand at a time, the state in registers), and through a fused reference kernel of
   version 3's month recursion alone (the fleet for the busiest hour with spares and scale
@@ -180,9 +183,12 @@ def main() -> None:
     res_few, out_few = np.empty((rows_n, few.size, npv.NRES_OUT)), np.empty((rows_n, few.size))
     t_few, t_few_s = (best(lambda: kgrid.npv_grid(V, S, few, res_few), args.repeats),
                       best(lambda: scalar_npv(V, S, few, out_few), args.repeats))
-    print(f"few demands ({few.size}, as the Shapley pass; lanes.npv_lanes, kernel alone): "
+    t_few_ref = best(lambda: fused_reference(V, S, few, out_few), args.repeats)
+    print(f"few demands ({few.size}, as the Shapley pass and, with --sobol-at report, the "
+          f"default, the Saltelli design rows; lanes.npv_lanes, kernel alone): "
           f"{t_few:.3f} s, {rows * few.size * months / t_few / 1e6:.1f}M cell-months/s; "
-          f"scalar month loop {t_few_s:.3f} s; ratio {t_few_s / t_few:.2f}")
+          f"scalar month loop {t_few_s:.3f} s, ratio {t_few_s / t_few:.2f}; fused reference "
+          f"{t_few_ref:.3f} s, ratio {t_few_ref / t_few:.2f}")
 
     sys.path.insert(0, str(HERE))
     import tco_v1_reference as v1
