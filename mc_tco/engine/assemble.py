@@ -195,9 +195,22 @@ def _indices_at(plan: Plan, sums: RunSums, first: xr.Dataset, ci_text: str,
 
 
 def _constant(part: xr.Dataset, plan: Plan) -> xr.DataArray:
-    """1 where a target (or its indicator) takes one value over the base rows ``part``."""
-    stacked = stack_targets(part, plan.targets)
-    return (stacked.max("sample") == stacked.min("sample")).astype(np.int8)
+    """1 where a target (or its indicator) takes one value over the base rows ``part``
+    (each target's minimum and maximum over the samples; no stacked copy of the rows)."""
+    first = part[plan.targets[0]]
+    if any(part[t].dims != first.dims for t in plan.targets):
+        stacked = stack_targets(part, plan.targets)
+        return (stacked.max("sample") == stacked.min("sample")).astype(np.int8)
+    axis = first.dims.index("sample")
+    flags = []
+    for t in plan.targets:
+        y = part[t].values
+        above = y > 0  # the indicator, as stack_targets makes it (NaN > 0 is 0)
+        flags += [y.min(axis=axis) == y.max(axis=axis),
+                  above.all(axis=axis) | ~above.any(axis=axis)]
+    dims = tuple(d for d in first.dims if d != "sample")
+    return xr.DataArray(np.stack(flags).astype(np.int8), dims=("target", *dims),
+                        coords={d: first[d].values for d in dims if d in first.coords})
 
 
 def _label_indices(plan: Plan, ds: xr.Dataset) -> None:

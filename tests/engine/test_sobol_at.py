@@ -126,5 +126,18 @@ def test_the_tco_model_gives_the_same_indices_at_its_report_points(default_book)
         assert np.array_equal(np.isnan(a), np.isnan(b)), name
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=name)
     assert np.isnan(report.ST.drop_sel(at)).all()
+    # "does it vary" at every demand: where not estimated, over the base rows (counted
+    # here); the sums' flag also sees the design's other rows, which may vary where every
+    # base row is 0 (the hybrid at 50-63B here): never flagged constant where they are not
+    flag = report.constant_output
+    xr.testing.assert_identical(flag.sel(at).drop_attrs(),
+                                grid.constant_output.sel(at).drop_attrs())
+    y = report.saving.drop_sel(at)
+    above = y > 0
+    counted = xr.concat([y.min("sample") == y.max("sample"),
+                         above.all("sample") | ~above.any("sample")], dim="target")
+    np.testing.assert_array_equal(flag.drop_sel(at).values, counted.values)
+    assert (flag >= grid.constant_output).all()
+    assert 0 < int(flag.drop_sel(at).sum()) < flag.drop_sel(at).size
     for name in ("p_positive", "saving", "breakeven_demand"):
         xr.testing.assert_identical(report[name], grid[name])
