@@ -41,7 +41,7 @@ def test_the_memo_at_a_demand_off_the_grid_says_what_was_done(default_run, no_pn
     does what this test does)."""
     from mc_tco.decision.at_demand import decision_demand, memo_demands, with_demands
     from mc_tco.report.memo.context import MemoContext
-    from mc_tco.report.memo.drivers import section_sobol
+    from mc_tco.report.memo.drivers import section_drivers, section_sobol
     from mc_tco.report.memo.render import Document, to_markdown
     from mc_tco.report.memo.sections import section_provenance
     from mc_tco.results.points import nearest_point
@@ -63,7 +63,9 @@ def test_the_memo_at_a_demand_off_the_grid_says_what_was_done(default_run, no_pn
     grid = nearest_point(default_run["demand"].values, 7.943e11)
     ctx = MemoContext(default_run, grid, demand_asked=True, paths={"results": "r.nc"})
     assert not ctx.added and ctx.rank_demand == 1e12
-    md = to_markdown(Document("t", "", [section_sobol(ctx)]))
+    md = to_markdown(Document("t", "", [section_sobol(ctx), section_drivers(ctx)]))
+    assert ("The ST panel is at 1T, the nearest demand where the run estimated its Sobol' "
+            "indices.") in md
     assert ("These indices are at 1T, the nearest demand where the run estimated its Sobol' "
             "indices (demand = 3e+10, 1e+11, 3e+11, 5e+11, 1e+12, 3e+12: the report points; "
             "rerun with --sobol-at grid for every grid point); every other number of the "

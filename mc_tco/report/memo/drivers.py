@@ -170,6 +170,8 @@ def section_drivers(ctx: MemoContext) -> Section:
         "to its high "
         f"end ({ctx.level} bootstrap interval {money(lo, '', digits=3)} to "
         f"{money(hi, '', digits=3)})."
+        + (f" The ST panel is at {tokens(ctx.rank_demand)}, the nearest demand where the "
+           "run estimated its Sobol' indices." if ctx.rank_demand != d else "")
     ))
     blocks.append(Paragraph(_appendix_pointers(ctx)))
     return Section("Which assumptions matter", blocks, "drivers")
