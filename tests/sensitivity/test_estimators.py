@@ -316,6 +316,28 @@ def test_st_half_width_is_the_larger_of_the_t_and_the_log_scale_interval():
             assert not pos.all()
 
 
+def test_a_replicate_at_rounding_noise_keeps_the_plain_interval():
+    """A replicate ST of 3.9e-31 (an input whose rows differ from the base rows in their
+    last bits, as two kernels rounding a cell differently gave) beside 6e-5: the log scale
+    would give 6e-5 (exp(t sd(log ST_r) / sqrt(R)) - 1), about 3e3; below LOG_FLOOR it does
+    not apply and the half-width is the plain t one, written out here."""
+    from scipy import stats
+
+    from mc_tco.sensitivity.sobol.rqmc import LOG_FLOOR, log_scale_halfwidth
+
+    rep = np.array([[6e-5], [5e-5], [7e-5], [3.9e-31], [6.5e-5], [5.5e-5], [6e-5], [6e-5]])
+    tq = stats.t.ppf(0.975, 7)
+    pooled = np.array([6e-5])
+    with np.errstate(divide="ignore"):
+        unguarded = pooled * np.expm1(tq * np.log(rep).std(axis=0, ddof=1) / np.sqrt(8))
+    assert unguarded[0] > 1e3  # what the log side was
+    assert np.isnan(log_scale_halfwidth(rep, pooled, tq)).all()
+    assert LOG_FLOOR < 1e-9
+    above = rep.copy()
+    above[3] = 2 * LOG_FLOOR  # a tiny but representable index: the log side applies
+    assert np.isfinite(log_scale_halfwidth(above, pooled, tq)).all()
+
+
 @pytest.mark.slow
 def test_rqmc_is_far_narrower_than_the_bootstrap_on_borehole_and_covers():
     """Borehole, R = 8 scrambles of 2^12: the row bootstrap on the pooled 2^15 rows is more

@@ -87,6 +87,13 @@ def rqmc_result(replicates: Sequence[SobolSums], conf_level: float = 0.95) -> di
     return est
 
 
+#: a replicate estimate of ST below this is zero to the outputs' precision (an input whose
+#: design rows differ from the base rows in their last bits: (1e-16)^2 of the variance,
+#: e.g. 3.9e-31 where two kernels round one cell differently); on the log scale it would
+#: set the width (a half-width of 3,100 around 6e-5): the plain t interval applies there
+LOG_FLOOR = 1e-10
+
+
 def log_scale_halfwidth(rep, pooled, tq: float) -> np.ndarray:
     """Half-width of the replicate t interval of a positive index taken on the log scale.
 
@@ -105,11 +112,12 @@ def log_scale_halfwidth(rep, pooled, tq: float) -> np.ndarray:
         ``pooled (exp(tq sd(log rep) / sqrt(R)) - 1)``: the upper side (the longer one) of
         ``pooled exp(+- tq sd(log rep) / sqrt(R))``, the t interval of the ``log`` of the
         replicate estimates scaled to the pooled estimate, as a symmetric half-width; NaN
-        where a replicate estimate is not positive and finite, or the pooled one is NaN.
+        where a replicate estimate is not finite and above :data:`LOG_FLOOR` (rounding
+        noise, not a positive index), or the pooled one is NaN.
     """
     rep = np.asarray(rep, dtype=float)
     r = rep.shape[0]
-    ok = (np.isfinite(rep) & (rep > 0)).all(axis=0) & np.isfinite(pooled)
+    ok = (np.isfinite(rep) & (rep > LOG_FLOOR)).all(axis=0) & np.isfinite(pooled)
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.log(np.where(ok, rep, 1.0)).std(axis=0, ddof=1)
         half = np.asarray(pooled, dtype=float) * np.expm1(tq * sd / np.sqrt(r))
