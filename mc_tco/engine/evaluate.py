@@ -251,6 +251,14 @@ def evaluate_chunk(plan: Plan, start: int, stop: int, shift: np.ndarray | None =
     if per > 1 and sub:
         both = _call_model(plan, _input_dataset(plan, rows.reshape(n * per, d), plan.targets,
                                                 sub), check=False)
+        for dim, values in sub.items():  # (a model that makes its own grid, not the inputs')
+            got = both[dim].values if dim in both.coords else None
+            if got is None or got.shape != values.shape or not np.array_equal(got, values):
+                raise ModelError(
+                    f"{plan.book.path}: the model's outputs are not on the {dim} points of "
+                    f"its inputs (asked for {values.size}, it returned "
+                    f"{'none' if got is None else got.size}): read the grid from the inputs' "
+                    f"{dim!r} coordinate, or run with --sobol-at grid")
         at = both.isel(sample=slice(0, None, per))
         mixed = both.isel(sample=np.arange(n * per).reshape(n, per)[:, 1:].ravel())
     elif per > 1:

@@ -141,3 +141,33 @@ def test_the_tco_model_gives_the_same_indices_at_its_report_points(default_book)
     assert 0 < int(flag.drop_sel(at).sum()) < flag.drop_sel(at).size
     for name in ("p_positive", "saving", "breakeven_demand"):
         xr.testing.assert_identical(report[name], grid[name])
+
+
+OWN_GRID_MODEL = '''
+import numpy as np
+import xarray as xr
+
+def model(inputs):
+    x = inputs
+    volume = xr.DataArray(np.array([1.0, 2, 3, 5, 8, 13]), dims="volume")  # not the inputs'
+    y = x.x1 + x.x2 * volume + x.x3 / volume
+    return xr.Dataset({"y": y.transpose("sample", "volume")}, coords={"volume": volume})
+'''
+
+
+def test_a_model_that_ignores_the_points_it_is_given_is_refused(tmp_path):
+    """A model that makes its own grid instead of reading the inputs' coordinate cannot be
+    run at the report points alone: one line saying so and what to do, no wrong indices."""
+    from mc_tco.errors import ModelError
+
+    (tmp_path / "owngrid_model.py").write_text(OWN_GRID_MODEL)
+    (tmp_path / "book.toml").write_text(BOOK.replace("sobolat_model", "owngrid_model"))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(ModelError, match=r"not on the volume points of its inputs "
+                                             r"\(asked for 3, it returned 6\).*--sobol-at grid"):
+            run(tmp_path / "book.toml", samples=64)
+        assert np.isfinite(run(tmp_path / "book.toml", samples=64, sobol_at="grid")
+                           .ST.sel(volume=3)).all()
+    finally:
+        sys.path.remove(str(tmp_path))
