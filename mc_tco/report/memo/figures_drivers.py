@@ -10,7 +10,7 @@ from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 __all__ = ["compare_figure", "cost_breakdown_figure", "sobol_heatmap", "tornado_figure"]
 
@@ -29,6 +29,9 @@ from mc_tco.report.memo.figures import (
     _usd,
 )
 from mc_tco.report.memo.fmt import money, tokens
+
+#: a heat map of at most this many demands draws them as separate, labelled columns
+FEW_COLUMNS = 12
 
 
 def _group_strip(ax, names: list[str], groups: list[str]) -> None:
@@ -100,6 +103,11 @@ def sobol_heatmap(
         _demand_axis(ax, (edges[0], edges[-1]))
         _mark_demand(ax, demand, label=False)
         ax.grid(False)
+        if d.size <= FEW_COLUMNS:  # the demands it was estimated at (--sobol-at report):
+            for e in edges[1:-1]:  # separate columns, each labelled, not a continuous map
+                ax.axvline(e, color="white", lw=2, zorder=2)
+            ax.set_xticks(d, [tokens(float(v)) for v in d], fontsize=8)
+            ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"ST of the {title}", fontsize=10)
         prev = None
         for i, name in enumerate(order):
