@@ -177,7 +177,7 @@ def _indices_at(plan: Plan, sums: RunSums, first: xr.Dataset, ci_text: str,
     sub = {dim: v for dim, v in sub.items() if dim in cells}
     if not sub:
         return idx
-    idx = idx.assign_coords({dim: v for dim, v in sub.items()})
+    idx = idx.assign_coords(sub)
     full = {dim: plan.grid[dim].values for dim in sub}
     flags = [k for k in idx.data_vars if idx[k].dtype == np.int8]
     out = idx.drop_vars(flags).reindex(full)  # NaN elsewhere
