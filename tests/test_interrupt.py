@@ -37,22 +37,66 @@ def temp_files(folder: Path) -> list[Path]:
     return sorted(folder.glob(".*.tmp"))
 
 
-@pytest.fixture
-def previous(tmp_path) -> tuple[Path, bytes]:
-    """A real results file from an earlier (small) run, and its bytes."""
-    out = tmp_path / "x.nc"
+#: a user's model of two inputs, for the tests of the write path: the signal comes from a
+#: hook in the writing, whatever the model, and a run of this one starts in a third of the
+#: time of the article's (no cost-model kernels to load)
+SMALL_MODEL = """
+import numpy as np
+import xarray as xr
+
+
+def model(inputs):
+    return xr.Dataset({"y": np.sin(inputs.x1) + 7 * np.sin(inputs.x2) ** 2})
+"""
+SMALL_BOOK = """
+[book]
+model = "small_model:model"
+[analysis]
+targets = ["y"]
+[inputs.x1]
+dist = "uniform"
+low = -3.14
+high = 3.14
+[inputs.x2]
+dist = "normal"
+mean = 0
+sd = 1
+"""
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("small_book")
+    (folder / "small_model.py").write_text(SMALL_MODEL)
+    (folder / "small.toml").write_text(SMALL_BOOK)
+    return folder / "small.toml"
+
+
+@pytest.fixture(scope="module")
+def previous_bytes(tmp_path_factory) -> bytes:
+    """The bytes of a real results file from a small run of the article's book (run once
+    for the module: the tests only compare them with what is left)."""
+    out = tmp_path_factory.mktemp("previous") / "x.nc"
     res = CliRunner().invoke(main, ["run", str(ARTICLE_BOOK), "-n", "64", "--bootstrap", "0",
                                     "-q", "--out", str(out)])
     assert res.exit_code == 0, res.output
-    return out, out.read_bytes()
+    return out.read_bytes()
 
 
-def start_run(out: Path, samples: int, tty: bool = False,
-              signal_at: str | None = None) -> tuple[subprocess.Popen, int | None]:
-    """``mc-tco run`` as a real process; with ``tty``, stderr is a terminal (progress bar).
-    ``signal_at`` ("<point>:<signal>"): the run sends itself the signal at that point of
-    its write path (mc_tco.interrupt.signal_point)."""
-    cmd = [MC_TCO, "run", str(ARTICLE_BOOK), "-n", str(samples), "--bootstrap", "20",
+@pytest.fixture
+def previous(tmp_path, previous_bytes) -> tuple[Path, bytes]:
+    """A real results file from an earlier (small) run, and its bytes."""
+    out = tmp_path / "x.nc"
+    out.write_bytes(previous_bytes)
+    return out, previous_bytes
+
+
+def start_run(out: Path, samples: int, tty: bool = False, signal_at: str | None = None,
+              book: Path = ARTICLE_BOOK) -> tuple[subprocess.Popen, int | None]:
+    """``mc-tco run BOOK`` as a real process; with ``tty``, stderr is a terminal (progress
+    bar). ``signal_at`` ("<point>:<signal>"): the run sends itself the signal at that point
+    of its write path (mc_tco.interrupt.signal_point)."""
+    cmd = [MC_TCO, "run", str(book), "-n", str(samples), "--bootstrap", "20",
            "--out", str(out)]
     env = {**os.environ, "MC_TCO_TEST_SIGNAL": signal_at} if signal_at else None
     if not tty:
@@ -120,14 +164,15 @@ def test_ctrl_c_mid_run_keeps_the_previous_file(previous):
 @pytest.mark.slow
 @pytest.mark.parametrize("point", ["store-write", "before-backup", "after-backup"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_while_writing_keeps_the_previous_file(previous, point, signum):
+def test_ctrl_c_while_writing_keeps_the_previous_file(previous, small_book, point, signum):
     """A signal while the file is written, or during the swap before the rename over the
     results (after the backup's second name was made: a signal there used to leave
     x.nc.bak, overwriting the older backup, yet say "nothing was written"): the old state.
     The signal comes from a hook at that point (it came from a timer: 1 run in 6 failed)."""
     out, before = previous
     out.with_name("x.nc.bak").write_bytes(b"an older backup")
-    proc, _ = start_run(out, samples=256, signal_at=f"{point}:{signal.Signals(signum).name}")
+    proc, _ = start_run(out, samples=256, signal_at=f"{point}:{signal.Signals(signum).name}",
+                        book=small_book)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signum, stderr
     word = b"interrupted" if signum == signal.SIGINT else b"terminated"
@@ -139,11 +184,11 @@ def test_ctrl_c_while_writing_keeps_the_previous_file(previous, point, signum):
 
 
 @pytest.mark.slow
-def test_ctrl_c_after_the_rename_completes_the_swap_and_says_so(previous):
+def test_ctrl_c_after_the_rename_completes_the_swap_and_says_so(previous, small_book):
     """From the rename over the results on, the swap finishes (the backup too) before the
     signal stops the process: the new state, and the message says the file was written."""
     out, before = previous
-    proc, _ = start_run(out, samples=256, signal_at="after-rename:SIGINT")
+    proc, _ = start_run(out, samples=256, signal_at="after-rename:SIGINT", book=small_book)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert stderr.strip().splitlines()[-1] == f"mc-tco: interrupted after writing {out}".encode()
@@ -154,11 +199,11 @@ def test_ctrl_c_after_the_rename_completes_the_swap_and_says_so(previous):
 
 
 @pytest.mark.slow
-def test_kill_in_the_swap_then_the_next_run_leaves_no_temporary_file(previous):
+def test_kill_in_the_swap_then_the_next_run_leaves_no_temporary_file(previous, small_book):
     """SIGKILL after the backup's second name (a hard link) was made: the previous file
     stays; the next run removes the dead run's link and keeps the previous file as .bak."""
     out, before = previous
-    proc, _ = start_run(out, samples=256, signal_at="after-backup:SIGKILL")
+    proc, _ = start_run(out, samples=256, signal_at="after-backup:SIGKILL", book=small_book)
     proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL
     assert out.read_bytes() == before
@@ -170,13 +215,14 @@ def test_kill_in_the_swap_then_the_next_run_leaves_no_temporary_file(previous):
 
 
 @pytest.mark.slow
-def test_kill_between_the_two_renames_is_finished_by_the_next_write(previous, monkeypatch):
+def test_kill_between_the_two_renames_is_finished_by_the_next_write(previous, small_book,
+                                                                     monkeypatch):
     """SIGKILL after the new file was renamed over the results, before the backup's
     rename: the next writer of the file makes the previous results the .bak, as the
     killed swap would have (they were removed as a stale temporary file), even if its own
     write then fails."""
     out, before = previous
-    proc, _ = start_run(out, samples=256, signal_at="after-rename:SIGKILL")
+    proc, _ = start_run(out, samples=256, signal_at="after-rename:SIGKILL", book=small_book)
     proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL
     killed_run = out.read_bytes()
