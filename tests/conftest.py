@@ -26,6 +26,30 @@ main()
 """
 
 
+#: test modules that --dist loadscope sends to one worker together: they read the same
+#: session fixture, whose first use costs more than most modules (``compared_memo``, the
+#: memo of both books with its figures: 27-30 s on a slow 2-core machine, built by each
+#: worker that ran one of them)
+SHARED_SCOPES = {f"tests/report/memo/{name}.py": "tests/report/memo (compared_memo)"
+                 for name in ("test_beside", "test_issue24_words", "test_memo",
+                              "test_v3_readers")}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope`` with the modules of :data:`SHARED_SCOPES` as one scope."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class _Scheduler(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return SHARED_SCOPES.get(scope, scope)
+
+    return _Scheduler(config, log)
+
+
 def _kernels_look_cached() -> bool:
     """Whether numba's cache indexes of those kernels exist and are newer than every source
     of the kernels' package (a cheap test, no import: where it says no, the subprocess
