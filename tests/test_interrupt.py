@@ -28,6 +28,8 @@ from mc_tco.cli import main
 from mc_tco.errors import OptionError
 from mc_tco.results.io import remove_stale_temp, write_results
 from mc_tco.results.temp_files import _HOST
+from tests.cli.test_lazy_imports import BOOK as SMALL_BOOK
+from tests.cli.test_lazy_imports import MODEL as SMALL_MODEL
 from tests.paths import ARTICLE_BOOK
 
 MC_TCO = str(Path(sys.executable).with_name("mc-tco"))
@@ -37,35 +39,11 @@ def temp_files(folder: Path) -> list[Path]:
     return sorted(folder.glob(".*.tmp"))
 
 
-#: a user's model of two inputs, for the tests of the write path: the signal comes from a
-#: hook in the writing, whatever the model, and a run of this one starts in a third of the
-#: time of the article's (no cost-model kernels to load)
-SMALL_MODEL = """
-import numpy as np
-import xarray as xr
-
-
-def model(inputs):
-    return xr.Dataset({"y": np.sin(inputs.x1) + 7 * np.sin(inputs.x2) ** 2})
-"""
-SMALL_BOOK = """
-[book]
-model = "small_model:model"
-[analysis]
-targets = ["y"]
-[inputs.x1]
-dist = "uniform"
-low = -3.14
-high = 3.14
-[inputs.x2]
-dist = "normal"
-mean = 0
-sd = 1
-"""
-
-
 @pytest.fixture(scope="module")
 def small_book(tmp_path_factory) -> Path:
+    """The book of the write-path tests: a user's model of two inputs (test_lazy_imports's).
+    The signal comes from a hook in the writing, whatever the model, and a run of this one
+    starts in a third of the time of the article's (no cost-model kernels to load)."""
     folder = tmp_path_factory.mktemp("small_book")
     (folder / "small_model.py").write_text(SMALL_MODEL)
     (folder / "small.toml").write_text(SMALL_BOOK)
