@@ -3,6 +3,7 @@ computed once per session). Shared paths (plain constants) are in ``tests/paths.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -12,13 +13,17 @@ import pytest
 
 from tests.paths import ARTICLE_BOOK, DEFAULT_BOOK
 
+#: the kernels whose cache tells whether the cost model is compiled (module.function)
+KERNELS = ("grid.npv_grid", "grid.grid", "grid.cash", "lanes.npv_lanes")
 #: run in a subprocess by :func:`pytest_configure`: exit 0 at once where numba's cache holds
-#: the cost model's kernels, else compile them by a small run of the default book (the run
-#: compiles them on both cores, :mod:`mc_tco.models.kernels.warm`)
-_PRECOMPILE = """
-import sys
-from mc_tco.models.kernels import grid, lanes, warm
-if all(warm._cached(k) for k in (grid.npv_grid, grid.grid, grid.cash, lanes.npv_lanes)):
+#: :data:`KERNELS`, else compile them by a small run of the default book (the run compiles
+#: them on both cores, :mod:`mc_tco.models.kernels.warm`)
+_PRECOMPILE = f"""
+import importlib, sys
+from mc_tco.models.kernels import warm
+kernels = [getattr(importlib.import_module("mc_tco.models.kernels." + m), f)
+           for m, f in (name.split(".") for name in {KERNELS!r})]
+if all(warm._cached(k) for k in kernels):
     sys.exit(0)
 from mc_tco._entry import main
 sys.argv = ["mc-tco", "run", sys.argv[1], "-n", "256", "--out", sys.argv[2], "-q"]
@@ -58,7 +63,7 @@ def _kernels_look_cached() -> bool:
 
     kernels = Path(__file__).resolve().parents[1] / "mc_tco" / "models" / "kernels"
     newest = max(p.stat().st_mtime for p in kernels.glob("*.py"))
-    for name in ("grid.npv_grid", "grid.grid", "grid.cash", "lanes.npv_lanes"):
+    for name in KERNELS:
         found = list((kernels / "__pycache__").glob(f"{name}-*.nbi"))
         if not found or min(p.stat().st_mtime for p in found) < newest:
             return False
@@ -70,8 +75,9 @@ def pytest_configure(config):
 
     On a cold cache (a fresh clone, CI) each worker compiled every kernel of the cost model
     itself, at the same time as the other: about 110 s of the suite's 620 on a slow 2-core
-    machine, against about 50 s compiled once here, on both cores. A warm cache costs one
-    import (about 2 s). Without workers nothing is done here: the first test that needs a
+    machine, against about 50 s compiled once here, on both cores. A warm cache costs a
+    look at the cache files (:func:`_kernels_look_cached`), or one import (about 3 s) where
+    they are older than a source. Without workers nothing is done here: the first test that needs a
     kernel compiles it, as before."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
@@ -85,10 +91,13 @@ def pytest_configure(config):
                               os.path.join(tmp, "warm.nc")], capture_output=True, text=True,
                              timeout=900)
     if res.returncode != 0:  # (the tests that need the kernels will say what is wrong)
-        sys.stderr.write(f"compiling the kernels before the workers failed:\n{res.stderr}")
-    elif time.monotonic() - t0 > 10:
-        sys.stderr.write(f"compiled the cost model's kernels once for the workers "
-                         f"({time.monotonic() - t0:.0f} s)\n")
+        text = f"compiling the kernels before the workers failed:\n{res.stderr}"
+    else:
+        text = (f"compiled the cost model's kernels once for the workers "
+                f"({time.monotonic() - t0:.0f} s)\n")
+    capture = config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        sys.stderr.write(text)
 
 
 @pytest.fixture(scope="session")
