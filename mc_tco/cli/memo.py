@@ -104,7 +104,7 @@ def memo(results: Path, compare: Path | None, demand: str | None, at_items: tupl
         args += ["--out-dir", str(out_dir)]
     paths = {"results": str(results), "compare": str(compare) if compare else ""}
     m = build_memo(ds, compare=other, demand=tokens, command=shlex.join(args), paths=paths,
-                   at=at)
+                   at=at, background_figures=True)
     files = write_memo(m, target)
     if not quiet:
         click.echo(f"wrote {_summary(target, files)} in {time.monotonic() - start:.1f} s")

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from mc_tco.errors import OptionError
 
 if TYPE_CHECKING:  # the CLI imports this package at start-up: keep it light
+    from collections.abc import Callable
+
     import xarray as xr
 
     from mc_tco.report.memo.context import Later
@@ -74,6 +76,7 @@ def build_memo(
     paths: dict | None = None,
     created: str | None = None,
     at: dict | None = None,
+    background_figures: bool | Callable[[], bool] = False,
 ) -> Memo:
     """Compute and render the memo of a results dataset.
 
@@ -107,6 +110,12 @@ def build_memo(
         in error messages).
     created : str, optional
         Date shown under provenance (default: now, UTC).
+    background_figures : bool or callable
+        Draw the figures in child processes on the other cores while the sections are
+        written (:mod:`mc_tco.report.memo.background`; the same bytes). ``mc-tco memo`` and
+        ``report`` do; the default draws them here, as a library caller or a server
+        thread expects. A function: no child starts before it returns True (``report``:
+        not while its compared run writes its results file in another thread).
 
     Raises
     ------
@@ -114,6 +123,15 @@ def build_memo(
         If a dataset is not a results file of ``mc-tco run`` (or a TCO run that kept only
         its targets), or ``demand`` is outside its grid's range.
     """
+    from mc_tco.report.memo.background import rendering
+
+    with rendering(background_figures):
+        return _build_memo(ds, compare=compare, demand=demand, command=command, paths=paths,
+                           created=created, at=at)
+
+
+def _build_memo(ds, *, compare, demand, command, paths, created, at) -> Memo:
+    """:func:`build_memo` (its figures drawn where :mod:`.background` says)."""
     from mc_tco.decision.at_demand import decision_demand, memo_demands, with_demands
     from mc_tco.decision.tco_data import check_results, focus_demand, is_tco_model
 
@@ -198,7 +216,8 @@ def _memo(sections: list, title: str, page_title: str, subtitle: str, tables) ->
 
     doc = Document(title, subtitle, sections)
     page = Document(page_title, subtitle + " The full memo: memo.html.", [sections[0]])
-    return Memo(to_markdown(doc), to_html(doc), doc.figures, tables(),
+    csv = tables()  # (before the HTML reads the figures: children may still be drawing them)
+    return Memo(to_markdown(doc), to_html(doc), doc.figures, csv,
                 [s.title for s in sections],
                 {"summary.md": to_markdown(page), "summary.html": to_html(page)})
 

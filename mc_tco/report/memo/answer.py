@@ -221,13 +221,13 @@ def section_outlook(ctx: MemoContext) -> Section:
     ci = ds["p_positive_ci"].sel(target="saving>0")
     quant = ds["target_quantile"].sel(target="saving")
     blocks: list[Block] = [
-        Figure("fan_chart", F.to_png(F.fan_chart(quant, demand=d)),
+        Figure("fan_chart", F.png(F.fan_chart(quant, demand=d)),
                "Monthly saving against the API, by demand",
                "Per strategy: the median, 25-75% and 5-95% of scenarios. Above the zero line "
                "the strategy is cheaper than the API. Demands from a tenth to ten times "
                "yours, on a linear dollar axis ($k, $M; the whole grid is in "
                "saving_quantiles.csv)."),
-        Figure("acceptability", F.to_png(F.acceptability_figure(pp, ci, demand=d, n=n,
+        Figure("acceptability", F.png(F.acceptability_figure(pp, ci, demand=d, n=n,
                                                           level=ctx.level)),
                "How likely each strategy beats the API",
                f"P(strategy beats the API) by demand, with its {ctx.level} Monte Carlo "
@@ -239,7 +239,7 @@ def section_outlook(ctx: MemoContext) -> Section:
     cdf = breakeven.breakeven_cdf(ds, x, conf_level=ctx.conf)
     never = {s: float(ds["breakeven_demand_p_never"].sel(strategy=s)) for s in STRATEGIES}
     blocks.append(Figure(
-        "breakeven_cdf", F.to_png(F.breakeven_cdf_figure(
+        "breakeven_cdf", F.png(F.breakeven_cdf_figure(
             cdf, never, ARTICLE_BAND, level=ctx.level,
             grid=(float(ds["demand"].min()), float(ds["demand"].max())))),
         "Where each strategy breaks even",
@@ -252,7 +252,7 @@ def section_outlook(ctx: MemoContext) -> Section:
     bd = costs.cost_breakdown(ds)
     biggest, share = costs.largest_component(bd, d)
     blocks.append(Figure(
-        "cost_breakdown", F.to_png(FD.cost_breakdown_figure(bd, demand=d)),
+        "cost_breakdown", F.png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",
         f"Buying's monthly cost by component (medians) against the API bill; tax is the "
         "extra tax buying pays against the API, and where its median is negative (tax "

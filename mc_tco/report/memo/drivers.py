@@ -81,7 +81,7 @@ def section_sobol(ctx: MemoContext) -> Section:
                 " its interval allows against the others' (overlapping intervals can swap)."
     ))
     blocks.append(Figure(
-        "sobol_heatmap", F.to_png(FD.sobol_heatmap(st_s, st_i, order, groups, demand=d,
+        "sobol_heatmap", F.png(FD.sobol_heatmap(st_s, st_i, order, groups, demand=d,
                                                strategy=VERB[s],
                                                labels={n: plain(n) for n in order},
                                                correlated=bool(ds.mc_tco.correlations))),
@@ -159,7 +159,7 @@ def section_drivers(ctx: MemoContext) -> Section:
            else "Sobol' indices") + ") is in Appendix A."
     )]
     blocks.append(Figure(
-        "tornado", F.to_png(FD.tornado_figure(tor, ctx.ranking.table, target_label=(
+        "tornado", F.png(FD.tornado_figure(tor, ctx.ranking.table, target_label=(
             "indicator" if ctx.ranking.by_indicator else "saving"), labels=labels,
             level=ctx.level, correlated=bool(ctx.ds.mc_tco.correlations))),
         f"What moves the saving of {VERB[s]} at {tokens(d)}",

@@ -275,7 +275,7 @@ def section_compare(ctx: MemoContext) -> Section | None:
                       dd["p_positive_ci"].sel(target="saving>0"),
                       breakeven_cdf(dd, cdf_demands(dd), conf_level=ctx.conf)))
     blocks.append(Figure(
-        "compare", F.to_png(FD.compare_figure(books, COMPARED, band=ARTICLE_BAND)),
+        "compare", F.png(FD.compare_figure(books, COMPARED, band=ARTICLE_BAND)),
         "The two books side by side",
         f"Left: P(beats the API) of {and_list([VERB[s] for s in COMPARED])} under both books "
         f"(solid: {name}; dashed: {oname}). Right: the distribution of buying's break-even "

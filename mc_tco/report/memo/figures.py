@@ -17,6 +17,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from mc_tco.decision.tco_data import TOKENS_PER_USER
 from mc_tco.report.fmt import number
+from mc_tco.report.memo import background
+from mc_tco.report.memo.background import Pending
 from mc_tco.report.memo.claims import ARTICLE_BAND
 from mc_tco.report.memo.fmt import money, prob, tokens
 
@@ -24,6 +26,7 @@ __all__ = [
     "acceptability_figure",
     "breakeven_cdf_figure",
     "fan_chart",
+    "png",
     "to_png",
 ]
 
@@ -45,6 +48,13 @@ COMPONENT_LABELS = {"setup_api": "API until set up or after a stop",
 STRATEGIES = ("buy", "rent", "reserved", "owned", "hybrid")
 BAND_COLOR = "#f2c14e"
 DPI = 110
+
+
+def png(fig: Figure) -> bytes | Pending:
+    """A memo figure's PNG: :func:`to_png`'s bytes, or, inside
+    :func:`.background.rendering` (``mc-tco memo`` and ``report``), a figure a child
+    process is drawing (:func:`.background.resolve` gives the same bytes)."""
+    return background.submit(fig, to_png)
 
 
 def to_png(fig: Figure, dpi: int = DPI) -> bytes:

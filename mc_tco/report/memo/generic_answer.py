@@ -66,7 +66,7 @@ def answer_blocks(ctx: GenericContext) -> list:
             p = p.rename({ctx.alt: "option"}) if ctx.alt in p.dims else p
         fig = p_positive_figure(p, dim, str(ctx.ds[dim].attrs.get("units", "")),
                                 ctx.label(), ctx.level, ctx.point.get(dim))
-        blocks.append(Figure("p_positive", F.to_png(fig), f"P({ctx.label()}) along {dim}",
+        blocks.append(Figure("p_positive", F.png(fig), f"P({ctx.label()}) along {dim}",
                              f"Shaded: the {ctx.level} Monte Carlo interval; dotted: the "
                              "memo's point."))
     return blocks
@@ -109,7 +109,7 @@ def section_bands(ctx: GenericContext) -> Section:
         table,
     ]
     qq = q.rename({ctx.alt: "option"}) if ctx.alt else q
-    blocks.append(Figure("bands", F.to_png(bands_figure(qq, ctx.target, u, ctx.where)),
+    blocks.append(Figure("bands", F.png(bands_figure(qq, ctx.target, u, ctx.where)),
                          f"The range of {ctx.target}",
                          "Quantiles over the scenarios; dashed: 0."))
     for t in ctx.targets[1:]:

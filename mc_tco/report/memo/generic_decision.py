@@ -72,7 +72,7 @@ def _evpi_along(ctx: GenericContext, dim: str) -> list:
                  "where more is at stake, or where the alternatives are close on average "
                  "and the uncertainty can reverse their order.")
     fig = evpi_along_figure(curve, du, ctx.level, ctx.point.get(dim))
-    return [Paragraph(text), Figure("evpi", F.to_png(fig), f"EVPI along {dim}",
+    return [Paragraph(text), Figure("evpi", F.png(fig), f"EVPI along {dim}",
                                     f"Band: ± {ctx.level} Monte Carlo error; dotted: the "
                                     "memo's point.")]
 

@@ -108,7 +108,7 @@ def section_ranking(ctx: GenericContext) -> Section:
     ctx.tornado = sw
     title = f"Median {_who(ctx)}, one input at its low or high end"
     fig = tornado_generic_figure(sw, r, ctx.target, ctx.unit, title)
-    blocks.append(Figure("tornado", F.to_png(fig), title,
+    blocks.append(Figure("tornado", F.png(fig), title,
                          "Each input's lowest and highest 10% of scenarios, the others "
                          "keeping their spread; right: its ST."))
     for t in ctx.targets[1:]:

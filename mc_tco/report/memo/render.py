@@ -13,6 +13,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from mc_tco.report.memo.background import Pending, resolve
+
 __all__ = ["Block", "Bullets", "Document", "Figure", "Paragraph", "Section", "Table",
            "markdown_section", "to_html", "to_markdown"]
 
@@ -44,12 +46,20 @@ class Table:
 
 @dataclass
 class Figure:
-    """A figure saved as ``figures/<name>.png``, numbered in document order."""
+    """A figure saved as ``figures/<name>.png``, numbered in document order. ``png``: its
+    bytes, or a figure a child process is drawing (:mod:`.background`): read
+    :attr:`data`."""
 
     name: str
-    png: bytes
+    png: bytes | Pending
     title: str
     caption: str
+
+    @property
+    def data(self) -> bytes:
+        """The PNG bytes (waiting for them where a child process draws them)."""
+        self.png = resolve(self.png)
+        return self.png
 
 
 #: what a section holds
@@ -76,7 +86,7 @@ class Document:
     @property
     def figures(self) -> dict[str, bytes]:
         """The PNG figures of every section, by file name."""
-        return {b.name: b.png for s in self.sections for b in s.blocks
+        return {b.name: b.data for s in self.sections for b in s.blocks
                 if isinstance(b, Figure)}
 
 
@@ -229,7 +239,7 @@ def to_html(doc: Document) -> str:
                 if b.caption:
                     out.append(f'<p class="caption"><em>{_inline(b.caption)}</em></p>')
             elif isinstance(b, Figure):
-                data = base64.b64encode(b.png).decode("ascii")
+                data = base64.b64encode(b.data).decode("ascii")
                 out.append(
                     f'<figure id="fig-{b.name}"><img alt="{html.escape(b.title)}" '
                     f'src="data:image/png;base64,{data}"><figcaption><strong>Figure '

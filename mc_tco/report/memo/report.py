@@ -103,7 +103,8 @@ def make_report(
     t = time.monotonic()
     paths = {"results": str(outs[0]), "compare": str(outs[1]) if len(outs) > 1 else ""}
     if len(plans) == 1:
-        memo = build_memo(ds, demand=demand, command=command, paths=paths)
+        memo = build_memo(ds, demand=demand, command=command, paths=paths,
+                          background_figures=True)
     else:
         memo = _memo_beside(ds, lambda: run(1), demand=demand, command=command, paths=paths)
     files = write_memo(memo, memo_dir)
@@ -128,7 +129,10 @@ def _memo_beside(ds: xr.Dataset, run_other: Callable[[], xr.Dataset], **kw) -> M
     with stop_on_signals(), ThreadPoolExecutor(1, thread_name_prefix="compared") as pool:
         other = pool.submit(run_other)
         try:
-            return build_memo(ds, compare=Later(other.result), **kw)
+            # (its figures drawn by child processes once the compared run, which writes
+            # its results file in this process, has ended: :mod:`.background`)
+            return build_memo(ds, compare=Later(other.result), background_figures=other.done,
+                              **kw)
         except BaseException:
             _stop(other)  # (a signal has stopped the run too; another error waits for it)
             raise

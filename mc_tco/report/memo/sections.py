@@ -66,7 +66,7 @@ def section_value_of_information(ctx: MemoContext) -> Section | None:
     curves = [evpi_by_demand(ctx.ds, among=among) for among in (None, ["api", *STRATEGIES])]
     among = [VERB[s] for s in CHOICES]
     figure = Figure(
-        "evpi", F.to_png(evpi_figure(ctx.ds, evpi=curves)),
+        "evpi", F.png(evpi_figure(ctx.ds, evpi=curves)),
         "What perfect information is worth, by demand",
         f"Expected value of perfect information (EVPI) in USD/month, with its {ctx.level} "
         f"Monte Carlo band, for the choice among {', '.join(among[:-1])} and {among[-1]}, "
@@ -107,7 +107,7 @@ def section_summary(ctx: MemoContext) -> Section:
     table = ctx.summary_cash
     names = [NAMES.get(str(s), str(s)) for s in table["strategy"].values]
     sec.blocks.append(Figure(
-        "budget", F.to_png(cash_by_year_figure(table)),
+        "budget", F.png(cash_by_year_figure(table)),
         "What each option puts in the budget, year by year",
         f"Nominal cash a year at {tokens(float(table.attrs['demand']))} tokens/month of "
         f"{', '.join(names[:-1])} and {names[-1]}: the median scenario (line) and P10 to "

@@ -52,7 +52,7 @@ def section_curves(ctx) -> Section | None:
         "interval, point by point, from the spread of the run's independent scrambles: "
         "where the band is narrow, more scenarios would not move the curve.")]
     blocks.append(Figure(
-        "cumulative_curves", F.to_png(cdf_figure(curves, where)),
+        "cumulative_curves", F.png(cdf_figure(curves, where)),
         f"Cumulative curves of the {target} {where}",
         f"Left: P({target} <= x); right: P({target} > x)"
         + (f", x in {unit}" if unit else "")
@@ -80,7 +80,7 @@ def section_curves(ctx) -> Section | None:
         "green region says where the input decides; a cloud says it matters only with "
         "others."))
     blocks.append(Figure(
-        "scatter_top_inputs", F.to_png(scatter_figure(sc, f"{who.strip()} {where}".strip())),
+        "scatter_top_inputs", F.png(scatter_figure(sc, f"{who.strip()} {where}".strip())),
         f"The top inputs against the {target}{who} {where}",
         f"Each panel: one input's sampled value (x) against the {target} ({unit}) of "
         f"{option or 'the target'}; green: above the dashed line; the title gives the "

@@ -110,7 +110,7 @@ def time_section(ctx) -> Section:
         f" The file keeps month-by-month cash at {', '.join(tokens(x) for x in cd)} "
         f"tokens/month only; the nearest, {tokens(cash_d)}, is shown.")
     blocks.append(Figure(
-        "cash_position", F.to_png(cash_fan_figure(cash_bands(cash, TIME_STRATEGIES), cash_d,
+        "cash_position", F.png(cash_fan_figure(cash_bands(cash, TIME_STRATEGIES), cash_d,
                                            TIME_STRATEGIES)),
         f"Cash position against the API, month by month, at {tokens(cash_d)}",
         f"Cumulative discounted cash of {and_list([VERB[s] for s in TIME_STRATEGIES])} "
@@ -120,7 +120,7 @@ def time_section(ctx) -> Section:
     horizon = nums["buy"].horizon_months
     pay = ds["payback_months"].sel(demand=d, strategy=list(TIME_STRATEGIES))
     blocks.append(Figure(
-        "payback", F.to_png(payback_figure(payback_shares(pay, horizon, TIME_STRATEGIES),
+        "payback", F.png(payback_figure(payback_shares(pay, horizon, TIME_STRATEGIES),
                                          TIME_STRATEGIES)),
         f"When self-hosting pays back, at {tokens(d)}",
         "Share of scenarios whose cash position has turned positive by each month; the "
