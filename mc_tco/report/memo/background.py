@@ -33,6 +33,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import warnings
@@ -52,9 +53,10 @@ _current: _Renderer | None = None
 
 
 def workers() -> int:
-    """Child processes that draw figures: the cores this process may use, less the one
-    that writes the sections (0: draw in the parent; at most 3), or the environment's
-    ``MC_TCO_FIGURE_WORKERS`` (a whole number; 0 draws every figure in the parent)."""
+    """Child processes that draw figures: on Linux the cores this process may use, less
+    the one that writes the sections (0: draw in the parent; at most 3), or the
+    environment's ``MC_TCO_FIGURE_WORKERS`` (a whole number; 0 draws every figure in the
+    parent)."""
     env = os.environ.get("MC_TCO_FIGURE_WORKERS", "").strip()
     if env:
         try:
@@ -62,11 +64,13 @@ def workers() -> int:
         except ValueError:
             raise OptionError(f"MC_TCO_FIGURE_WORKERS={env!r}: not a whole number; set it "
                               "to 0 (draw the figures in this process), 1, 2, ...") from None
+    if not sys.platform.startswith("linux"):  # (where it is tested; macOS's system
+        return 0  # libraries are not safe in a forked child: set the variable to try)
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return max(0, min(cores - 1, 3)) if hasattr(os, "fork") else 0
+    return max(0, min(cores - 1, 3))
 
 
 @dataclass(eq=False)
