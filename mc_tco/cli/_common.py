@@ -81,8 +81,10 @@ class Progress:
     (stderr not a terminal) click's bar prints only its label, so a line with the share
     done and the time left is written every 10 s instead. The time left is estimated from
     the pace since the last report of nothing done (``done == 0``: the work counted
-    starts then), not since the label's first second: a run's family check comes before
-    its samples, and at 3% of the samples the estimate said ~290 s left of a 9 s stage.
+    starts then; the engine sends one as its sampling starts), not since the label's
+    first second: a run's family check and Shapley effects come before its samples, and
+    at 3% of the samples the estimate said ~290 s left of a 9 s stage. Before anything is
+    shown, that report also restarts the seconds elapsed and the ``delay``.
     """
 
     def __init__(self, label: str, enabled: bool = True, delay: float = 1.5):
@@ -101,8 +103,11 @@ class Progress:
             return
         now = time.monotonic()
         elapsed = now - self.start
-        if done == 0:
+        if done == 0:  # the counted work starts (again) now
             self.counting_from = now
+            if self.bar is None and self.last_line is None:
+                self.start = now  # nothing shown yet: its seconds count from here
+            elapsed = now - self.start
         if elapsed < self.delay and done < total and self.bar is None:
             return
         if self.tty:

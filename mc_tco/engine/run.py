@@ -44,7 +44,9 @@ def run(
     book : Book or path
         A loaded book (:func:`mc_tco.book.load_book`) or the path of one.
     progress : callable, optional
-        Called as ``progress(done, total)`` in base samples after every chunk.
+        Called as ``progress(0, total)`` as the sampling starts (after the family check
+        and the Shapley effects), then ``progress(done, total)`` in base samples after
+        every chunk.
     scheduler : str or distributed.Client, optional
         Where the chunks run (see :func:`execute`); the numbers do not depend on it.
     out : path, optional
@@ -124,7 +126,8 @@ def execute(
         :func:`~.adaptive.convergence_step`), stopping at ``plan.max_samples``; its
         ``family_check`` adds the family check (:mod:`.family`).
     progress : callable, optional
-        ``progress(done, total)`` in base samples.
+        ``progress(0, total)`` as the sampling starts, then ``progress(done, total)`` in
+        base samples.
     scheduler : str or distributed.Client, optional
         "threads" (default), "processes", "synchronous", a dask.distributed address
         (``tcp://host:8786``) or a ``distributed.Client``.
@@ -218,6 +221,8 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
         path: list[dict[str, Any]] = []
         done = 0
         with clock("sampling"):  # (the model on the design rows; the base rows written)
+            if progress is not None:  # the samples start now (after the family check and
+                progress(0, plan.samples)  # the Shapley effects): a time left counts from here
             for stage in stages:
                 for base, sums in evaluate_all(plan, shift, scheduler, progress, done, stage):
                     total = sums if total is None else total + sums

@@ -23,9 +23,10 @@ def test_a_line_before_anything_is_done_says_no_estimate_yet(capsys, monkeypatch
 
 
 def test_the_time_left_counts_from_when_the_counted_work_started(capsys, monkeypatch):
-    """A run's family check takes 9 s before its samples start (``progress(0, total)``):
-    half the samples 10.3 s later leave ~10.3 s, not ~19.3 s (at 3% it said ~290 s left
-    of a 9 s stage)."""
+    """A run's family check takes 9 s before its samples start (``progress(0, total)``,
+    sent by the engine: tests/engine/test_stages.py): half the samples 10.3 s later leave
+    ~10.3 s, not ~19.3 s (at 3% it said ~290 s left of a 9 s stage), and the seconds
+    elapsed are the samples' own."""
     p = Progress("[2/3] article", delay=0.0)
     p.tty = False
     clock = iter([0.0, 9.0, 9.3, 19.3])
@@ -35,6 +36,38 @@ def test_the_time_left_counts_from_when_the_counted_work_started(capsys, monkeyp
     p(1, 32)  # (within 10 s of the last line: not printed)
     p(16, 32)
     assert capsys.readouterr().err.splitlines() == [
-        "[2/3] article:   0.0%     9.0s elapsed, time left not known yet",
-        "[2/3] article:  50.0%    19.3s elapsed, ~10.3s left",
+        "[2/3] article:   0.0%     0.0s elapsed, time left not known yet",
+        "[2/3] article:  50.0%    10.3s elapsed, ~10.3s left",
     ]
+
+
+def test_nothing_done_after_a_line_keeps_the_seconds_elapsed(capsys, monkeypatch):
+    """Once a line is out, a later ``progress(0, total)`` (the next stage of a doubling
+    run) restarts only the estimate's pace, not the seconds already said."""
+    p = Progress("sampling", delay=0.0)
+    p.tty = False
+    clock = iter([0.0, 1.0, 5.0, 30.0])
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    p.start = p.counting_from = time.monotonic()
+    p(0, 10)  # at 1 s: shown, its seconds from here
+    p(0, 10)  # at 5 s: the pace counts from here; the seconds elapsed do not restart
+    p(5, 10)
+    assert capsys.readouterr().err.splitlines() == [
+        "sampling:   0.0%     0.0s elapsed, time left not known yet",
+        "sampling:  50.0%    29.0s elapsed, ~25.0s left",
+    ]
+
+
+def test_a_bar_waits_its_delay_from_when_the_counted_work_starts(capsys, monkeypatch):
+    """A label created long before its work (the sampling, after a family check) shows
+    nothing until ``delay`` seconds after ``progress(0, total)``."""
+    p = Progress("sampling", delay=1.5)
+    p.tty = False
+    clock = iter([0.0, 9.0, 9.5, 12.0])
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    p.start = p.counting_from = time.monotonic()
+    p(0, 10)  # at 9 s: nothing shown (its delay starts now)
+    p(1, 10)  # 0.5 s later: within the delay
+    p(5, 10)  # 3 s later: shown, 3 s elapsed
+    assert capsys.readouterr().err.splitlines() == [
+        "sampling:  50.0%     3.0s elapsed, ~3.0s left"]

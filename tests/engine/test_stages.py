@@ -95,3 +95,28 @@ def test_the_grown_chunk_is_stored_and_changes_only_the_last_bits(tmp_path):
                 np.testing.assert_allclose(grown[name], small[name], rtol=0, atol=1e-12)
             for name in ("y", "input_value", "target_mean", "target_quantile", "p_positive"):
                 np.testing.assert_array_equal(grown[name], small[name])
+
+
+@pytest.mark.parametrize("correlated", [False, True])
+def test_the_sampling_progress_hears_nothing_done_as_the_samples_start(tmp_path, correlated):
+    """``progress(0, N)`` comes after the family check and the Shapley effects, before the
+    first chunk: the terminal's time left counts from there (the article's run in
+    ``mc-tco report`` said ~270 s left of a 9 s stage, its family check counted as
+    sampling time)."""
+    calls: list[tuple[str, int, int]] = []
+
+    def recorder(name):
+        return lambda done, total: calls.append((name, done, total))
+
+    plan = plan_run(_book(tmp_path, correlated), samples=256, family_check=True,
+                    shapley_permutations=16, chunk_size=64)
+    with execute(plan, out=tmp_path / "r.nc", progress=recorder("sampling"),
+                 family_progress=recorder("family"), shapley_progress=recorder("shapley")):
+        pass
+    names = [name for name, _, _ in calls]
+    first = names.index("sampling")
+    assert calls[first] == ("sampling", 0, 256)
+    assert set(names[:first]) == ({"family", "shapley"} if correlated else {"family"})
+    assert set(names[first:]) == {"sampling"}
+    done = [d for name, d, _ in calls if name == "sampling"]
+    assert done == sorted(done) and done[-1] == 256 and done.count(0) == 1

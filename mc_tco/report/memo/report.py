@@ -92,6 +92,7 @@ def make_report(
         label = f"[{i + 1}/{steps}] {plan.book.stem}"
         with execute(plan, progress=progress(label), out=out,
                      family_progress=progress(label + " family check"),
+                     shapley_progress=progress(label + " Shapley effects"),
                      on_stage=_stage_line(label, say)):
             pass
         say(f"[{i + 1}/{steps}] ran {_shown(plan.book.path)}: {plan.samples:,} samples, "

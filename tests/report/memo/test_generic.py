@@ -291,6 +291,35 @@ def test_report_on_a_users_book(plain_results, tmp_path, monkeypatch, no_png):
         "--samples 256", "-n 256")
 
 
+def test_report_gives_each_stage_of_a_run_its_own_progress(plain_results, tmp_path,
+                                                           monkeypatch, no_png):
+    """The report's runs say their family check, Shapley effects and samples under their
+    own labels: the samples' time left counts from their own start (the article's run said
+    ~270 s left of a 9 s stage, its family check counted as sampling time)."""
+    from mc_tco.report.memo import report as rep
+
+    folder, _ = plain_results
+    monkeypatch.chdir(folder)
+    real, seen = rep.execute, {}
+
+    class Label:
+        def __init__(self, label):
+            self.label = label
+
+        def __call__(self, done, total):
+            pass
+
+    def spy(plan, **kw):
+        seen.update({k: v.label for k, v in kw.items() if k.endswith("progress")})
+        return real(plan, **kw)
+
+    monkeypatch.setattr(rep, "execute", spy)
+    rep.make_report(samples=256, seed=0, results_dir=tmp_path / "res", books=("plain.toml",),
+                    command="mc-tco report plain.toml", say=lambda line: None, progress=Label)
+    assert seen == {"progress": "[1/2] plain", "family_progress": "[1/2] plain family check",
+                    "shapley_progress": "[1/2] plain Shapley effects"}
+
+
 def test_a_tco_run_that_kept_only_its_targets_asks_for_keep_samples_all(tmp_path):
     """What a TCO run with --keep-samples targets holds (its attrs and the targets only)."""
     ds = xr.Dataset(
