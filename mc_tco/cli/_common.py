@@ -79,12 +79,16 @@ class Progress:
 
     On a terminal it is :func:`click.progressbar` (bar, percentage, time left). In a log
     (stderr not a terminal) click's bar prints only its label, so a line with the share
-    done and the time left is written every 10 s instead. The time left is estimated from
-    the pace since the last report of nothing done (``done == 0``: the work counted
-    starts then; the engine sends one as its sampling starts), not since the label's
-    first second: a run's family check and Shapley effects come before its samples, and
-    at 3% of the samples the estimate said ~290 s left of a 9 s stage. Before anything is
-    shown, that report also restarts the seconds elapsed and the ``delay``.
+    done and the time left is written every 10 s instead.
+
+    The time left is the pace since the first report after the counted work started
+    (the last ``done == 0``; the engine sends one as its sampling starts, the Shapley
+    pass as it starts) times the work still to do: not since the label's first second (a
+    run's family check and Shapley effects come before its samples: at 3% of the samples
+    it said ~290 s left of a 9 s stage), nor over the first report, whose block also
+    paid the warm-up (at 2.3% of a 6 s family check it said ~79 s left). Until a second
+    report it says "time left not known yet". Before anything is shown, ``done == 0``
+    also restarts the seconds elapsed and the ``delay``.
     """
 
     def __init__(self, label: str, enabled: bool = True, delay: float = 1.5):
@@ -97,17 +101,20 @@ class Progress:
         self.done = 0
         self.last_line: float | None = None
         self.counting_from = self.start  # (the last call with nothing done)
+        self.first: tuple[float, int] | None = None  # (time, done) of the first report since
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
             return
         now = time.monotonic()
-        elapsed = now - self.start
         if done == 0:  # the counted work starts (again) now
             self.counting_from = now
+            self.first = None
             if self.bar is None and self.last_line is None:
                 self.start = now  # nothing shown yet: its seconds count from here
-            elapsed = now - self.start
+        elif self.first is None:
+            self.first = (now, done)
+        elapsed = now - self.start
         if elapsed < self.delay and done < total and self.bar is None:
             return
         if self.tty:
@@ -124,13 +131,18 @@ class Progress:
             return  # finished before its first line was due: nothing to say
         if self.last_line is None or elapsed - self.last_line >= 10 or done >= total:
             frac = done / total if total else 1.0
-            # nothing done yet: no estimate of what is left (it printed "~nans left")
-            pace = now - self.counting_from
-            left = (f"~{pace * (1 - frac) / frac:.1f}s left" if frac > 0 else
-                    "time left not known yet")
-            click.echo(f"{self.label}: {100 * frac:5.1f}%  {elapsed:6.1f}s elapsed, {left}",
-                       err=True)
+            click.echo(f"{self.label}: {100 * frac:5.1f}%  {elapsed:6.1f}s elapsed, "
+                       f"{self._left(now, done, total)}", err=True)
             self.last_line = elapsed
+
+    def _left(self, now: float, done: int, total: int) -> str:
+        """The estimate of the time left (nothing done yet: none; it printed "~nans left")."""
+        if done >= total:
+            return "~0.0s left"
+        if self.first is None or done <= self.first[1]:
+            return "time left not known yet"
+        t0, d0 = self.first
+        return f"~{(now - t0) / (done - d0) * (total - done):.1f}s left"
 
 
 book_argument = click.argument(

@@ -88,7 +88,8 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
         The targets' dims besides ``sample`` and ``target``, in the order of the run's
         summaries (grid and model dims).
     progress : callable, optional
-        ``progress(done, total)`` in model rows.
+        ``progress(0, total)`` as the pass starts, then ``progress(done, total)`` in
+        model rows.
     workers : int
         Threads evaluating blocks of rows at once; the numbers do not depend on it.
     at : dict, optional
@@ -104,6 +105,8 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
     """
     total = shapley_rows(plan)
     done = 0
+    if progress is not None:  # the pass starts now: a time left counts from here
+        progress(0, total)
     coords: dict[Hashable, Any] = {}
 
     lock = threading.Lock()

@@ -118,5 +118,8 @@ def test_the_sampling_progress_hears_nothing_done_as_the_samples_start(tmp_path,
     assert calls[first] == ("sampling", 0, 256)
     assert set(names[:first]) == ({"family", "shapley"} if correlated else {"family"})
     assert set(names[first:]) == {"sampling"}
+    if correlated:  # the Shapley pass too says nothing done as it starts
+        shapley = [(d, t) for name, d, t in calls if name == "shapley"]
+        assert shapley[0] == (0, shapley[-1][1]) and shapley[-1][0] == shapley[-1][1]
     done = [d for name, d, _ in calls if name == "sampling"]
     assert done == sorted(done) and done[-1] == 256 and done.count(0) == 1
