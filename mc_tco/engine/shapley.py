@@ -8,12 +8,14 @@ input Dataset and checks, on blocks of rows, asked for the targets only.
 
 Cost and precision
 ------------------
-``n_var + n_perm (D - 1) n_inner`` model rows (``n_outer = 1``, ``n_inner = 3``,
-``n_var = 4 n_perm``). ``n_perm`` is half the base sample, from 64 to 4096
-(:func:`~.plan.shapley_permutations_for`; ``shapley_permutations`` overrides it): at the
-default 8192 samples and the default book's 30 uncertain inputs (cost model v2),
-``16384 + 4096 x 29 x 3 = 372,736`` rows (the run itself: ``8192 x 32 = 262,144``),
-run on the driver's threads (``workers``); the inputs' ppf runs once per distinct normal
+``n_var + n_perm (1 + (D - 1)(n_inner - 1))`` model rows (``n_outer = 1``, ``n_inner =
+3``, the first inner draw of every set the permutation's outer row: :mod:`the estimator
+<mc_tco.sensitivity.shapley>`; ``n_var = 4 n_perm``). ``n_perm`` is half the base sample,
+from 64 to 4096 (:func:`~.plan.shapley_permutations_for`; ``shapley_permutations``
+overrides it): at the default 8192 samples and the default book's 46 uncertain inputs
+(cost model v3), ``16384 + 4096 x (1 + 45 x 2) = 389,120`` rows (with fresh inner draws
+``16384 + 4096 x 45 x 3 = 569,344``; the run itself: ``8192 x 48 = 393,216``), run on
+the driver's threads (``workers``); the inputs' ppf runs once per distinct normal
 score (:func:`~mc_tco.sensitivity.shapley.draws._to_inputs`, a tenth of the rows). The model
 runs them at the report points, claim points and focus only (:func:`shapley_grid`,
 ``--shapley-at report``, the default): 6 of the default book's 46 demands. That cut the
@@ -148,7 +150,8 @@ def shapley_dataset(plan: Plan, cells: tuple[Hashable, ...],
         return np.moveaxis(a.reshape(*shape, d), -1, 1)
 
     method = (f"random permutations (Song, Nelson & Staum 2016), {plan.shapley_permutations} "
-              f"permutations, n_inner {SHAPLEY_SIZES['n_inner']}, "
+              f"permutations, n_inner {SHAPLEY_SIZES['n_inner']} (the first the "
+              "permutation's outer draw, shared by its sets), "
               f"Var(Y) from {VAR_PER_PERMUTATION * plan.shapley_permutations} joint "
               "draws, exact conditional "
               "sampling from the Gaussian copula; normal-approximation half-widths over "

@@ -85,6 +85,26 @@ def test_inner_var_is_numpys_var_bit_for_bit(monkeypatch, kernel_min):
         assert np.array_equal(draws._inner_var(y), y.var(axis=3, ddof=1))
 
 
+@pytest.mark.parametrize("kernel_min", [0, 2**62])
+def test_shared_var_is_numpys_var_of_the_outer_row_and_the_fresh_ones(monkeypatch,
+                                                                      kernel_min):
+    """The sample variance of each set's draws, its first the permutation's outer row
+    (shared by every set): numpy's ``var(ddof=1)`` of them stacked, bit for bit, in the
+    numba loop and in numpy."""
+    import mc_tco.sensitivity.shapley.draws as draws
+
+    monkeypatch.setattr(draws, "_INNER_KERNEL_MIN", kernel_min)
+    rng = np.random.default_rng(5)
+    for p, j, o, f, k in ((7, 5, 1, 2, 11), (4, 3, 2, 1, 6), (3, 2, 1, 4, 4)):
+        y0 = rng.lognormal(2, 3, size=(p, o, k)) * rng.choice([-1, 1], size=(p, o, k))
+        y = rng.lognormal(2, 3, size=(p, j, o, f, k))
+        y0[..., -2:] = y0[..., :2] > 0  # indicator cells
+        y[..., -2:] = y[..., :2] > 0
+        stacked = np.concatenate([np.broadcast_to(y0[:, None, :, None], (p, j, o, 1, k)), y],
+                                 axis=3)
+        assert np.array_equal(draws._shared_var(y0, y), stacked.var(axis=3, ddof=1))
+
+
 def test_distinct_scores_by_bits_in_order_of_appearance():
     from mc_tco.sensitivity.shapley.scores import distinct_scores
 

@@ -13,6 +13,7 @@ from mc_tco.sensitivity.shapley.draws import (
     _conditional_scores,
     _evaluate,
     _inner_var,
+    _shared_var,
     _to_inputs,
 )
 
@@ -23,21 +24,24 @@ def _blocks(n_items, rows_per_item, max_rows):
 
 
 def _random_permutations(evaluate, ppf, r, n_perm, n_outer, n_inner, seed_seq, max_rows,
-                         stratified, pool=None):
+                         stratified, pool=None, shared=True):
     """Sums over groups of permutations (one random stream per group).
 
     Returns the mean increments ``D`` (d, K) without the ``V`` term, the fraction of
     permutations with each input last (d, 1), and a function of ``V`` giving the variance of
     the normalised estimate from the spread over the i.i.d. groups. With a thread ``pool``
     the blocks of rows run concurrently; their sums are added in block order, so the
-    result is the same as without it.
+    result is the same as without it. ``shared``: each outer draw is also the first inner
+    draw of every ``J`` of its permutation (one model row for all ``d - 1`` sets; see
+    :mod:`mc_tco.sensitivity.shapley`).
     """
     d = r.shape[0]
     size = d if stratified else 1
     n_groups = -(-n_perm // size)
     streams = seed_seq.spawn(n_groups)
     shifts = (np.arange(size)[:, None] + np.arange(d)[None, :]) % d
-    rows_per_group = size * (d - 1) * n_outer * n_inner
+    fresh = n_inner - 1 if shared else n_inner  # inner draws made afresh for each J
+    rows_per_group = size * n_outer * ((d - 1) * fresh + (1 if shared else 0))
 
     def block(bounds):
         start, stop = bounds
@@ -46,17 +50,28 @@ def _random_permutations(evaluate, ppf, r, n_perm, n_outer, n_inner, seed_seq, m
             g = np.random.default_rng(streams[b])
             perms.append(g.permutation(d)[shifts])  # the d cyclic shifts, or just one
             w_out.append(g.standard_normal((size, n_outer, d)))
-            w_new.append(g.standard_normal((size, n_outer, n_inner, d)))
+            w_new.append(g.standard_normal((size, n_outer, fresh, d)))
         perm = np.concatenate(perms)
         n = len(perm)
         order = perm[:, ::-1]  # X_-J first, then J = the first j of the permutation
         chol = np.linalg.cholesky(r[order[:, :, None], order[:, None, :]])
         n_fixed = np.broadcast_to(d - np.arange(1, d)[None, :], (n, d - 1))
-        z = _conditional_scores(chol, order, n_fixed, np.concatenate(w_out),
-                                np.concatenate(w_new))
-        y = _evaluate(evaluate, _to_inputs(z, ppf))
-        y = y.reshape(n, d - 1, n_outer, n_inner, -1)
-        v = _inner_var(y)  # (P, d-1, O, K)
+        outer, new = np.concatenate(w_out), np.concatenate(w_new)
+        z = _conditional_scores(chol, order, n_fixed, outer, new)  # (P, d-1, O, fresh, d)
+        if shared:  # the outer draws' own rows (every score kept): z ~ N(0, R)
+            base = _conditional_scores(chol, order, np.full((n, 1), d), outer, new[:, :, :1])
+            # (each input's scores contiguous, as the scores' kernel writes them)
+            rows = np.concatenate([np.moveaxis(base, -1, 0).reshape(d, -1),
+                                   np.moveaxis(z, -1, 0).reshape(d, -1)], axis=1).T
+        else:
+            rows = z
+        y = _evaluate(evaluate, _to_inputs(rows, ppf))
+        if shared:  # the outer row is the first inner draw of every J
+            k = y.shape[-1]
+            v = _shared_var(y[: n * n_outer].reshape(n, n_outer, k),
+                            y[n * n_outer:].reshape(n, d - 1, n_outer, fresh, k))
+        else:
+            v = _inner_var(y.reshape(n, d - 1, n_outer, n_inner, -1))  # (P, d-1, O, K)
         # c(J_j), j = 1..d-1, (P, d-1, K): the mean over the outer draws; with one outer
         # draw (the default) that mean is the value itself (0 + v, / 1: the same bits, a
         # variance is never -0), without numpy's slow reduction over a length-1 axis

@@ -97,6 +97,55 @@ def _inner_var_kernel(y, out):  # pragma: no cover - numba
             out[r, c] = ss / (n - 1)
 
 
+def _shared_var(y0, y):
+    """The sample variance (ddof 1) of ``y0`` (P, O, K), each set's first inner draw (the
+    outer draw's own row, shared by every set of its permutation), with the fresh draws
+    ``y`` (P, J, O, F, K) of each set: (P, J, O, K), without the (P, J, O, F + 1, K) array
+    of them all; the draws added in order (mean, then squared deviations), by a numba
+    loop for a large block or in numpy."""
+    p, j, o, f, k = y.shape
+    if y.size >= _INNER_KERNEL_MIN:
+        out = np.empty((p, j, o, k))
+        _shared_var_kernel(np.ascontiguousarray(y0, dtype=float),
+                           np.ascontiguousarray(y, dtype=float), out)
+        return out
+    first = np.broadcast_to(y0[:, None], (p, j, o, k))
+    mean = first.copy()
+    for i in range(f):
+        mean += y[:, :, :, i]
+    mean /= f + 1
+    dev = first - mean
+    ss = dev * dev
+    for i in range(f):
+        np.subtract(y[:, :, :, i], mean, out=dev)
+        dev *= dev
+        ss += dev
+    ss /= f
+    return ss
+
+
+@lazy_jit
+def _shared_var_kernel(y0, y, out):  # pragma: no cover - numba
+    """``out[p, j, o, c]``: the sample variance of ``y0[p, o, c]`` and ``y[p, j, o, :, c]``,
+    :func:`_shared_var`'s operations in order."""
+    n_p, n_j, n_o, n_f, k = y.shape
+    for p in range(n_p):
+        for j in range(n_j):
+            for o in range(n_o):
+                for c in range(k):
+                    first = y0[p, o, c]
+                    mean = first
+                    for i in range(n_f):
+                        mean += y[p, j, o, i, c]
+                    mean /= n_f + 1
+                    dev = first - mean
+                    ss = dev * dev
+                    for i in range(n_f):
+                        dev = y[p, j, o, i, c] - mean
+                        ss += dev * dev
+                    out[p, j, o, c] = ss / n_f
+
+
 def _evaluate(evaluate, x):
     y = np.asarray(evaluate(x), dtype=float)
     if y.ndim == 1:

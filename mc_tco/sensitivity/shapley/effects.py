@@ -17,16 +17,22 @@ __all__ = ["evaluation_count", "shapley_effects"]
 
 
 def evaluation_count(d: int, *, n_perm: int = 2048, n_outer: int = 1, n_inner: int = 3,
-                     n_var: int = 4096, method: str = "random", stratified: bool = False) -> int:
+                     n_var: int = 4096, method: str = "random", stratified: bool = False,
+                     shared: bool = True) -> int:
     """Model evaluations (rows given to ``evaluate``) of :func:`shapley_effects`.
 
-    ``n_var + n_perm (d - 1) n_outer n_inner`` for ``method="random"``,
+    ``n_var + n_perm n_outer ((d - 1) (n_inner - 1) + 1)`` for ``method="random"`` (with
+    ``shared=False``: ``n_var + n_perm (d - 1) n_outer n_inner``),
     ``n_var + (2^d - 2) n_outer n_inner`` for ``method="exact"``.
     """
     if method == "exact":
         return n_var + (2**d - 2) * n_outer * n_inner
     if stratified:  # whole groups of d cyclic shifts
         n_perm = -(-n_perm // d) * d
+    if d == 1:
+        return n_var
+    if shared:
+        return n_var + n_perm * n_outer * ((d - 1) * (n_inner - 1) + 1)
     return n_var + n_perm * (d - 1) * n_outer * n_inner
 
 
@@ -46,6 +52,7 @@ def shapley_effects(
     max_rows: int = 2**14,
     stratified: bool = False,
     workers: int = 1,
+    shared: bool = True,
 ) -> dict:
     """Shapley effects of every input on every output cell, with half-widths.
 
@@ -85,6 +92,12 @@ def shapley_effects(
         Threads evaluating blocks of rows at once (``method="random"``; the model should
         release the GIL, as numba's ``nogil`` kernels do). ``evaluate`` is then called from
         several threads; the result does not depend on ``workers``.
+    shared : bool
+        ``method="random"``: each outer draw is also the first of the inner draws of every
+        set ``J`` of its permutation, so it is one model row, not ``d - 1`` (rows per
+        permutation ``(d - 1)(n_inner - 1) + 1`` instead of ``(d - 1) n_inner``; see
+        :mod:`mc_tco.sensitivity.shapley` for what it costs in precision). ``False``: Song
+        et al.'s fresh inner draws.
 
     Returns
     -------
@@ -111,11 +124,11 @@ def shapley_effects(
         if workers > 1 and method == "random" and d > 1:
             pool = stack.enter_context(ThreadPoolExecutor(workers))
         return _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method,
-                        conf_level, max_rows, stratified, var_rng, perm_seed, pool)
+                        conf_level, max_rows, stratified, var_rng, perm_seed, pool, shared)
 
 
 def _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method,
-             conf_level, max_rows, stratified, var_rng, perm_seed, pool):
+             conf_level, max_rows, stratified, var_rng, perm_seed, pool, shared=True):
     d = r.shape[0]
     chol = np.linalg.cholesky(r)
     if pool is None:
@@ -133,7 +146,7 @@ def _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method
                              "half-width")
         mean_d, last, var_mean_d = _random_permutations(
             evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, perm_seed, max_rows,
-            stratified, pool)
+            stratified, pool, shared)
         if pool is not None:
             v, var_v = variance.result()
         effects_raw = mean_d + last * v[None, :]  # (d, K) variance units
@@ -157,6 +170,7 @@ def _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method
     shap[:, ~positive] = np.nan
     half[:, ~positive] = np.nan
     evaluations = evaluation_count(d, n_perm=n_perm, n_outer=n_outer, n_inner=n_inner,
-                                   n_var=n_var, method=method, stratified=stratified)
+                                   n_var=n_var, method=method, stratified=stratified,
+                                   shared=shared)
     return {"shapley": shap.T, "shapley_conf": half.T, "variance": v,
             "evaluations": evaluations, "conf_level": conf_level, "method": method}
