@@ -154,7 +154,8 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
     plan : mc_tco.engine.Plan
         The plan of the run (same book, samples, seed and grid).
     progress : callable, optional
-        Called as ``progress(done, total)`` in variants.
+        Called as ``progress(0, total)`` as the variants start (a first run's kernels may
+        have compiled before), then ``progress(done, total)`` in variants.
 
     Returns
     -------
@@ -211,6 +212,8 @@ def family_check(plan: Plan, progress: Callable[[int, int], None] | None = None)
                        if changed or i == 0 else futures[0])
         return futures[-1]
 
+    if progress is not None:  # the variants start now: a time left counts from here
+        progress(0, len(variants))
     pending = deque(submit(i) for i in range(min(workers, len(variants))))
     cols: dict[str, list[np.ndarray]] = {k: [] for k in COLUMNS}
     dists: dict[str, list[xr.Dataset | None]] = {name: [] for name in plan.distributions}

@@ -100,7 +100,8 @@ def test_the_grown_chunk_is_stored_and_changes_only_the_last_bits(tmp_path):
 @pytest.mark.parametrize("correlated", [False, True])
 def test_the_sampling_progress_hears_nothing_done_as_the_samples_start(tmp_path, correlated):
     """``progress(0, N)`` comes after the family check and the Shapley effects, before the
-    first chunk: the terminal's time left counts from there (the article's run in
+    first chunk (and each of those passes starts with its own ``progress(0, total)``): the
+    terminal's time left counts from there (the article's run in
     ``mc-tco report`` said ~270 s left of a 9 s stage, its family check counted as
     sampling time)."""
     calls: list[tuple[str, int, int]] = []
@@ -114,6 +115,8 @@ def test_the_sampling_progress_hears_nothing_done_as_the_samples_start(tmp_path,
                  family_progress=recorder("family"), shapley_progress=recorder("shapley")):
         pass
     names = [name for name, _, _ in calls]
+    family = [(d, t) for name, d, t in calls if name == "family"]
+    assert family[0] == (0, family[0][1]) and family[-1][0] == family[-1][1] > 0
     first = names.index("sampling")
     assert calls[first] == ("sampling", 0, 256)
     assert set(names[:first]) == ({"family", "shapley"} if correlated else {"family"})
