@@ -55,9 +55,11 @@ def run(
     on_step : callable, optional
         Called with each doubling's record of a ``target_halfwidth`` run.
     family_progress : callable, optional
-        ``progress(done, total)`` in variants of the family check.
+        ``progress(done, total)`` in variants of the family check (``progress(0, total)``
+        as it starts).
     shapley_progress : callable, optional
-        ``progress(done, total)`` in model rows of the Shapley effects.
+        ``progress(done, total)`` in model rows of the Shapley effects (``progress(0,
+        total)`` as they start).
     independence_check : bool
         With a book's correlations, also rerun the base sample with the inputs independent
         (``independent_p_positive``: does the answer depend on the correlations?). Previews
@@ -139,9 +141,11 @@ def execute(
     extra : xr.Dataset, optional
         Further results computed beside the run, stored with it.
     family_progress : callable, optional
-        ``progress(done, total)`` in variants of the family check.
+        ``progress(done, total)`` in variants of the family check (``progress(0, total)``
+        as it starts).
     shapley_progress : callable, optional
-        ``progress(done, total)`` in model rows of the Shapley effects (``plan.shapley``).
+        ``progress(done, total)`` in model rows of the Shapley effects (``plan.shapley``;
+        ``progress(0, total)`` as they start).
     independence_check : bool
         As for :func:`run`.
     on_stage : callable, optional
