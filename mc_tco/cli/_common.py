@@ -87,9 +87,14 @@ class Progress:
     run's family check and Shapley effects come before its samples: at 3% of the samples
     it said ~290 s left of a 9 s stage), nor over the first report, whose block also
     paid the warm-up (at 2.3% of a 6 s family check it said ~79 s left). Until a second
-    report it says "time left not known yet". Before anything is shown, ``done == 0``
-    also restarts the seconds elapsed and the ``delay``.
+    report at least :attr:`PACE_WINDOW` seconds after the first it says "time left not
+    known yet": the workers report in bursts (two variants of a family check done 0.1 s
+    apart said ~0.8 s left of 3 s). Before anything is shown, ``done == 0`` also restarts
+    the seconds elapsed and the ``delay``.
     """
+
+    #: seconds of work after the first report before a pace is taken from it
+    PACE_WINDOW = 1.0
 
     def __init__(self, label: str, enabled: bool = True, delay: float = 1.5):
         self.label = label
@@ -139,7 +144,8 @@ class Progress:
         """The estimate of the time left (nothing done yet: none; it printed "~nans left")."""
         if done >= total:
             return "~0.0s left"
-        if self.first is None or done <= self.first[1]:
+        if (self.first is None or done <= self.first[1]
+                or now - self.first[0] < self.PACE_WINDOW):
             return "time left not known yet"
         t0, d0 = self.first
         return f"~{(now - t0) / (done - d0) * (total - done):.1f}s left"

@@ -78,3 +78,23 @@ def test_a_line_waits_its_delay_from_when_the_counted_work_starts(capsys, monkey
     p(5, 10)  # 3 s later: shown, 3 s elapsed; 4 in 2.5 s since the first report
     assert capsys.readouterr().err.splitlines() == [
         "sampling:  50.0%     3.0s elapsed, ~3.1s left"]
+
+
+def test_no_time_left_from_a_burst_of_reports(capsys, monkeypatch):
+    """Two workers finish 0.1 s apart: that pace says nothing of the rest (a family
+    check's line said ~0.8 s left at 10%, and took 3 s more). The estimate waits for a
+    report a second or more after the first."""
+    p = Progress("family check", delay=1.5)
+    p.tty = False
+    clock = iter([0.0, 1.4, 1.5, 12.0, 22.0])
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    p.start = p.counting_from = time.monotonic()
+    p(1, 20)  # the first report (within the delay)
+    p(2, 20)  # 0.1 s later: shown, no pace yet
+    p(10, 20)  # 10.6 s after the first: 9 done in 10.6 s, 10 left
+    p(20, 20)
+    assert capsys.readouterr().err.splitlines() == [
+        "family check:  10.0%     1.5s elapsed, time left not known yet",
+        "family check:  50.0%    12.0s elapsed, ~11.8s left",
+        "family check: 100.0%    22.0s elapsed, ~0.0s left",
+    ]
