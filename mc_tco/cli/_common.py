@@ -105,7 +105,6 @@ class Progress:
         self.bar: ProgressBar[int] | None = None
         self.done = 0
         self.last_line: float | None = None
-        self.counting_from = self.start  # (the last call with nothing done)
         self.first: tuple[float, int] | None = None  # (time, done) of the first report since
 
     def __call__(self, done: int, total: int) -> None:
@@ -113,7 +112,6 @@ class Progress:
             return
         now = time.monotonic()
         if done == 0:  # the counted work starts (again) now
-            self.counting_from = now
             self.first = None
             if self.bar is None and self.last_line is None:
                 self.start = now  # nothing shown yet: its seconds count from here

@@ -37,7 +37,7 @@ def test_the_time_left_counts_from_when_the_counted_work_started(capsys, monkeyp
     p.tty = False
     clock = iter([0.0, 9.0, 9.3, 19.3])
     monkeypatch.setattr(time, "monotonic", lambda: next(clock))
-    p.start = p.counting_from = time.monotonic()
+    p.start = time.monotonic()
     p(0, 32)
     p(1, 32)  # (within 10 s of the last line: not printed)
     p(16, 32)
@@ -54,7 +54,7 @@ def test_nothing_done_after_a_line_keeps_the_seconds_elapsed(capsys, monkeypatch
     p.tty = False
     clock = iter([0.0, 1.0, 5.0, 6.0, 30.0])
     monkeypatch.setattr(time, "monotonic", lambda: next(clock))
-    p.start = p.counting_from = time.monotonic()
+    p.start = time.monotonic()
     p(0, 10)  # at 1 s: shown, its seconds from here
     p(0, 10)  # at 5 s: the pace counts from here; the seconds elapsed do not restart
     p(1, 10)
@@ -72,7 +72,7 @@ def test_a_line_waits_its_delay_from_when_the_counted_work_starts(capsys, monkey
     p.tty = False
     clock = iter([0.0, 9.0, 9.5, 12.0])
     monkeypatch.setattr(time, "monotonic", lambda: next(clock))
-    p.start = p.counting_from = time.monotonic()
+    p.start = time.monotonic()
     p(0, 10)  # at 9 s: nothing shown (its delay starts now)
     p(1, 10)  # 0.5 s later: within the delay
     p(5, 10)  # 3 s later: shown, 3 s elapsed; 4 in 2.5 s since the first report
@@ -88,7 +88,7 @@ def test_no_time_left_from_a_burst_of_reports(capsys, monkeypatch):
     p.tty = False
     clock = iter([0.0, 1.4, 1.5, 12.0, 22.0])
     monkeypatch.setattr(time, "monotonic", lambda: next(clock))
-    p.start = p.counting_from = time.monotonic()
+    p.start = time.monotonic()
     p(1, 20)  # the first report (within the delay)
     p(2, 20)  # 0.1 s later: shown, no pace yet
     p(10, 20)  # 10.6 s after the first: 9 done in 10.6 s, 10 left

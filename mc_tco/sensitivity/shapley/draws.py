@@ -51,97 +51,65 @@ _DISTINCT_MIN = 2**16
 
 def _inner_var(y):
     """``y.var(axis=3, ddof=1)`` for y (P, J, O, I, K), the same bits, several times faster:
-    numpy's reduction over a short middle axis is slow; here the inner draws are added one
-    after the other, in numpy's order (mean, then squared deviations), by a numba loop for
-    a large block (one pass) or slice by slice in numpy."""
-    if y.size >= _INNER_KERNEL_MIN:
-        p, j, o, n, k = y.shape
-        out = np.empty((p, j, o, k))
-        _inner_var_kernel(np.ascontiguousarray(y, dtype=float).reshape(p * j * o, n, k),
-                          out.reshape(p * j * o, k))
-        return out
-    n = y.shape[3]
-    mean = y[:, :, :, 0].copy()
-    for i in range(1, n):
-        mean += y[:, :, :, i]
-    mean /= n
-    dev = y[:, :, :, 0] - mean
-    ss = dev * dev
-    for i in range(1, n):
-        np.subtract(y[:, :, :, i], mean, out=dev)
-        dev *= dev
-        ss += dev
-    ss /= n - 1
-    return ss
-
-
-#: values of a block from which :func:`_inner_var` runs its numba loop
-_INNER_KERNEL_MIN = 2**18
-
-
-@lazy_jit
-def _inner_var_kernel(y, out):  # pragma: no cover - numba
-    """``out[r, c]``: the sample variance of ``y[r, :, c]``, numpy's operations in order."""
-    rows, n, k = y.shape
-    for r in range(rows):
-        for c in range(k):
-            mean = y[r, 0, c]
-            for i in range(1, n):
-                mean += y[r, i, c]
-            mean /= n
-            dev = y[r, 0, c] - mean
-            ss = dev * dev
-            for i in range(1, n):
-                dev = y[r, i, c] - mean
-                ss += dev * dev
-            out[r, c] = ss / (n - 1)
+    numpy's reduction over a short middle axis is slow (:func:`_sample_var`)."""
+    return _sample_var(y[:, :, :, 0], y[:, :, :, 1:])
 
 
 def _shared_var(y0, y):
     """The sample variance (ddof 1) of ``y0`` (P, O, K), each set's first inner draw (the
     outer draw's own row, shared by every set of its permutation), with the fresh draws
     ``y`` (P, J, O, F, K) of each set: (P, J, O, K), without the (P, J, O, F + 1, K) array
-    of them all; the draws added in order (mean, then squared deviations), by a numba
-    loop for a large block or in numpy."""
-    p, j, o, f, k = y.shape
-    if y.size >= _INNER_KERNEL_MIN:
+    of them all (:func:`_sample_var`)."""
+    p, j, o, _, k = y.shape
+    return _sample_var(np.broadcast_to(y0[:, None], (p, j, o, k)), y)
+
+
+def _sample_var(first, rest):
+    """The sample variance (ddof 1) of ``first`` (P, J, O, K) and ``rest`` (P, J, O, F, K)
+    together, draw by draw in numpy's order of ``var`` (the mean of the ``F + 1`` draws,
+    then the squared deviations), so the bits of ``var(axis=3, ddof=1)`` of them stacked:
+    by a numba loop for a large block (one pass), else slice by slice in numpy."""
+    p, j, o, f, k = rest.shape
+    if rest.size >= _INNER_KERNEL_MIN:
         out = np.empty((p, j, o, k))
-        _shared_var_kernel(np.ascontiguousarray(y0, dtype=float),
-                           np.ascontiguousarray(y, dtype=float), out)
+        _sample_var_kernel(first, rest, out)
         return out
-    first = np.broadcast_to(y0[:, None], (p, j, o, k))
-    mean = first.copy()
+    mean = np.array(first, dtype=float)
     for i in range(f):
-        mean += y[:, :, :, i]
+        mean += rest[:, :, :, i]
     mean /= f + 1
     dev = first - mean
     ss = dev * dev
     for i in range(f):
-        np.subtract(y[:, :, :, i], mean, out=dev)
+        np.subtract(rest[:, :, :, i], mean, out=dev)
         dev *= dev
         ss += dev
     ss /= f
     return ss
 
 
+#: values of a block from which :func:`_sample_var` runs its numba loop
+_INNER_KERNEL_MIN = 2**18
+
+
 @lazy_jit
-def _shared_var_kernel(y0, y, out):  # pragma: no cover - numba
-    """``out[p, j, o, c]``: the sample variance of ``y0[p, o, c]`` and ``y[p, j, o, :, c]``,
-    :func:`_shared_var`'s operations in order."""
-    n_p, n_j, n_o, n_f, k = y.shape
+def _sample_var_kernel(first, rest, out):  # pragma: no cover - numba
+    """``out[p, j, o, c]``: the sample variance of ``first[p, j, o, c]`` and
+    ``rest[p, j, o, :, c]``, :func:`_sample_var`'s operations in order."""
+    n_p, n_j, n_o, n_f, k = rest.shape
     for p in range(n_p):
         for j in range(n_j):
             for o in range(n_o):
                 for c in range(k):
-                    first = y0[p, o, c]
-                    mean = first
+                    y0 = first[p, j, o, c]
+                    mean = y0
                     for i in range(n_f):
-                        mean += y[p, j, o, i, c]
+                        mean += rest[p, j, o, i, c]
                     mean /= n_f + 1
-                    dev = first - mean
+                    dev = y0 - mean
                     ss = dev * dev
                     for i in range(n_f):
-                        dev = y[p, j, o, i, c] - mean
+                        dev = rest[p, j, o, i, c] - mean
                         ss += dev * dev
                     out[p, j, o, c] = ss / n_f
 
