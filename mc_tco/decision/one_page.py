@@ -19,6 +19,7 @@ import xarray as xr
 from mc_tco.decision.at_demand import MULTIPLES, inside_grid
 from mc_tco.decision.rule import Decision, decide, expected_npv
 from mc_tco.decision.tco_data import nearest_point
+from mc_tco.decision.timeaxis import holds_server
 
 __all__ = ["IN_HOUSE", "LEVELS", "PRICED_BY", "QUANTITIES", "SELF", "SHARES", "PageNumbers",
            "p_beats", "page_numbers", "priced_risks", "prices", "quantiles_of"]
@@ -96,9 +97,9 @@ def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float
         return p_beats(ds, strategy, d)
     if quantity == "mean_npv":  # (mean, MC lower, MC upper), as the rule computes it
         return expected_npv(ds, d, strategy)
-    if quantity == "never_buys":
-        held = ds["hybrid_served_share"].sel(demand=d).values
-        return float(np.mean(held == 0))
+    if quantity == "never_buys":  # (the hybrid's fleet; an older file: its served share)
+        held = holds_server(ds, d, "hybrid")
+        return float("nan") if held is None else float(np.mean(~held.values))
     if quantity == "investment":
         return quantiles_of(ds["investment"].sel(demand=d))
     if quantity in ("api_bill_year", "cost_year"):

@@ -19,7 +19,7 @@ import xarray as xr
 from mc_tco.decision.shares import share_with_interval
 from mc_tco.uncertainty.scrambles import quantiles_with_interval
 
-__all__ = ["BANDS", "Estimate", "TimeNumbers", "cash_bands", "median_ci",
+__all__ = ["BANDS", "Estimate", "TimeNumbers", "cash_bands", "holds_server", "median_ci",
            "median_with_interval", "payback_shares", "share_ci", "time_numbers"]
 
 #: the quantiles of the cash-position figure: 5-95% and 25-75% of scenarios, the median
@@ -81,6 +81,9 @@ class TimeNumbers:
     irr_defined : share of scenarios with an IRR
     irr_modelled : whether the model gives the strategy an IRR at all (at any demand: the
         TCO model gives one to the strategies that invest, buy and hybrid)
+    held : with ``where_held`` (:func:`time_numbers`), the share of scenarios in which the
+        strategy buys a server (:func:`holds_server`); every other number is then over
+        those scenarios only. None: over every scenario.
     """
 
     strategy: str
@@ -93,28 +96,65 @@ class TimeNumbers:
     irr: Estimate
     irr_defined: float
     irr_modelled: bool = True
+    held: Estimate | None = None
 
 
-def time_numbers(ds: xr.Dataset, demand: float, strategy: str) -> TimeNumbers:
-    """Payback, peak cash need and IRR of ``strategy`` at ``demand`` (a grid point)."""
+def holds_server(ds: xr.Dataset, demand: float, strategy: str) -> xr.DataArray | None:
+    """Per scenario, whether ``strategy`` buys a server at ``demand`` (a grid point), for a
+    strategy that may buy none: the hybrid, whose rule buys one only when it pays (a hybrid
+    with none is the API itself: its payback 0, its peak cash need 0, its NPV 0). None for
+    the other strategies, and for a file without the hybrid's fleet.
+
+    Read from ``hybrid_nodes`` (its largest fleet); an older file without it, from
+    ``hybrid_served_share > 0`` (a node bought during a setup that an event ends before it
+    is done serves nothing: that file counts it as no server).
+    """
+    if strategy != "hybrid":
+        return None
+    for name in ("hybrid_nodes", "hybrid_served_share"):
+        if name in ds and "sample" in ds[name].dims:
+            return ds[name].sel(demand=demand) > 0
+    return None
+
+
+def time_numbers(ds: xr.Dataset, demand: float, strategy: str,
+                 where_held: bool = False) -> TimeNumbers:
+    """Payback, peak cash need and IRR of ``strategy`` at ``demand`` (a grid point).
+
+    ``where_held``: for a strategy that may buy no server (:func:`holds_server`), the
+    numbers over the scenarios in which it buys one, with that share (``held``): a median
+    over every scenario is that of a mixture (the hybrid at 500B: "pays back in 0
+    months", where 58% of its scenarios are the API itself)."""
     sel = {"demand": demand, "strategy": strategy}
     pay = ds["payback_months"].sel(sel)
     peak = ds["peak_cash_need"].sel(sel)
     irr = ds["irr"].sel(sel)
+    mask = holds_server(ds, demand, strategy) if where_held else None
+    held = None
+    if mask is not None:
+        held = share_ci(ds, mask.astype(float))
+        pay, peak, irr = pay.where(mask), peak.where(mask), irr.where(mask)
     horizon = int(ds.sizes.get("month", 0)) or round(
         12 * float(_constant(ds, "horizon_years", 4.0)))
     with np.errstate(invalid="ignore"):
-        spread = np.quantile(peak.values, [0.05, 0.95])
-    defined = float(np.isfinite(irr.values).mean())
+        spread = (np.nanquantile(peak.values, [0.05, 0.95]) if np.isfinite(peak.values).any()
+                  else np.full(2, np.nan))
+    base = np.isfinite(pay.values) | np.isinf(pay.values)  # the scenarios counted
+    defined = float(np.isfinite(irr.values[base]).mean()) if base.any() else 0.0
     modelled = bool(np.isfinite(ds["irr"].sel(strategy=strategy).values).any())
     irr_est = (median_ci(ds, irr.where(np.isfinite(irr))) if defined > 0
                else Estimate(math.nan, math.nan, math.nan))
+    # a DataArray: numpy's stubs do not know xarray's __array_ufunc__
+    never = cast(xr.DataArray, np.isinf(pay)).astype(float)
+    if mask is not None:
+        never = never.where(mask)  # (NaN: not counted)
+    nan = Estimate(math.nan, math.nan, math.nan)
+    some = bool(base.any())
     return TimeNumbers(
         strategy, float(demand), horizon,
-        median_ci(ds, pay),
-        # a DataArray: numpy's stubs do not know xarray's __array_ufunc__
-        share_ci(ds, cast(xr.DataArray, np.isinf(pay))), median_ci(ds, peak),
-        (float(spread[0]), float(spread[1])), irr_est, defined, modelled,
+        median_ci(ds, pay) if some else nan,
+        share_ci(ds, never) if some else nan, median_ci(ds, peak) if some else nan,
+        (float(spread[0]), float(spread[1])), irr_est, defined, modelled, held,
     )
 
 

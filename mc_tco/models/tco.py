@@ -54,7 +54,12 @@ Choices where MODEL.md is ambiguous or silent, and why:
    ``gpu_share`` is the nodes' share of it, ``storage_to_gpu_ratio`` SSDs over nodes.
    ``fleet_utilization`` is buy's served tokens over its fleet's full-load tokens
    (spares counted, large-scale efficiency), undiscounted; ``hybrid_served_share`` the
-   hybrid's served tokens over all demand, undiscounted.
+   hybrid's served tokens over all demand, undiscounted; ``hybrid_nodes`` the hybrid's
+   largest fleet before exit (0: it never buys a server and is the API). Not MODEL.md's:
+   added because "buys a server" is not "serves tokens" (a node bought during the setup
+   of a project cancelled before the setup ends serves nothing: 0.13% of the default
+   book's scenarios at 500B), and the memo's numbers "where the hybrid buys a server"
+   need the first.
 10. ``node_capacity`` is a node's tokens in month 0 at the SLO load (version 2's at
     ``peak_to_average`` 1); ``node_api_revenue_per_hour`` is ``c[0] / H * blend``.
 11. ``cost_component`` (buy, level USD/month) has nine components that sum to
@@ -140,7 +145,7 @@ SPEC = ModelSpec(
     days_per_month=DAYS_PER_MONTH,
 )
 
-FAST = {"npv", "saving", "cost", "cost_per_mtok"}
+FAST = {"npv", "saving", "cost", "cost_per_mtok", "hybrid_nodes"}
 #: per-strategy outputs read from the full cell's results (their offsets)
 _PER_STRATEGY = {"payback_months": cell.PAY, "peak_cash_need": cell.PEAK,
                  "simple_payback_months": cell.SPAY, "peak_cash_need_nominal": cell.SPEAK,
@@ -214,6 +219,7 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
         dd = res[:, :, npv.SUM_DD, None]
         fast = {"npv": lambda: value,
                 "cost": lambda: total() / ann[:, None, None],
+                "hybrid_nodes": lambda: res[:, :, npv.HYB_TOP],
                 "cost_per_mtok": lambda: np.where(  # NaN where no demand ever arrives
                     dd > 0, total() / dd * 1e6, np.nan)}
         for name, f in fast.items():
@@ -279,6 +285,7 @@ DIMS = {
     "storage_tb": ("demand",), "initial_investment": ("demand",), "investment": ("demand",),
     "gpu_share": ("demand",), "storage_to_gpu_ratio": ("demand",),
     "fleet_utilization": ("demand",), "hybrid_served_share": ("demand",),
+    "hybrid_nodes": ("demand",),
     "cost_component": ("demand", "component"),
     "cash_path": ("cash_demand", "month", "strategy"),
     "cash_by_year": ("cash_demand", "year", "strategy"),
@@ -315,9 +322,9 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
         ``peak_cash_need``, ``simple_payback_months``, ``peak_cash_need_nominal``, ``irr``
         (sample, demand, strategy); ``breakeven_demand`` (sample, strategy); ``nodes``,
         ``storage_tb``, ``initial_investment``, ``investment``, ``gpu_share``,
-        ``storage_to_gpu_ratio``, ``fleet_utilization`` of buy and
-        ``hybrid_served_share`` (sample, demand); ``cost_component`` (sample, demand,
-        component) of buy; ``cash_path`` (sample, cash_demand, month, strategy) and
+        ``storage_to_gpu_ratio``, ``fleet_utilization`` of buy,
+        ``hybrid_served_share`` and ``hybrid_nodes`` (sample, demand); ``cost_component``
+        (sample, demand, component) of buy; ``cash_path`` (sample, cash_demand, month, strategy) and
         ``cash_by_year`` (sample, cash_demand, year, strategy); and per sample
         ``api_price_per_mtok``, ``list_price_per_mtok``, ``node_capacity``,
         ``node_api_revenue_per_hour``, ``rent_per_node_hour``, ``implied_valley_factor``.
@@ -388,6 +395,8 @@ OUTPUT_ATTRS = {
     "storage_to_gpu_ratio": ("1", "buy's SSD purchases as a fraction of its node purchases"),
     "fleet_utilization": ("1", "buy's served tokens / its fleet's full-load capacity"),
     "hybrid_served_share": ("1", "share of the demand the hybrid serves in house"),
+    "hybrid_nodes": ("1", "the hybrid's largest fleet (0: it never buys a server; it is "
+                     "then the API)"),
     "cost_component": ("USD/month", "buy's level monthly cost by component"),
     "cash_path": ("USD", "cumulative discounted after-tax flow at the report demands"),
     "cash_by_year": ("USD", "nominal cash spent each year (before tax), API included"),

@@ -110,7 +110,8 @@ def test_every_output_against_the_reference(seed):
                 else:  # several roots: both are roots (the model's may be another one)
                     checked_irr += got == pytest.approx(want, rel=1e-6, abs=1e-9)
             for k in ("nodes", "storage_tb", "initial_investment", "investment", "gpu_share",
-                      "storage_to_gpu_ratio", "fleet_utilization", "hybrid_served_share"):
+                      "storage_to_gpu_ratio", "fleet_utilization", "hybrid_served_share",
+                      "hybrid_nodes"):
                 close(out[k].isel(at).item(), r[k], scale, (k, i, dem))
             comp = out.cost_component.isel(at).sum("component").item()
             close(comp, r["buy"]["cost_level"], scale, "components")

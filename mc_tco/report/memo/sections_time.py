@@ -10,10 +10,16 @@ from __future__ import annotations
 import math
 
 from mc_tco.decision.finance import Finance, finance_numbers
-from mc_tco.decision.timeaxis import TimeNumbers, cash_bands, payback_shares, time_numbers
+from mc_tco.decision.timeaxis import (
+    Estimate,
+    TimeNumbers,
+    cash_bands,
+    payback_shares,
+    time_numbers,
+)
 from mc_tco.report.memo import figures as F
 from mc_tco.report.memo.figures_time import cash_fan_figure, payback_figure
-from mc_tco.report.memo.fmt import and_list, money, prob, tokens
+from mc_tco.report.memo.fmt import and_list, money, prob, prob_ci, tokens
 from mc_tco.report.memo.render import Block, Figure, Paragraph, Section, Table
 from mc_tco.results.points import nearest_point, point_index, scale_of
 
@@ -43,7 +49,30 @@ def time_sentences(t: TimeNumbers, verb: str, conf: float, f: Finance | None = N
     for the body (:mod:`mc_tco.report.memo.fmt`'s rules; the intervals are in time.csv): a
     median's interval is shown only when it spans different whole months. With ``f``
     (:func:`mc_tco.decision.finance.finance_numbers`) the nominal twins are said beside the
-    discounted numbers, and an IRR that contradicts the NPV is left out, with why."""
+    discounted numbers, and an IRR that contradicts the NPV is left out, with why.
+
+    With ``t.held`` (:func:`mc_tco.decision.timeaxis.time_numbers`'s ``where_held``: a
+    strategy that may buy no server) the share that buys none is said first (those
+    scenarios are the API itself: nothing to pay back), and the numbers are those of the
+    scenarios that buy one; ``f`` then has to be computed over the same scenarios."""
+    lead, scen = "", "scenarios"
+    if t.held is not None and t.held.value < 1.0:
+        none = Estimate(1.0 - t.held.value, 1.0 - t.held.upper, 1.0 - t.held.lower)
+        which = ("every scenario" if t.held.value == 0.0 else
+                 f"{prob_ci(none.value, none.lower, none.upper, level=conf)} of scenarios")
+        lead = (f"In {which} {verb} buys no server: it is the API itself (NPV $0, nothing "
+                "to pay back)")
+        if t.held.value == 0.0 or math.isnan(t.payback.value):
+            return lead + "."
+        share = prob_ci(t.held.value, t.held.lower, t.held.upper, level=conf)
+        lead += f". Among the {share} of scenarios where it buys one: "
+        scen = "those scenarios"
+    out = _time_body(t, verb, conf, f, scen)
+    return lead + out if not lead else lead + out[0].lower() + out[1:]
+
+
+def _time_body(t: TimeNumbers, verb: str, conf: float, f: Finance | None, scen: str) -> str:
+    """:func:`time_sentences` over the scenarios named ``scen``."""
     pay = t.payback
     simple = ("" if f is None else
               f" (simple payback, undiscounted: {months_text(f.simple_payback.value)})")
@@ -57,11 +86,12 @@ def time_sentences(t: TimeNumbers, verb: str, conf: float, f: Finance | None = N
                     f"{_months_short(pay.upper)})" if span else "")
                  + f", discounted{simple}")
     out = [first + f"; it never pays back within the horizon in {prob(t.never.value)} of "
-           "scenarios."]
+           f"{scen}."]
     nominal = ("" if f is None else
                f" ({money(f.peak_nominal.value)} in nominal cash, the amount to finance)")
     out.append(f"The deepest cumulative hole in discounted cash is "
-               f"{money(t.peak.value)} in the median scenario{nominal}; 90% of scenarios lie "
+               f"{money(t.peak.value)} in the median "
+               f"{'scenario' if scen == 'scenarios' else 'of ' + scen}{nominal}; 90% of {scen} lie "
                f"between {money(t.peak_spread[0])} and {money(t.peak_spread[1])}.")
     if t.irr_defined > 0 and math.isfinite(t.irr.value):
         if f is not None and not f.irr_agrees:
@@ -73,7 +103,7 @@ def time_sentences(t: TimeNumbers, verb: str, conf: float, f: Finance | None = N
                        f"once ({prob(f.disagree)} of the scenarios with an IRR disagree "
                        "with their NPV); read the NPV.")
         else:
-            out.append(f"Where its flows change sign ({prob(t.irr_defined)} of scenarios) "
+            out.append(f"Where its flows change sign ({prob(t.irr_defined)} of {scen}) "
                        f"the median internal rate of return is {t.irr.value:.0%} a year.")
     elif not t.irr_modelled:
         out.append("It buys no servers, so the model gives it no internal rate of return "
@@ -91,8 +121,10 @@ def time_section(ctx) -> Section:
     d = ctx.demand
     cd = ds["cash_demand"].values
     cash_d = nearest_point(cd, d, scale_of("cash_demand"))
-    nums = {s: time_numbers(ds, d, s) for s in TIME_STRATEGIES}
-    fin = {s: finance_numbers(ds, d, s) for s in TIME_STRATEGIES}
+    # the hybrid's numbers where it buys a server (a median over every scenario is the
+    # API's 0 wherever most buy none), with the share that does
+    nums = {s: time_numbers(ds, d, s, where_held=True) for s in TIME_STRATEGIES}
+    fin = {s: finance_numbers(ds, d, s, where_held=True) for s in TIME_STRATEGIES}
     blocks: list[Block] = [Paragraph(
         "The cost model follows the cash month by month: demand ramps up and grows, prices "
         "move, nodes are bought when needed and sold at the end of the horizon (or in the "
@@ -133,8 +165,10 @@ def time_section(ctx) -> Section:
         t, f = nums[s], fin[s]
         irr = (("left out (contradicts the NPV)" if not f.irr_agrees else f"{t.irr.value:.0%}")
                if math.isfinite(t.irr.value) else "n/a")
+        who = VERB[s] if t.held is None or t.held.value >= 1.0 else (
+            f"{VERB[s]} (the {prob(t.held.value)} of scenarios where it buys a server)")
         rows.append([
-            VERB[s], _months_short(t.payback.value), _months_short(f.simple_payback.value),
+            who, _months_short(t.payback.value), _months_short(f.simple_payback.value),
             prob(t.never.value), money(t.peak.value), money(f.peak_nominal.value), irr,
         ])
     blocks.append(Table(["strategy", "median payback, discounted (months)",
@@ -142,5 +176,5 @@ def time_section(ctx) -> Section:
                          "median peak cash need, discounted", "median peak cash need, nominal",
                          "median IRR (where defined)"], rows,
                         "lrrrrrr", caption=f"At {tokens(d)} tokens/month; full precision in "
-                        "time.csv."))
+                        "time.csv (its rows 'where it buys a server' are the hybrid's here)."))
     return Section("When does it pay back?", blocks, "time")

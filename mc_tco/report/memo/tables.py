@@ -182,12 +182,22 @@ def cost_breakdown(ctx: MemoContext) -> pd.DataFrame:
 
 def time_table(ctx: MemoContext) -> pd.DataFrame:
     """Payback, peak cash need and IRR (medians with their Monte Carlo intervals) and the
-    share never paid back, per report demand and strategy, at full precision."""
+    share never paid back, per report demand and strategy, at full precision: over every
+    scenario (``scenarios`` "all"), and for the hybrid also over the scenarios where it
+    buys a server ("where it buys a server", the memo's time section; ``p_buys_server``
+    that share, with its interval)."""
     rows = []
     for d in ctx.report_demands:
-        for s in A.STRATEGIES:
-            t = time_numbers(ctx.ds, d, s)
-            row = {"demand": d, "strategy": s}
+        for s, held in [(s, h) for s in A.STRATEGIES for h in (False, True)]:
+            t = time_numbers(ctx.ds, d, s, where_held=held)
+            if held and t.held is None:
+                continue
+            row = {"demand": d, "strategy": s,
+                   "scenarios": "where it buys a server" if held else "all"}
+            p = t.held if t.held is not None else None
+            row.update({"p_buys_server": p.value if p else float("nan"),
+                        "p_buys_server_lower": p.lower if p else float("nan"),
+                        "p_buys_server_upper": p.upper if p else float("nan")})
             for key, est in (("payback_months_median", t.payback),
                              ("p_never_paid_back", t.never),
                              ("peak_cash_need_median_usd", t.peak),

@@ -64,6 +64,7 @@ Ambiguities (the choices this reference makes; the kernels are to follow them):
 11. ``fleet_utilization`` = sum served / sum ``n_buy[t] c[t]`` over the months (undiscounted;
     ``c`` at full load and large-scale efficiency, spares counted); NaN without nodes.
     ``hybrid_served_share`` = sum ``served_hyb`` / sum ``D`` (undiscounted).
+    ``hybrid_nodes`` = the largest ``n_hyb[t]`` (0 where the hybrid never holds a node).
 12. ``node_capacity`` is ``c[0] * utilization`` (version 2's at ``peak_to_average`` 1) and
     ``node_api_revenue_per_hour`` ``c[0] / H * blend / 1e6``.
 13. ``breakeven_demand``: the first demand of a geometric scan (``lo`` to ``hi``) with npv

@@ -107,6 +107,7 @@ def scenario(p: dict, demand: float) -> dict:
         storage_to_gpu_ratio=ssd_capex / node_capex if node_capex else math.nan,
         fleet_utilization=sum(F["served"]) / full if full else math.nan,
         hybrid_served_share=sum(hyb["served_hyb"]) / sum(D) if sum(D) else math.nan,
+        hybrid_nodes=max(hyb["n_hyb"], default=0.0),
         api_price_per_mtok=sum(M["p"]) / T * 1e6, list_price_per_mtok=M["blend"],
         node_capacity=M["c"][0] * p["utilization"],
         node_api_revenue_per_hour=M["c"][0] / H * M["blend"] / 1e6,

@@ -568,7 +568,7 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
         want[f"expected 4-year NPV against the API (mean; the decision rule): {s}"] = [
             expected(s, d) for d in pts]
     want["share of scenarios where it never buys a server: hybrid"] = [
-        prob(float((ds.hybrid_served_share.sel(demand=d) == 0).mean())) for d in pts]
+        prob(float((ds.hybrid_nodes.sel(demand=d) == 0).mean())) for d in pts]
     rows = {}
     for line in page.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -712,6 +712,19 @@ def test_time_section_numbers(compared_memo):
     assert t.never.lower <= never <= t.never.upper
     pay = ds.payback_months.sel(demand=5e11, strategy="hybrid").values
     assert t.payback.value == np.quantile(pay, 0.5, method="inverted_cdf")
+    # the prose and the table say the hybrid's numbers where it buys a server, after the
+    # share that buys none (a median over every scenario read "pays back in 0 months")
+    import pandas as pd
+
+    held = time_numbers(ds, 5e11, "hybrid", where_held=True)
+    assert 0 < held.held.value < 1 and "pays back in 0 months" not in section
+    assert "the hybrid buys no server: it is the API itself" in section
+    assert "of scenarios where it buys a server)" in section  # the table's row
+    csv = pd.read_csv(out / "time.csv")
+    row = csv[(csv.strategy == "hybrid") & (csv.scenarios == "where it buys a server")
+              & np.isclose(csv.demand_tokens_per_month, 5e11)]
+    assert len(row) == 1 and float(row.p_buys_server.iloc[0]) == pytest.approx(held.held.value)
+    assert float(row.payback_months_median.iloc[0]) == held.payback.value
 
 
 def test_conf_level_is_the_level_in_the_words(no_png):
