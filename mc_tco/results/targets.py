@@ -75,10 +75,12 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
     xr.Dataset
         Over the target's dims without ``sample`` (and those selected): ``p`` (unit 1),
         ``p_ci`` (..., ci_bound; unit 1), ``fallback`` (bool: Wilson's interval),
-        ``events`` and ``rows`` (scenarios where the condition holds, and non-NaN rows);
+        ``events``, ``rows`` (scenarios where the condition holds, and non-NaN rows);
         attrs ``target``, ``threshold``, ``side`` (``">"`` or ``"<"``), ``units`` (the
         target's), ``ci_prob`` (the interval's level, as ``p_beats``), ``method`` and
-        the selected ``point``.
+        the selected ``point``; ``samples``, the stored scenarios, NaN ones included (a
+        target undefined in some, as the IRR where the flows never change sign, has
+        ``rows < samples``).
     """
     y = _per_sample(ds, target)
     threshold = parse_amount(x, flag="threshold")
@@ -107,7 +109,8 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
         fallback = xr.ones_like(p, dtype=bool)
         method = f"Wilson score interval ({conf:.0%}) on the pooled count"
     out = xr.Dataset({"p": p, "p_ci": ci, "fallback": fallback,
-                      "events": events.astype(int), "rows": rows.astype(int)})
+                      "events": events.astype(int), "rows": rows.astype(int),
+                      "samples": xr.full_like(rows, y.sizes["sample"], dtype=int)})
     out["p"].attrs.update(units="1", long_name=f"P({target} {'<' if below else '>'} "
                                                f"{threshold:g})")
     out["p_ci"].attrs["units"] = "1"

@@ -147,6 +147,26 @@ def test_cli_target(normal_file, tmp_path):
         assert len(r.output.strip().splitlines()) == 1
 
 
+def test_a_target_undefined_in_some_scenarios_says_how_many_are_left_out(normal_file):
+    """The IRR is NaN where the flows never change sign: P(irr > x) is over the others, and
+    the line says how many it left out (it read '2674 of 3445 scenarios' with no word of
+    the 4,747 without an IRR)."""
+    from mc_tco.report.words.target import target_lines
+
+    ds = open_results(normal_file).load()
+    y = ds["y"].values
+    y[:300] = np.nan  # (every volume)
+    ds["y"] = ds["y"].copy(data=y)
+    res = ds.mc_tco.p_exceeds("y", 0.5, volume=1)
+    assert int(res["rows"]) == 2048 - 300 and int(res["samples"]) == 2048
+    valid = y[300:, 0] if ds["y"].dims[0] == "sample" else y[0, 300:]
+    assert float(res["p"]) == pytest.approx(np.mean(valid > 0.5), abs=1e-12)
+    (line,) = target_lines(res)
+    assert f"of {2048 - 300} scenarios (300 of the 2,048 have no y (NaN): left out" in line
+    (full,) = target_lines(open_results(normal_file).mc_tco.p_exceeds("y", 0.5, volume=1))
+    assert "left out" not in full
+
+
 def test_target_help_teaches():
     r = invoke("target", "--help")
     assert r.exit_code == 0

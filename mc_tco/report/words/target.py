@@ -42,8 +42,12 @@ def target_lines(res: xr.Dataset) -> list[str]:
         where = _where(coords)
         text = pct_ci(float(cell["p"]), lo, hi, level)
         mark = " (Wilson)" if bool(cell["fallback"]) else ""
+        rows = int(cell["rows"])
+        total = int(cell["samples"]) if "samples" in cell else rows
+        gap = (f" ({total - rows:,} of the {total:,} have no {res.attrs['target']} "
+               "(NaN): left out, neither above nor below)") if total > rows else ""
         out.append(f"{what}{' at ' + where if where else ''}: {text}{mark}, "
-                   f"{int(cell['events'])} of {int(cell['rows'])} scenarios")
+                   f"{int(cell['events'])} of {rows} scenarios{gap}")
     return out
 
 
@@ -59,7 +63,9 @@ def target_dict(res: xr.Dataset) -> dict[str, Any]:
                                for k, v in coords.items()},
                      "p": num(cell["p"]), "lower": lo, "upper": hi,
                      "fallback": bool(cell["fallback"]), "events": int(cell["events"]),
-                     "rows": int(cell["rows"])})
+                     "rows": int(cell["rows"]),
+                     "samples": int(cell["samples"]) if "samples" in cell
+                     else int(cell["rows"])})
     return {"target": res.attrs["target"], "side": res.attrs["side"],
             "threshold": float(res.attrs["threshold"]), "units": res.attrs.get("units", ""),
             "conf_level": float(res.attrs["ci_prob"]),
