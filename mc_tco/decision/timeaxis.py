@@ -139,16 +139,15 @@ def time_numbers(ds: xr.Dataset, demand: float, strategy: str,
     with np.errstate(invalid="ignore"):
         spread = (np.nanquantile(peak.values, [0.05, 0.95]) if np.isfinite(peak.values).any()
                   else np.full(2, np.nan))
-    base = np.isfinite(pay.values) | np.isinf(pay.values)  # the scenarios counted
+    base = ~np.isnan(pay.values)  # the scenarios counted
     defined = float(np.isfinite(irr.values[base]).mean()) if base.any() else 0.0
     modelled = bool(np.isfinite(ds["irr"].sel(strategy=strategy).values).any())
-    irr_est = (median_ci(ds, irr.where(np.isfinite(irr))) if defined > 0
-               else Estimate(math.nan, math.nan, math.nan))
+    nan = Estimate(math.nan, math.nan, math.nan)
+    irr_est = median_ci(ds, irr.where(np.isfinite(irr))) if defined > 0 else nan
     # a DataArray: numpy's stubs do not know xarray's __array_ufunc__
     never = cast(xr.DataArray, np.isinf(pay)).astype(float)
     if mask is not None:
         never = never.where(mask)  # (NaN: not counted)
-    nan = Estimate(math.nan, math.nan, math.nan)
     some = bool(base.any())
     return TimeNumbers(
         strategy, float(demand), horizon,

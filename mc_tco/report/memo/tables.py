@@ -194,7 +194,7 @@ def time_table(ctx: MemoContext) -> pd.DataFrame:
                 continue
             row = {"demand": d, "strategy": s,
                    "scenarios": "where it buys a server" if held else "all"}
-            p = t.held if t.held is not None else None
+            p = t.held
             row.update({"p_buys_server": p.value if p else float("nan"),
                         "p_buys_server_lower": p.lower if p else float("nan"),
                         "p_buys_server_upper": p.upper if p else float("nan")})

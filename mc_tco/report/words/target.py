@@ -43,7 +43,7 @@ def target_lines(res: xr.Dataset) -> list[str]:
         text = pct_ci(float(cell["p"]), lo, hi, level)
         mark = " (Wilson)" if bool(cell["fallback"]) else ""
         rows = int(cell["rows"])
-        total = int(cell["samples"]) if "samples" in cell else rows
+        total = int(cell["samples"])
         gap = (f" ({total - rows:,} of the {total:,} have no {res.attrs['target']} "
                "(NaN): left out, neither above nor below)") if total > rows else ""
         out.append(f"{what}{' at ' + where if where else ''}: {text}{mark}, "
@@ -64,8 +64,7 @@ def target_dict(res: xr.Dataset) -> dict[str, Any]:
                      "p": num(cell["p"]), "lower": lo, "upper": hi,
                      "fallback": bool(cell["fallback"]), "events": int(cell["events"]),
                      "rows": int(cell["rows"]),
-                     "samples": int(cell["samples"]) if "samples" in cell
-                     else int(cell["rows"])})
+                     "samples": int(cell["samples"])})
     return {"target": res.attrs["target"], "side": res.attrs["side"],
             "threshold": float(res.attrs["threshold"]), "units": res.attrs.get("units", ""),
             "conf_level": float(res.attrs["ci_prob"]),
