@@ -42,7 +42,9 @@ def target(results: str, condition: str, strategy: str | None, demand: str | Non
     spread over its scrambles; Wilson's where flagged) and the number of scenarios it
     rests on. CONDITION is TARGET>X or TARGET<X, X in the target's unit with k, M, B, T
     suffixes; quote it in the shell. Dims not given are the file's focus (--all-points:
-    every point). Nothing is rerun.
+    every point). Nothing is rerun. For the payback, the peak cash need and the IRR, the
+    scenarios that buy no server (the hybrid where its rule buys none, the API always)
+    have nothing to pay back: they are left out and counted apart.
 
     \b
     Examples:

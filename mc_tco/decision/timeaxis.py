@@ -17,6 +17,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.decision.shares import share_with_interval
+from mc_tco.results.held import holds_server
 from mc_tco.uncertainty.scrambles import quantiles_with_interval
 
 __all__ = ["BANDS", "Estimate", "TimeNumbers", "cash_bands", "holds_server", "median_ci",
@@ -97,24 +98,6 @@ class TimeNumbers:
     irr_defined: float
     irr_modelled: bool = True
     held: Estimate | None = None
-
-
-def holds_server(ds: xr.Dataset, demand: float, strategy: str) -> xr.DataArray | None:
-    """Per scenario, whether ``strategy`` buys a server at ``demand`` (a grid point), for a
-    strategy that may buy none: the hybrid, whose rule buys one only when it pays (a hybrid
-    with none is the API itself: its payback 0, its peak cash need 0, its NPV 0). None for
-    the other strategies, and for a file without the hybrid's fleet.
-
-    Read from ``hybrid_nodes`` (its largest fleet); an older file without it, from
-    ``hybrid_served_share > 0`` (a node bought during a setup that an event ends before it
-    is done serves nothing: that file counts it as no server).
-    """
-    if strategy != "hybrid":
-        return None
-    for name in ("hybrid_nodes", "hybrid_served_share"):
-        if name in ds and "sample" in ds[name].dims:
-            return ds[name].sel(demand=demand) > 0
-    return None
 
 
 def time_numbers(ds: xr.Dataset, demand: float, strategy: str,

@@ -248,11 +248,13 @@ class ResultsAccessor:
 
     def p_exceeds(self, target: str, x: float | str, strategy: str | None = None,
                   demand: float | str | None = None, below: bool = False,
-                  **at) -> xr.Dataset:
+                  where_held: bool = True, **at) -> xr.Dataset:
         """P(target > x) (P(target < x) with ``below=True``) for any threshold ``x``, from
         the stored base rows, with the run's interval and the rows it rests on
         (:func:`mc_tco.results.targets.p_exceeds`): ``p``, ``p_ci``, ``fallback``,
-        ``events``, ``rows`` over the dims not selected."""
+        ``events``, ``rows``, ``no_server`` over the dims not selected. An investment
+        output (payback, peak cash need, IRR) leaves out the scenarios that buy no server
+        (the hybrid's where its rule buys none; the API's) unless ``where_held=False``."""
         from mc_tco.results.targets import p_exceeds
 
         alt = self.alternatives
@@ -260,7 +262,7 @@ class ResultsAccessor:
             at[alt or "strategy"] = strategy
         if demand is not None:
             at["demand"] = demand
-        return p_exceeds(self._ds, target, x, below=below, **at)
+        return p_exceeds(self._ds, target, x, below=below, where_held=where_held, **at)
 
     def p_below(self, target: str, x: float | str, strategy: str | None = None,
                 demand: float | str | None = None, **at) -> xr.Dataset:
@@ -268,14 +270,18 @@ class ResultsAccessor:
         return self.p_exceeds(target, x, strategy=strategy, demand=demand, below=True, **at)
 
     def cdf(self, target: str, x=None, strategy=None, demand: float | str | None = None,
-            points: int = 201, band: str = "scrambles", **at) -> xr.Dataset:
+            points: int = 201, band: str = "scrambles", where_held: bool = True,
+            **at) -> xr.Dataset:
         """P(target <= x) and P(target > x) per strategy at one point, with the scrambles'
-        pointwise band or the DKW band (:func:`mc_tco.results.curves.cdf`)."""
+        pointwise band or the DKW band (:func:`mc_tco.results.curves.cdf`); an investment
+        output's scenarios that buy no server (the hybrid's) left out unless
+        ``where_held=False``."""
         from mc_tco.results.curves import cdf
 
         if demand is not None:
             at["demand"] = demand
-        return cdf(self._ds, target, x, strategy=strategy, points=points, band=band, **at)
+        return cdf(self._ds, target, x, strategy=strategy, points=points, band=band,
+                   where_held=where_held, **at)
 
     def scatter(self, target: str, strategy: str | None = None,
                 demand: float | str | None = None, inputs=None, top: int = 4,

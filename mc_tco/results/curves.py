@@ -30,6 +30,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.errors import OptionError
+from mc_tco.results.held import no_server
 from mc_tco.results.points import parse_amount
 from mc_tco.results.targets import _per_sample
 from mc_tco.uncertainty.scrambles import (
@@ -126,7 +127,7 @@ def _thresholds(values: np.ndarray, x, points: int) -> np.ndarray:
 
 
 def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POINTS,
-        band: str = "scrambles", **at: Any) -> xr.Dataset:
+        band: str = "scrambles", where_held: bool = True, **at: Any) -> xr.Dataset:
     """P(target <= x) and P(target > x) along thresholds ``x``, per strategy, with a band.
 
     Parameters
@@ -143,6 +144,10 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
     band : {"scrambles", "dkw"}
         Pointwise interval from the run's scrambles (Wilson's where flagged), or the
         simultaneous DKW band (:func:`dkw_halfwidth`) around the pooled curve.
+    where_held : bool
+        Leave out an investment output's scenarios that buy no server (the hybrid's
+        where its rule buys none: payback 0 months, nothing invested), as
+        :func:`mc_tco.results.targets.p_exceeds` does; ``no_server`` counts them.
     **at
         Grid points (``demand="500B"``); a dim not given takes the file's focus.
 
@@ -152,7 +157,8 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
         Over (strategy, x): ``cdf`` = P(target <= x) and ``ccdf`` = P(target > x) (unit 1,
         ``ccdf = 1 - cdf``), ``cdf_ci`` and ``ccdf_ci`` (ci_bound), ``fallback`` (bool:
         Wilson's interval at that point of the curve); ``rows`` (strategy: non-NaN rows
-        it rests on). ``x`` carries the target's unit; attrs ``target``, ``units``,
+        it rests on), ``no_server`` (strategy: the scenarios left out by ``where_held``).
+        ``x`` carries the target's unit; attrs ``target``, ``units``,
         ``band``, ``ci_prob``, ``method``, ``point`` and ``option_dim`` (the name of
         the strategy dim, ``""`` for a model without one).
     """
@@ -160,6 +166,10 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
         raise OptionError(f"band {band}: choose 'scrambles' (pointwise) or 'dkw' "
                           "(simultaneous)")
     y, point = target_at(ds, target, strategy, at)
+    # (the hybrid's payback where it buys no server is no payback: left out, as NaN)
+    left = no_server(ds, target, y, point) if where_held else None
+    if left is not None:
+        y = y.where(~left)
     values = y.values.astype(float).reshape(y.sizes["sample"], -1)  # (n, S)
     xs = _thresholds(values, x, points)
     run = ds.mc_tco.run
@@ -213,6 +223,10 @@ def cdf(ds: xr.Dataset, target: str, x=None, *, strategy=None, points: int = POI
         "fallback": (dims, cell(fallback)),
         "rows": (tuple(extra), n[0].reshape(tuple(y.sizes[d] for d in extra)).astype(int),
                  {"units": "scenarios"}),
+        "no_server": (tuple(extra), (np.zeros(tuple(y.sizes[d] for d in extra), dtype=int)
+                                     if left is None else
+                                     left.sum("sample").transpose(*extra).values.astype(int)),
+                      {"units": "scenarios"}),
     }, coords=coords)
     out.attrs.update(target=target, units=str(ds[target].attrs.get("units", "")),
                      band=band, ci_prob=conf, method=method,

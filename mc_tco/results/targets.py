@@ -25,6 +25,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.errors import OptionError
+from mc_tco.results.held import no_server
 from mc_tco.results.points import nearest_index, parse_amount, point_index
 from mc_tco.uncertainty.scrambles import (
     MIN_EVENTS,
@@ -52,7 +53,7 @@ def _per_sample(ds: xr.Dataset, target: str) -> xr.DataArray:
 
 
 def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = False,
-              **at: Any) -> xr.Dataset:
+              where_held: bool = True, **at: Any) -> xr.Dataset:
     """P(target > x) (or P(target < x), ``below=True``) from the stored base rows.
 
     Parameters
@@ -65,6 +66,12 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
         The threshold in the target's unit (``1e6``, ``"1M"``, ``-5e4``).
     below : bool
         P(target < x) instead of P(target > x).
+    where_held : bool
+        For an investment output (payback, peak cash need, IRR:
+        :data:`mc_tco.results.held.INVESTMENT_OUTPUTS`) of the hybrid, leave out the
+        scenarios in which it buys no server (it is then the API: payback 0 months, peak
+        cash need 0, nothing invested), as NaN rows are; ``no_server`` counts them. False:
+        every scenario, those with their 0.
     **at
         Grid points (``demand="500B"``, ``strategy="buy"``), matched by
         :meth:`ResultsAccessor.point` (one tolerance; a value off the grid is refused).
@@ -75,7 +82,9 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
     xr.Dataset
         Over the target's dims without ``sample`` (and those selected): ``p`` (unit 1),
         ``p_ci`` (..., ci_bound; unit 1), ``fallback`` (bool: Wilson's interval),
-        ``events``, ``rows`` (scenarios where the condition holds, and non-NaN rows);
+        ``events``, ``rows`` (scenarios where the condition holds, and the rows counted:
+        not NaN, and with ``where_held`` not a hybrid without a server), ``no_server``
+        (the scenarios left out because the hybrid buys no server there; 0 elsewhere);
         attrs ``target``, ``threshold``, ``side`` (``">"`` or ``"<"``), ``units`` (the
         target's), ``ci_prob`` (the interval's level, as ``p_beats``), ``method`` and
         the selected ``point``; ``samples``, the stored scenarios, NaN ones included (a
@@ -89,6 +98,9 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
     point = ds.mc_tco.point(**at)
     point = {d: v for d, v in point.items() if d in y.dims}
     y = y.sel(point)
+    left = no_server(ds, target, y, point) if where_held else None
+    if left is not None:
+        y = y.where(~left)
     event = indicator(y < threshold if below else y > threshold, y)
     run = ds.mc_tco.run
     conf, reps = run.conf_level, run.replicates
@@ -110,11 +122,14 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
         method = f"Wilson score interval ({conf:.0%}) on the pooled count"
     out = xr.Dataset({"p": p, "p_ci": ci, "fallback": fallback,
                       "events": events.astype(int), "rows": rows.astype(int),
-                      "samples": xr.full_like(rows, y.sizes["sample"], dtype=int)})
+                      "samples": xr.full_like(rows, y.sizes["sample"], dtype=int),
+                      "no_server": (left.sum("sample").astype(int) if left is not None
+                                    else xr.zeros_like(rows, dtype=int))})
     out["p"].attrs.update(units="1", long_name=f"P({target} {'<' if below else '>'} "
                                                f"{threshold:g})")
     out["p_ci"].attrs["units"] = "1"
-    out["events"].attrs["units"] = out["rows"].attrs["units"] = "scenarios"
+    for name in ("events", "rows", "samples", "no_server"):
+        out[name].attrs["units"] = "scenarios"
     out.attrs.update(target=target, threshold=threshold, side="<" if below else ">",
                      units=str(ds[target].attrs.get("units", "")), ci_prob=conf,
                      method=method, point={k: (float(v) if isinstance(v, float) else v)

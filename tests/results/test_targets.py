@@ -209,3 +209,85 @@ def test_without_scrambles_the_interval_is_wilsons(normal_file):
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     np.testing.assert_allclose(res["p_ci"].values, [centre - half, centre + half])
     assert bool(res["fallback"]) and "Wilson" in res.attrs["method"]
+
+
+def test_a_hybrid_without_a_server_is_not_a_payback(result_files):
+    """The hybrid buys no server where none pays for itself: there its payback is 0
+    months and its peak cash need 0, nothing having been invested. P(payback < 24) over
+    every scenario counted each of those as a payback (the default book at 500B: 67.7%,
+    58 points of it scenarios that buy nothing); now they are left out, counted apart
+    (``no_server``), and said. Checked against a count from the raw arrays."""
+    from mc_tco.report.words.target import target_dict, target_lines
+
+    ds = open_results(result_files["default"])
+    demand = float(ds["demand"].sel(demand=5e11, method="nearest"))
+    pay = ds["payback_months"].sel(demand=demand, strategy="hybrid").values
+    held = ds["hybrid_nodes"].sel(demand=demand).values > 0
+    assert 0 < held.sum() < held.size  # (both kinds of scenario at this point)
+    assert (pay[~held] == 0).all()  # what made the old count wrong
+    res = ds.mc_tco.p_exceeds("payback_months", 24, below=True, strategy="hybrid",
+                              demand=demand)
+    assert int(res["no_server"]) == int((~held).sum())
+    assert int(res["rows"]) == int(held.sum())
+    assert int(res["events"]) == int((pay[held] < 24).sum())
+    assert float(res["p"]) == pytest.approx(np.mean(pay[held] < 24), abs=0.02)
+    lo, hi = (float(v) for v in res["p_ci"].values)
+    assert lo <= float(res["p"]) <= hi
+    # the old reading, every scenario with its 0, on request only
+    every = ds.mc_tco.p_exceeds("payback_months", 24, below=True, strategy="hybrid",
+                                demand=demand, where_held=False)
+    assert int(every["rows"]) == held.size and int(every["no_server"]) == 0
+    assert int(every["events"]) == int((pay < 24).sum())
+    (line,) = target_lines(res)
+    assert (f"{int(held.sum())} scenarios ({int((~held).sum()):,} of the {held.size:,} buy "
+            "no server") in line
+    assert target_dict(res)["results"][0]["no_server"] == int((~held).sum())
+    # the IRR (NaN without a server): the same scenarios, said once, not as NaN
+    irr = ds.mc_tco.p_exceeds("irr", 0.2, strategy="hybrid", demand=demand)
+    (irr_line,) = target_lines(irr)
+    assert "buy no server" in irr_line
+    nan_held = int(np.isnan(ds["irr"].sel(demand=demand, strategy="hybrid").values[held]).sum())
+    assert ("(NaN)" in irr_line) == (nan_held > 0)
+    # the API buys nothing ever: no payback to count; buy's count is untouched
+    api = ds.mc_tco.p_exceeds("payback_months", 24, below=True, strategy="api", demand=demand)
+    assert int(api["rows"]) == 0 and np.isnan(float(api["p"]))
+    assert "none of the" in target_lines(api)[0]
+    buy = ds.mc_tco.p_exceeds("payback_months", 24, below=True, strategy="buy", demand=demand)
+    assert int(buy["no_server"]) == 0 and int(buy["rows"]) == held.size
+    # the NPV of a hybrid without a server is a true 0 (the API's): every scenario counts
+    npv = ds.mc_tco.p_exceeds("npv", 0, strategy="hybrid", demand=demand)
+    assert int(npv["rows"]) == held.size and int(npv["no_server"]) == 0
+    # over every strategy at once, the same per strategy
+    grid = ds.mc_tco.p_exceeds("payback_months", 24, below=True, demand=demand)
+    assert int(grid["no_server"].sel(strategy="hybrid")) == int((~held).sum())
+    assert int(grid["no_server"].sel(strategy="buy")) == 0
+    assert float(grid["p"].sel(strategy="hybrid")) == float(res["p"])
+
+
+def test_the_cumulative_curve_of_a_payback_leaves_out_the_hybrids_without_a_server(
+        result_files):
+    """``mc-tco cdf --target payback_months`` drew the hybrid's curve starting at 58% at
+    0 months (its scenarios that buy no server); now it rests on the others, and the
+    header says how many it left out."""
+    from mc_tco.report.words.curves import cdf_lines
+
+    ds = open_results(result_files["default"])
+    demand = float(ds["demand"].sel(demand=5e11, method="nearest"))
+    pay = ds["payback_months"].sel(demand=demand, strategy="hybrid").values
+    held = ds["hybrid_nodes"].sel(demand=demand).values > 0
+    res = ds.mc_tco.cdf("payback_months", [0, 24, 36], demand=demand)
+    assert int(res["rows"].sel(strategy="hybrid")) == int(held.sum())
+    assert int(res["no_server"].sel(strategy="hybrid")) == int((~held).sum())
+    assert int(res["no_server"].sel(strategy="buy")) == 0
+    for x in (0, 24, 36):
+        got = float(res["cdf"].sel(strategy="hybrid", x=x))
+        assert got == pytest.approx(np.mean(pay[held] <= x), abs=0.02)
+    assert float(res["cdf"].sel(strategy="hybrid", x=0)) < 0.01
+    head = cdf_lines(res, ascending=True)[0]
+    assert f"left out: {int((~held).sum()):,} hybrid scenarios that buy no server" in head
+    old = ds.mc_tco.cdf("payback_months", [0], demand=demand, where_held=False)
+    assert float(old["cdf"].sel(strategy="hybrid", x=0)) == pytest.approx(
+        np.mean(pay <= 0), abs=0.02)
+    # the saving is untouched: a hybrid without a server saves exactly 0, a true value
+    saving = ds.mc_tco.cdf("saving", [0], demand=demand)
+    assert int(saving["rows"].sel(strategy="hybrid")) == held.size

@@ -44,6 +44,11 @@ def cdf_lines(res: xr.Dataset, ascending: bool = False) -> list[str]:
     counts = (f"{rows[0]:,} scenarios" + (" each" if len(labels) > 1 else "")
               if len(rows) == 1 else ", ".join(
                   f"{int(_cell(res, s)['rows']):,} {s}" for s in labels) + " scenarios")
+    left = [(s, int(_cell(res, s)["no_server"])) for s in labels] if "no_server" in res else []
+    left = [(s, k) for s, k in left if k]
+    if left:  # (the hybrid's scenarios without a server: nothing invested, no payback)
+        counts += " (left out: " + ", ".join(
+            f"{k:,} {s} scenarios that buy no server" for s, k in left) + ")"
     head = (f"P({target} {'<=' if ascending else '>'} x){' at ' + where if where else ''}"
             f" ({level:.0%} {band}); x in {unit or 'the target unit'}, {counts}")
     cells = []

@@ -29,6 +29,25 @@ def _cells(res: xr.Dataset):
         yield coords, cell
 
 
+def _left_out(target: str, total: int, rows: int, none: int) -> str:
+    """The scenarios a probability leaves out, and why: the hybrid's that buy no server
+    (nothing invested: no payback to count), then those where the target is NaN."""
+    nan = total - rows - none
+    parts = []
+    if none == total:
+        parts.append(f"none of the {total:,} buys a server: nothing invested, nothing to "
+                     "pay back")
+    elif none:
+        parts.append(f"{none:,} of the {total:,} buy no server: the API itself there, "
+                     "nothing invested, nothing to pay back")
+    if nan:
+        parts.append(f"{nan:,}{' more' if none else ' of the ' + format(total, ',')} have "
+                     f"no {target} (NaN)")
+    if not parts:
+        return ""
+    return f" ({'; '.join(parts)}: left out, neither above nor below)"
+
+
 def target_lines(res: xr.Dataset) -> list[str]:
     """``P(npv > 1,000,000 USD) at demand = 500B, strategy = buy: 3.0% (95% MC interval
     2.1-3.9%), 31 of 1024 scenarios`` per point of ``res`` (:func:`p_exceeds`)."""
@@ -44,8 +63,8 @@ def target_lines(res: xr.Dataset) -> list[str]:
         mark = " (Wilson)" if bool(cell["fallback"]) else ""
         rows = int(cell["rows"])
         total = int(cell["samples"])
-        gap = (f" ({total - rows:,} of the {total:,} have no {res.attrs['target']} "
-               "(NaN): left out, neither above nor below)") if total > rows else ""
+        gap = _left_out(res.attrs["target"], total, rows,
+                        int(cell["no_server"]) if "no_server" in cell else 0)
         out.append(f"{what}{' at ' + where if where else ''}: {text}{mark}, "
                    f"{int(cell['events'])} of {rows} scenarios{gap}")
     return out
@@ -64,7 +83,8 @@ def target_dict(res: xr.Dataset) -> dict[str, Any]:
                      "p": num(cell["p"]), "lower": lo, "upper": hi,
                      "fallback": bool(cell["fallback"]), "events": int(cell["events"]),
                      "rows": int(cell["rows"]),
-                     "samples": int(cell["samples"])})
+                     "samples": int(cell["samples"]),
+                     "no_server": int(cell["no_server"]) if "no_server" in cell else 0})
     return {"target": res.attrs["target"], "side": res.attrs["side"],
             "threshold": float(res.attrs["threshold"]), "units": res.attrs.get("units", ""),
             "conf_level": float(res.attrs["ci_prob"]),
