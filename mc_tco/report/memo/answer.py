@@ -255,8 +255,9 @@ def section_outlook(ctx: MemoContext) -> Section:
         "cost_breakdown", F.png(FD.cost_breakdown_figure(bd, demand=d)),
         "What buying costs, against the API bill",
         f"Buying's monthly cost by component (medians) against the API bill; tax is the "
-        "extra tax buying pays against the API, and where its median is negative (tax "
-        "saved) it is left out of the shares on the right. At "
+        "extra tax buying pays against the API. Where its median is negative (the "
+        "depreciation's shield: tax saved) the log axis on the left draws its size, "
+        "dotted, and the shares on the right leave it out. At "
         f"{tokens(d)} the largest component is {biggest} ({share_of(share)} of the sum of the "
         f"component medians)."
     ))

@@ -45,6 +45,9 @@ COMPONENT_COLORS = {"hardware": "#1f77b4", "network": "#17becf", "power": "#ff7f
                     "staff": "#e377c2", "setup_api": "#7f7f7f", "tax": "#2ca02c"}
 COMPONENT_LABELS = {"setup_api": "API until set up or after a stop",
                     "tax": "extra tax (negative: tax saved)"}
+#: a component's names on each side of 0 where a log axis draws its size (the tax: the
+#: depreciation's shield makes buying's tax lower than the API's at most demands)
+SIGNED_LABELS = {"tax": ("extra tax", "tax saved")}
 STRATEGIES = ("buy", "rent", "reserved", "owned", "hybrid")
 BAND_COLOR = "#f2c14e"
 DPI = 110

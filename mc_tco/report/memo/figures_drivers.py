@@ -22,6 +22,7 @@ from mc_tco.report.memo.figures import (
     COMPONENT_COLORS,
     COMPONENT_LABELS,
     LABELS,
+    SIGNED_LABELS,
     _article_band,
     _demand_axis,
     _figure,
@@ -201,7 +202,7 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
     """
     d = breakdown["demand"].values
     comp = breakdown["component_median"]
-    fig = _figure(13.5, 4.8)
+    fig = _figure(13.5, 6.0)
     ax, ax_share = fig.subplots(1, 2, width_ratios=[1.3, 1])
     api = breakdown["api_quantile"]
     buy = breakdown["buy_quantile"]
@@ -213,18 +214,33 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
                     alpha=0.15, lw=0)
     ax.plot(d, buy.sel(quantile=0.5), color=COLORS["buy"], lw=2.5,
             label="buy: total (median, band 5-95%)")
+    # a log axis cannot show a negative median (the tax saved by depreciation, at most
+    # demands): it was drawn only where it turns positive, as a line rising from nothing
+    # near 1.5T. Its size is drawn instead, dotted and named for what it is.
     for c in comp["component"].values:
         c = str(c)
-        ax.plot(d, comp.sel(component=c), color=COMPONENT_COLORS[c], lw=1.2, ls="--",
-                label=f"buy: {COMPONENT_LABELS.get(c, c)} (median)")
+        series = comp.sel(component=c)
+        below = series < 0
+        plus, minus = SIGNED_LABELS.get(c, (COMPONENT_LABELS.get(c, c),
+                                            f"{COMPONENT_LABELS.get(c, c)} below 0"))
+        if bool(below.any()):
+            ax.plot(d, (-series).where(below), color=COMPONENT_COLORS[c], lw=1.4, ls=":",
+                    label=f"buy: {minus} (median, its size)")
+        if bool((~below).any()):
+            ax.plot(d, series.where(~below), color=COMPONENT_COLORS[c], lw=1.2, ls="--",
+                    label=f"buy: {plus if bool(below.any()) else COMPONENT_LABELS.get(c, c)}"
+                          " (median)")
     ax.set_yscale("log")
     top = float(max(api.max(), buy.max()))
-    ax.set_ylim(max(10.0, float(comp.where(comp > 0).min()) / 2), top * 2)
+    size = abs(comp).where(comp != 0)
+    ax.set_ylim(max(10.0, float(size.min()) / 2), top * 2)
     ax.yaxis.set_major_formatter(FuncFormatter(_usd))
     ax.set_ylabel("monthly cost (USD/month, log scale)")
     _demand_axis(ax, (d[0], d[-1]))
     _mark_demand(ax, demand)
-    ax.legend(fontsize=7.5, loc="upper left")
+    # below the axes: inside, it hid the hardware, staff and tax lines at low demand
+    ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3,
+              frameon=False)
     ax.set_title("Buying vs the API bill: monthly cost", fontsize=10)
 
     # a share is of the costs only: a component whose median is negative (tax saved) is
@@ -237,7 +253,8 @@ def cost_breakdown_figure(breakdown: xr.Dataset, demand: float | None = None) ->
     ax_share.stackplot(
         d, *[share.sel(component=c).values for c in stacked],
         colors=[COMPONENT_COLORS[c] for c in stacked],
-        labels=[COMPONENT_LABELS.get(c, c) for c in stacked],
+        labels=[SIGNED_LABELS[c][0] if c in SIGNED_LABELS else COMPONENT_LABELS.get(c, c)
+                for c in stacked],  # (the positive part only: a saving is no slice)
         alpha=0.85,
     )
     ax_share.set_ylim(0, 100)
