@@ -98,7 +98,7 @@ def _results(V: np.ndarray, S: np.ndarray, i: int, j: int, st: np.ndarray, own_t
     out[HYB_TOP] = at(st, lp.HYBT, j)
 
 
-@jit
+@jit(wide=True)
 def npv_lanes(V: np.ndarray, S: np.ndarray, dems: np.ndarray, rows: np.ndarray,
               out: np.ndarray) -> None:
     """:func:`.npv.npv_cell` of the rows ``rows`` of ``V, S`` at every demand of ``dems``

@@ -88,7 +88,7 @@ def at(buf: np.ndarray, k: int, j: int) -> float:
     return buf[k * L + j]
 
 
-@jit
+@jit(wide=True)
 def load(V: np.ndarray, S: np.ndarray, blk: np.ndarray, Vl: np.ndarray,
           q: np.ndarray) -> int:
     """The month vectors of the rows ``blk`` lane-major into ``Vl`` ((t NV + k) L + j; past
@@ -143,7 +143,7 @@ def load(V: np.ndarray, S: np.ndarray, blk: np.ndarray, Vl: np.ndarray,
     return tm
 
 
-@jit
+@jit(wide=True)
 def needs(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
            top: np.ndarray, cy: np.ndarray, rb: np.ndarray) -> None:
     """:func:`.npv.fleet` of the block at ``dem``: each month's need and the hybrid's first
@@ -218,7 +218,7 @@ def _moments(st: np.ndarray, k: int, j: int, d: float, cdt: float, t: float,
     st[(k + 3) * L + j] += cx
 
 
-@jit
+@jit(wide=True)
 def month_loop(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
             st: np.ndarray) -> None:
     """:func:`.npv.npv_cell`'s month loop of the block at ``dem``, the sums into ``st``."""
