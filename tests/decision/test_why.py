@@ -47,3 +47,24 @@ def test_a_large_file_is_read_on_its_first_rows(default_run, monkeypatch):
     assert [t.threshold for t in w.triggers] == [t.threshold for t in cut.triggers]
     assert w.pilot.worth.value == cut.pilot.worth.value
     assert f"first {n // 2:,} of the file's {n:,}" in why_markdown(w, in_summary=True)
+
+
+def test_a_triggers_interval_is_said_as_its_thresholds(default_run):
+    """"Revisit when the price falls below $0.0152/Mtok (the book assumes about
+    $0.0778/Mtok, median, Monte Carlo interval $0.0124/Mtok to $0.0187/Mtok)" gave the
+    threshold's interval after the median, which it does not hold: a reader took it for
+    the median's. The interval now follows the threshold, named as its, and holds it."""
+    import re
+
+    from mc_tco.report.words.why import _value, trigger_line
+
+    w = why_numbers(default_run, 5e11)
+    found = [t for t in w.triggers if t.found and math.isfinite(t.lower)]
+    assert found
+    for t in found:
+        line = trigger_line(t)
+        threshold, lo, hi, now = (_value(v, t.unit) for v in
+                                  (t.threshold, t.lower, t.upper, t.now))
+        assert f"{threshold}** (that threshold's Monte Carlo interval: {lo} to {hi}; the " \
+               f"book assumes about {now}, its median)" in line, line
+        assert not re.search(r"median, Monte Carlo interval", line)

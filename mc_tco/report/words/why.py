@@ -151,14 +151,18 @@ def trigger_line(t: WatchTrigger) -> str:
                 f"{_value(t.threshold, t.unit)}**")
     else:
         head = f"**Revisit when {what} {move} {_value(t.threshold, t.unit)}**"
+    # the interval is the threshold's: said beside it, before the book's median (it read
+    # "the book assumes about $0.0778/Mtok, median, Monte Carlo interval $0.0124/Mtok to
+    # $0.0187/Mtok", an interval that seemed to be the median's and did not hold it)
     ci = ("" if not (math.isfinite(t.lower) and math.isfinite(t.upper)) else
-          f", Monte Carlo interval {_value(t.lower, t.unit)} to {_value(t.upper, t.unit)}")
-    now = f"the book assumes about {_value(t.now, t.unit)}, median"
+          f"that threshold's Monte Carlo interval: {_value(t.lower, t.unit)} to "
+          f"{_value(t.upper, t.unit)}; ")
+    now = f"the book assumes about {_value(t.now, t.unit)}, its median"
     then = ("the API is the best option on average (no alternative is expected to save "
             "against it)" if t.beyond == "api" else
             f"{NAMES[t.beyond]} has the largest expected NPV against the API, so the "
             "recommendation changes to it")
-    return (f"{head} ({now}{ci}): "
+    return (f"{head} ({ci}{now}): "
             f"there {then}, the other assumptions as uncertain as now. Read as "
             f"{MAPPING[t.key]}.")
 
