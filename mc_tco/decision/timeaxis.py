@@ -21,7 +21,7 @@ from mc_tco.results.held import holds_server
 from mc_tco.uncertainty.scrambles import quantiles_with_interval
 
 __all__ = ["BANDS", "Estimate", "TimeNumbers", "cash_bands", "holds_server", "median_ci",
-           "median_with_interval", "payback_shares", "share_ci", "time_numbers"]
+           "median_with_interval", "payback_curves", "payback_shares", "share_ci", "time_numbers"]
 
 #: the quantiles of the cash-position figure: 5-95% and 25-75% of scenarios, the median
 BANDS = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -194,6 +194,33 @@ def payback_shares(payback: xr.DataArray, horizon_months: int,
     return xr.DataArray(np.stack(out), dims=("strategy", "month"),
                         coords={"strategy": list(strategies), "month": months},
                         name="paid_back", attrs={"units": "1"})
+
+
+def payback_curves(ds: xr.Dataset, demand: float, strategies, horizon_months: int
+                   ) -> xr.DataArray:
+    """:func:`payback_shares` of ``strategies`` at ``demand`` (a grid point), a strategy
+    that may buy no server (:func:`holds_server`: the hybrid) over the scenarios where it
+    buys one, as :func:`time_numbers` with ``where_held`` reads its payback (counted as
+    paid back at month 0, its no-server scenarios drew a curve from 58% at 500B, "never
+    within 48 months: 9%" beside the 21% of the scenarios that buy one).
+
+    Returns
+    -------
+    xr.DataArray
+        Dims (strategy, month), unit 1, with the coordinate ``held`` (strategy): the share
+        of all scenarios each curve is over (1 for a strategy that always buys).
+    """
+    pay = ds["payback_months"].sel(demand=demand, strategy=list(strategies))
+    held = []
+    for s in strategies:
+        mask = holds_server(ds, demand, s)
+        if mask is None:
+            held.append(1.0)
+            continue
+        held.append(float(mask.mean()))
+        pay = xr.where((pay["strategy"] == s) & ~mask, np.nan, pay)
+    out = payback_shares(pay, horizon_months, strategies)
+    return out.assign_coords(held=("strategy", np.asarray(held)))
 
 
 def _constant(ds: xr.Dataset, name: str, default: float) -> float:

@@ -112,3 +112,26 @@ def test_the_sentence_says_the_share_with_no_server_first_then_those_that_buy():
                           finance_numbers(ds0, 5e11, "hybrid", where_held=True)) == (
         "In every scenario the hybrid buys no server: it is the API itself (NPV $0, "
         "nothing to pay back).")
+
+
+def test_the_payback_curve_of_the_hybrid_is_over_the_scenarios_that_buy():
+    """The memo's payback figure drew the hybrid from 58% at month 0 (its no-server
+    scenarios counted as paid back) with "never within 48 months: 9%", beside the table's
+    21% of the scenarios that buy a server. By hand on the small dataset."""
+    from mc_tco.decision.timeaxis import payback_curves
+
+    ds, held, pay, *_ = _ds()
+    curves = payback_curves(ds, 5e11, ("buy", "hybrid"), 48)
+    assert float(curves["held"].sel(strategy="hybrid")) == pytest.approx(held.mean())
+    assert float(curves["held"].sel(strategy="buy")) == 1.0
+    bought = pay[held]
+    for m in (0, 6, 20, 47, 48):
+        assert float(curves.sel(strategy="hybrid", month=m)) == pytest.approx(
+            np.mean(bought <= m))
+    assert float(curves.sel(strategy="hybrid", month=0)) == 0.0
+    # its never-share is the table's (time_numbers with where_held)
+    never = 1 - float(curves.sel(strategy="hybrid", month=48))
+    assert never == pytest.approx(time_numbers(ds, 5e11, "hybrid", where_held=True).never.value)
+    # buy (all zeros here) is over every scenario
+    assert float(curves.sel(strategy="buy", month=0)) == pytest.approx(
+        np.mean(ds["payback_months"].sel(strategy="buy", demand=5e11).values <= 0))

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from mc_tco.report.memo.figures import COLORS, SHORT, _figure, _usd
-from mc_tco.report.memo.fmt import tokens
+from mc_tco.report.memo.fmt import prob, tokens
 
 __all__ = ["cash_fan_figure", "payback_figure"]
 
@@ -58,7 +58,8 @@ def cash_fan_figure(bands: xr.DataArray, demand: float,
     return fig
 
 
-def payback_figure(paid_back: xr.DataArray, strategies=("buy", "hybrid")) -> Figure:
+def payback_figure(paid_back: xr.DataArray, strategies=("buy", "hybrid"),
+                   held: dict[str, float] | None = None) -> Figure:
     """Share of scenarios paid back by each month, per strategy (a CDF that stays below
     100% by the share that never pays back within the horizon).
 
@@ -67,7 +68,11 @@ def payback_figure(paid_back: xr.DataArray, strategies=("buy", "hybrid")) -> Fig
     paid_back : xr.DataArray
         :func:`mc_tco.decision.timeaxis.payback_shares` at one demand: dims (strategy,
         month), month 0 to the horizon, unit 1.
+    held : dict, optional
+        For a strategy whose curve is over the scenarios where it buys a server (the
+        hybrid), that share of all scenarios: its legend says so.
     """
+    held = held or {}
     fig = _figure(10, 4.4)
     ax = fig.subplots()
     months = paid_back["month"].values
@@ -77,8 +82,11 @@ def payback_figure(paid_back: xr.DataArray, strategies=("buy", "hybrid")) -> Fig
     for s in strategies:
         share = paid_back.sel(strategy=s).values * 100
         never = 100 - share[-1]
+        among = (f", the {prob(held[s])} of scenarios that buy a server" if s in held
+                 else "")
         ax.step(months, share, where="post", color=COLORS[s], lw=2,
-                label=f"{SHORT[s]} (never within {horizon_months} months: {never:.0f}%)")
+                label=f"{SHORT[s]}{among} (never within {horizon_months} months: "
+                      f"{never:.0f}%)")
     ax.set_xlim(0, horizon_months)
     ax.set_ylim(-2, min(102.0, max(10.0, 10 * np.ceil(top / 10) + 5)))
     ax.set_xlabel("month")

@@ -14,7 +14,7 @@ from mc_tco.decision.timeaxis import (
     Estimate,
     TimeNumbers,
     cash_bands,
-    payback_shares,
+    payback_curves,
     time_numbers,
 )
 from mc_tco.report.memo import figures as F
@@ -150,16 +150,21 @@ def time_section(ctx) -> Section:
         "company is still earning back what it spent; the jump in the last month is the "
         "resale of the hardware (reserving has none to sell)." + note))
     horizon = nums["buy"].horizon_months
-    pay = ds["payback_months"].sel(demand=d, strategy=list(TIME_STRATEGIES))
+    # the hybrid over the scenarios where it buys a server, as the text and the table
+    curves = payback_curves(ds, d, TIME_STRATEGIES, horizon)
+    held = {str(s): float(v) for s, v in zip(curves["strategy"].values,
+                                             curves["held"].values, strict=True) if v < 1.0}
+    among = "".join(
+        f" {VERB[s].capitalize()}'s curve is over the {prob(v)} of scenarios where it buys a "
+        "server (in the others it is the API itself: nothing to pay back)."
+        for s, v in held.items())
     blocks.append(Figure(
-        "payback", F.png(payback_figure(payback_shares(pay, horizon, TIME_STRATEGIES),
-                                         TIME_STRATEGIES)),
+        "payback", F.png(payback_figure(curves, TIME_STRATEGIES, held=held)),
         f"When self-hosting pays back, at {tokens(d)}",
         "Share of scenarios whose cash position has turned positive by each month; the "
         "curve stops short of 100% by the share that never pays back within the "
-        f"{horizon}-month horizon. A hybrid that never buys a server is the API itself "
-        "(counted as paid back at month 0); the step in the last month is the resale of "
-        "the hardware."))
+        f"{horizon}-month horizon." + among + " The step in the last month is the resale "
+        "of the hardware."))
     rows = []
     for s in TIME_STRATEGIES:
         t, f = nums[s], fin[s]
