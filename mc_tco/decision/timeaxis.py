@@ -21,7 +21,8 @@ from mc_tco.results.held import holds_server
 from mc_tco.uncertainty.scrambles import quantiles_with_interval
 
 __all__ = ["BANDS", "Estimate", "TimeNumbers", "cash_bands", "holds_server", "median_ci",
-           "median_with_interval", "payback_curves", "payback_shares", "share_ci", "time_numbers"]
+           "median_with_interval", "payback_curves", "payback_medians",
+           "payback_shares", "share_ci", "time_numbers"]
 
 #: the quantiles of the cash-position figure: 5-95% and 25-75% of scenarios, the median
 BANDS = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -196,6 +197,23 @@ def payback_shares(payback: xr.DataArray, horizon_months: int,
                         name="paid_back", attrs={"units": "1"})
 
 
+def _over_held(ds: xr.Dataset, pay: xr.DataArray) -> tuple[xr.DataArray, dict]:
+    """``pay`` (sample, demand, strategy; grid demands) with NaN where a strategy that may
+    buy no server (:func:`holds_server`: the hybrid) buys none, and per such strategy its
+    mask (sample, demand: True where it buys one)."""
+    grid = [float(d) for d in np.atleast_1d(pay["demand"].values)]
+    held: dict[str, xr.DataArray] = {}
+    for s in (str(v) for v in pay["strategy"].values):
+        found = [holds_server(ds, d, s) for d in grid]
+        masks = [m for m in found if m is not None]
+        if len(masks) < len(found):
+            continue
+        mask = xr.concat(masks, dim="demand") if "demand" in pay.dims else masks[0]
+        held[s] = mask
+        pay = xr.where((pay["strategy"] == s) & ~mask, np.nan, pay)
+    return pay, held
+
+
 def payback_curves(ds: xr.Dataset, demand: float, strategies, horizon_months: int
                    ) -> xr.DataArray:
     """:func:`payback_shares` of ``strategies`` at ``demand`` (a grid point), a strategy
@@ -210,17 +228,47 @@ def payback_curves(ds: xr.Dataset, demand: float, strategies, horizon_months: in
         Dims (strategy, month), unit 1, with the coordinate ``held`` (strategy): the share
         of all scenarios each curve is over (1 for a strategy that always buys).
     """
-    pay = ds["payback_months"].sel(demand=demand, strategy=list(strategies))
-    held = []
-    for s in strategies:
-        mask = holds_server(ds, demand, s)
-        if mask is None:
-            held.append(1.0)
-            continue
-        held.append(float(mask.mean()))
-        pay = xr.where((pay["strategy"] == s) & ~mask, np.nan, pay)
+    pay, masks = _over_held(ds, ds["payback_months"].sel(demand=demand,
+                                                         strategy=list(strategies)))
+    held = [float(masks[s].mean()) if s in masks else 1.0 for s in strategies]
     out = payback_shares(pay, horizon_months, strategies)
     return out.assign_coords(held=("strategy", np.asarray(held)))
+
+
+def payback_medians(ds: xr.Dataset, demands, strategies) -> xr.Dataset:
+    """The median payback month of ``strategies`` at ``demands`` (grid points) with its
+    Monte Carlo interval (:func:`median_with_interval`), a strategy that may buy no server
+    (the hybrid) over the scenarios where it buys one (its median over every scenario
+    was the API's 0 at 500B, where 58% of them buy none), and the share of scenarios
+    that buy none with its interval (:func:`share_ci`; NaN for a strategy that always
+    buys).
+
+    Returns
+    -------
+    xr.Dataset
+        Over (strategy, demand): ``estimate`` and ``ci`` (ci_bound), ``no_server`` and
+        ``no_server_ci`` (ci_bound); ``where_held`` (strategy, bool): the median is over
+        the scenarios that buy a server.
+    """
+    pay, masks = _over_held(ds, ds["payback_months"].sel(strategy=list(strategies),
+                                                        demand=list(demands)))
+    med = median_with_interval(ds, pay)
+    none = np.full((len(strategies), len(demands), 3), np.nan)
+    for i, s in enumerate(strategies):
+        if s in masks:
+            for j, d in enumerate(pay["demand"].values):
+                e = share_ci(ds, (~masks[s].sel(demand=d)).astype(float))
+                none[i, j] = (e.value, e.lower, e.upper)
+    coords = {"strategy": list(strategies), "demand": pay["demand"].values,
+              "ci_bound": ["lower", "upper"]}
+    out = xr.Dataset({
+        "estimate": med["estimate"].transpose("strategy", "demand"),
+        "ci": med["ci"].transpose("strategy", "demand", "ci_bound"),
+        "no_server": (("strategy", "demand"), none[:, :, 0], {"units": "1"}),
+        "no_server_ci": (("strategy", "demand", "ci_bound"), none[:, :, 1:], {"units": "1"}),
+        "where_held": ("strategy", [s in masks for s in strategies]),
+    }, coords=coords)
+    return out
 
 
 def _constant(ds: xr.Dataset, name: str, default: float) -> float:

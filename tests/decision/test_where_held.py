@@ -135,3 +135,34 @@ def test_the_payback_curve_of_the_hybrid_is_over_the_scenarios_that_buy():
     # buy (all zeros here) is over every scenario
     assert float(curves.sel(strategy="buy", month=0)) == pytest.approx(
         np.mean(ds["payback_months"].sel(strategy="buy", demand=5e11).values <= 0))
+
+
+def test_the_payback_medians_of_the_terminal_are_the_memos():
+    """:func:`payback_medians` (the terminal's table): the hybrid's median over the
+    scenarios where it buys a server, as :func:`time_numbers` with ``where_held``, and
+    the share that buys none; buy over every scenario. By hand on the small dataset."""
+    from mc_tco.decision.timeaxis import payback_medians
+
+    ds, held, pay, *_ = _ds()
+    med = payback_medians(ds, [5e11], ["buy", "hybrid"])
+    t = time_numbers(ds, 5e11, "hybrid", where_held=True)
+    assert bool(med["where_held"].sel(strategy="hybrid"))
+    assert not bool(med["where_held"].sel(strategy="buy"))
+    assert float(med["estimate"].sel(strategy="hybrid", demand=5e11)) == t.payback.value
+    assert float(med["estimate"].sel(strategy="hybrid", demand=5e11)) == _order(pay[held])
+    lo, hi = med["ci"].sel(strategy="hybrid", demand=5e11).values
+    assert (lo, hi) == (t.payback.lower, t.payback.upper)
+    assert float(med["no_server"].sel(strategy="hybrid", demand=5e11)) == pytest.approx(
+        1 - held.mean())
+    lo, hi = med["no_server_ci"].sel(strategy="hybrid", demand=5e11).values
+    assert lo <= 1 - held.mean() <= hi
+    assert math.isnan(float(med["no_server"].sel(strategy="buy", demand=5e11)))
+    # the mixture's median (every scenario) was the API's 0
+    assert float(median_over_every(ds)) == 0.0
+
+
+def median_over_every(ds):
+    from mc_tco.decision.timeaxis import median_with_interval
+
+    pay = ds["payback_months"].sel(strategy="hybrid", demand=5e11)
+    return median_with_interval(ds, pay)["estimate"]
