@@ -5,7 +5,8 @@ the stored P(beats the API), and the recommendation by the one decision rule
 
 Quantiles are over the scenarios (``inverted_cdf``: one scenario's own value, NaN left out):
 the spread of the assumptions, not Monte Carlo error. Money in USD (a year, or once),
-payback in months (inf: never), shares in 1.
+payback in months (inf: never), shares in 1 (the shares with their Monte Carlo interval:
+``(p, lower, upper)``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import xarray as xr
 from mc_tco.decision.at_demand import MULTIPLES, inside_grid
 from mc_tco.decision.rule import Decision, decide, expected_npv
 from mc_tco.decision.tco_data import nearest_point
-from mc_tco.decision.timeaxis import holds_server
+from mc_tco.decision.timeaxis import holds_server, share_ci
 
 __all__ = ["IN_HOUSE", "LEVELS", "PRICED_BY", "QUANTITIES", "SELF", "SHARES", "PageNumbers",
            "p_beats", "page_numbers", "priced_risks", "prices", "quantiles_of"]
@@ -93,13 +94,17 @@ class PageNumbers:
 
 def _value(ds: xr.Dataset, quantity: str, strategy: str, d: float
            ) -> float | tuple[float, ...]:
-    if quantity == "p_beats_api":
-        return p_beats(ds, strategy, d)
+    if quantity == "p_beats_api":  # (p, MC lower, MC upper): the stored interval
+        ci = ds["p_positive_ci"].sel(target="saving>0", strategy=strategy, demand=d).values
+        return (p_beats(ds, strategy, d), float(ci[0]), float(ci[1]))
     if quantity == "mean_npv":  # (mean, MC lower, MC upper), as the rule computes it
         return expected_npv(ds, d, strategy)
     if quantity == "never_buys":  # (the hybrid's fleet; an older file: its served share)
-        held = holds_server(ds, d, "hybrid")
-        return float("nan") if held is None else float(np.mean(~held.values))
+        held = holds_server(ds, d, "hybrid")  # (p, MC lower, MC upper), the run's interval
+        if held is None:
+            return (float("nan"),) * 3
+        e = share_ci(ds, (~held).astype(float))
+        return (e.value, e.lower, e.upper)
     if quantity == "investment":
         return quantiles_of(ds["investment"].sel(demand=d))
     if quantity in ("api_bill_year", "cost_year"):

@@ -24,7 +24,7 @@ from mc_tco.decision.one_page import SELF, page_numbers, priced_risks, quantiles
 from mc_tco.decision.rule import Decision
 from mc_tco.decision.triggers import demand_trigger, input_trigger
 from mc_tco.report.fmt import rounded
-from mc_tco.report.memo.fmt import and_list, money, months, prob, share_of, tokens, users
+from mc_tco.report.memo.fmt import and_list, money, months, prob, prob_ci, share_of, tokens, users
 from mc_tco.report.memo.labels import plain
 from mc_tco.report.memo.one_page_budget import Budget, budget_lines, request_sentence
 from mc_tco.report.memo.one_page_risks import RISKS, risks
@@ -287,7 +287,8 @@ def _months(x: float, strategy: str) -> str:
 
 def _cell(quantity: str, v, strategy: str = "") -> str:
     if quantity in ("chance of beating the API", "never buys a server"):
-        return prob(v)
+        p, lo, hi = v  # its Monte Carlo interval where it changes the rounded reading
+        return prob_ci(p, lo, hi, short=True)
     if quantity == "expected NPV against the API":  # the mean ± its Monte Carlo half-width
         mean, lo, hi = v
         half = max(mean - lo, hi - mean)
@@ -403,7 +404,9 @@ def one_page_markdown(s: Summary, horizon_years: float = 4, heading: str = "##")
               "saves against the API, today's money (negative: it costs more); payback is the "
               "month the running total turns positive (discounted; simple: undiscounted), "
               "\"never\" when it does not within the horizon; a hybrid that never buys a "
-              "server is the API itself (\"no server\", NPV $0)." + dropped, ""]
+              "server is the API itself (\"no server\", NPV $0). A share or a chance is "
+              "given with its Monte Carlo interval in brackets where that interval changes "
+              "the rounded figure." + dropped, ""]
     lines += ["**What would change this**", ""]
     lines += [f"- {t}" for t in s.triggers]
     lines += ["", "**What data sovereignty would have to be worth**", "", s.sovereignty, "",

@@ -527,7 +527,7 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
     """Issue 24 points 2, 4 and 8: P10 / P50 / P90 in every money row, nominal and
     discounted labelled, simple payback beside the discounted one, "no server" where the
     hybrid buys none; the budget by year and the decision request from cash_by_year."""
-    from mc_tco.report.memo.fmt import money, months, prob
+    from mc_tco.report.memo.fmt import money, months, prob, prob_ci
 
     out, _, ds, _ = compared_memo
     page = (out / "summary.md").read_text()
@@ -544,7 +544,11 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
                 [_band(_q(ds.investment.sel(demand=d)), money) for d in pts]}
     for s in ("buy", "rent", "reserved", "hybrid"):
         want[f"cost a year (level, discounted): {s}"] = [_band(cost(s, d), money) for d in pts]
-        want[f"chance of beating the API: {s}"] = [prob(p(s, d)) for d in pts]
+        # with the stored interval where it changes the rounded figure
+        want[f"chance of beating the API: {s}"] = [
+            prob_ci(p(s, d), *ds.p_positive_ci.sel(target="saving>0", strategy=s,
+                                                   demand=d).values, short=True)
+            for d in pts]
     for s in ("buy", "hybrid"):
         sel = {"strategy": s}
         pay = (lambda x: "no server" if x == 0 else months(x)) if s == "hybrid" else months
@@ -567,8 +571,14 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
     for s in ("buy", "rent", "reserved", "hybrid"):
         want[f"expected 4-year NPV against the API (mean; the decision rule): {s}"] = [
             expected(s, d) for d in pts]
+    def none_share(d):  # the share and its scrambles' t interval, by hand (scipy's t)
+        x = (ds.hybrid_nodes.sel(demand=d) == 0).values.astype(float)
+        m_r = np.array([x[ds.sample.values % reps == r].mean() for r in range(reps)])
+        half = stats.t.ppf(0.975, reps - 1) * m_r.std(ddof=1) / np.sqrt(reps)
+        return prob_ci(x.mean(), x.mean() - half, x.mean() + half, short=True)
+
     want["share of scenarios where it never buys a server: hybrid"] = [
-        prob(float((ds.hybrid_nodes.sel(demand=d) == 0).mean())) for d in pts]
+        none_share(d) for d in pts]
     rows = {}
     for line in page.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
