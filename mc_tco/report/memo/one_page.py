@@ -307,11 +307,16 @@ CHART = "[[the summary's chart]]"
 
 def _outcome_words(o, same_means: str) -> str:
     """"it saves in ..% of the scenarios (..), spends the same in ..%, costs more in ..%"."""
-    parts = [f"saves money in {prob(o.saves.p)} of the scenarios assumed"
+    def share(sh) -> str:  # with its interval where that changes the rounded figure
+        return prob_ci(sh.p, sh.lower, sh.upper)
+
+    parts = [f"saves money in {share(o.saves)} of the scenarios assumed"
              + (f" ({money(o.mean_gain)} on average there)" if o.saves.k else "")]
-    if o.same.k:
-        parts.append(f"spends exactly what the API does in {prob(o.same.p)} ({same_means})")
-    parts.append(f"costs more in {prob(o.loses.p)}"
+    if o.same.k:  # (one pair of brackets: "58% (95% MC interval 57-59%; it buys ...)")
+        same = share(o.same)
+        same = f"{same[:-1]}; {same_means})" if same.endswith(")") else f"{same} ({same_means})"
+        parts.append(f"spends exactly what the API does in {same}")
+    parts.append(f"costs more in {share(o.loses)}"
                  + (f" ({money(-o.mean_loss)} more on average there)" if o.loses.k else ""))
     return and_list(parts)
 

@@ -622,14 +622,25 @@ def test_summary_is_first_and_every_number_traces_to_the_dataset(compared_memo):
     head = page.split("**Recommendation: ", 1)[1].split("\n")[0]
     o = ds.npv.sel(demand=5e11, strategy=side).values
     assert f"{money(mean[side])} (Monte Carlo interval" in head
-    assert f"saves money in {prob(float((o > 0).mean()))} of the scenarios" in head
-    assert f"costs more in {prob(float((o < 0).mean()))}" in head
+
+    def said(share: float, before: str, after: str = "") -> None:
+        """The share said as prob gives it, with an MC interval that holds it when there
+        is one ("33% (95% MC interval 32-34%)")."""
+        found = re.search(re.escape(before) + r" (\S+%)(?: \(95% MC interval (\d+)-(\d+)%"
+                          r"[;)])?" + re.escape(after), head)
+        assert found, (before, head)
+        assert found.group(1) == prob(share)
+        if found.group(2):
+            assert int(found.group(2)) <= round(100 * share) <= int(found.group(3))
+
+    said(float((o > 0).mean()), "saves money in", " of the scenarios")
+    said(float((o < 0).mean()), "costs more in")
     if choice == "api":
         assert head.startswith("Keep paying the API**")
     else:
         assert not head.startswith("Keep paying the API**")
     if side == "hybrid" and (o == 0).any():
-        assert f"spends exactly what the API does in {prob(float((o == 0).mean()))}" in head
+        said(float((o == 0).mean()), "spends exactly what the API does in")
     # what sovereignty would have to be worth: -saving a year of the option with the largest
     # expected NPV among those that keep every token in house (version 3: not the hybrid,
     # whose peaks go to the API)
