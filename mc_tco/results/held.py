@@ -5,9 +5,11 @@ The hybrid buys a node only where one pays for itself at the margin; where none 
 is the API itself: its payback 0 months, its peak cash need 0, its IRR NaN. Read over
 every scenario, "P(payback < 24 months)" then counts each of those as a payback (the
 hybrid at 500B tokens/month: 67.7%, of which 58 points are scenarios that buy nothing
-and so have nothing to pay back). :func:`mc_tco.results.targets.p_exceeds` leaves them
-out of these outputs' probabilities and says how many; the memo's time section reads its
-numbers over the scenarios that buy a server (:func:`mc_tco.decision.timeaxis.time_numbers`).
+and so have nothing to pay back); the API's are 0 in every scenario.
+:func:`mc_tco.results.targets.p_exceeds` and :func:`mc_tco.results.curves.cdf` leave them
+out of these outputs' probabilities and curves and say how many; the memo's time section,
+its payback figure and the terminal's payback table read the hybrid over the scenarios
+that buy a server (:mod:`mc_tco.decision.timeaxis`).
 
 Here, in the results layer, because the accessor's ``p_exceeds`` needs it and results may
 not import :mod:`mc_tco.decision` (which re-exports :func:`holds_server`).

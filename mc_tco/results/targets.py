@@ -68,10 +68,10 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
         P(target < x) instead of P(target > x).
     where_held : bool
         For an investment output (payback, peak cash need, IRR:
-        :data:`mc_tco.results.held.INVESTMENT_OUTPUTS`) of the hybrid, leave out the
-        scenarios in which it buys no server (it is then the API: payback 0 months, peak
-        cash need 0, nothing invested), as NaN rows are; ``no_server`` counts them. False:
-        every scenario, those with their 0.
+        :data:`mc_tco.results.held.INVESTMENT_OUTPUTS`), leave out the scenarios that buy
+        no server (the hybrid's where its rule buys none: it is then the API, payback 0
+        months, peak cash need 0; the API's, all of them), as NaN rows are;
+        ``no_server`` counts them. False: every scenario, those with their 0.
     **at
         Grid points (``demand="500B"``, ``strategy="buy"``), matched by
         :meth:`ResultsAccessor.point` (one tolerance; a value off the grid is refused).
@@ -83,8 +83,8 @@ def p_exceeds(ds: xr.Dataset, target: str, x: float | str, *, below: bool = Fals
         Over the target's dims without ``sample`` (and those selected): ``p`` (unit 1),
         ``p_ci`` (..., ci_bound; unit 1), ``fallback`` (bool: Wilson's interval),
         ``events``, ``rows`` (scenarios where the condition holds, and the rows counted:
-        not NaN, and with ``where_held`` not a hybrid without a server), ``no_server``
-        (the scenarios left out because the hybrid buys no server there; 0 elsewhere);
+        not NaN, and with ``where_held`` not a scenario without a server), ``no_server``
+        (the scenarios left out because they buy no server; 0 where none is);
         attrs ``target``, ``threshold``, ``side`` (``">"`` or ``"<"``), ``units`` (the
         target's), ``ci_prob`` (the interval's level, as ``p_beats``), ``method`` and
         the selected ``point``; ``samples``, the stored scenarios, NaN ones included (a
