@@ -80,6 +80,10 @@ def payback_figure(paid_back: xr.DataArray, strategies=("buy", "hybrid"),
     # the y axis up to the highest curve (not 100% when most scenarios never pay back)
     top = float(np.nanmax(paid_back.sel(strategy=list(strategies)).values)) * 100
     for s in strategies:
+        if held.get(s, 1.0) == 0.0:  # no scenario buys a server: no curve, no "never"
+            ax.plot([], [], color=COLORS[s], lw=2,
+                    label=f"{SHORT[s]}: no scenario buys a server (it is the API itself)")
+            continue
         share = paid_back.sel(strategy=s).values * 100
         never = 100 - share[-1]
         among = (f", the {prob(held[s])} of scenarios that buy a server" if s in held

@@ -155,6 +155,8 @@ def time_section(ctx) -> Section:
     held = {str(s): float(v) for s, v in zip(curves["strategy"].values,
                                              curves["held"].values, strict=True) if v < 1.0}
     among = "".join(
+        f" {VERB[s].capitalize()} buys no server in any scenario at this demand (it is the "
+        "API itself): it has no curve." if v == 0.0 else
         f" {VERB[s].capitalize()}'s curve is over the {prob(v)} of scenarios where it buys a "
         "server (in the others it is the API itself: nothing to pay back)."
         for s, v in held.items())
@@ -171,6 +173,7 @@ def time_section(ctx) -> Section:
         irr = (("left out (contradicts the NPV)" if not f.irr_agrees else f"{t.irr.value:.0%}")
                if math.isfinite(t.irr.value) else "n/a")
         who = VERB[s] if t.held is None or t.held.value >= 1.0 else (
+            f"{VERB[s]} (no scenario buys a server)" if t.held.value == 0.0 else
             f"{VERB[s]} (the {prob(t.held.value)} of scenarios where it buys a server)")
         rows.append([
             who, _months_short(t.payback.value), _months_short(f.simple_payback.value),
