@@ -300,6 +300,11 @@ def scatter(ds: xr.Dataset, target: str, *, strategy: str | None = None,
     y, point = target_at(ds, target, strategy, at)
     y = y.squeeze([d for d in y.dims if d != "sample"], drop=True)
     full = {**point, **({alt: strategy} if alt and strategy is not None else {})}
+    # an investment output's scenarios that buy no server (the hybrid's): not drawn, not
+    # winners, as p_exceeds leaves them out of p_win
+    left = no_server(ds, target, y, full)
+    if left is not None:
+        y = y.where(~left)
     x_thr = parse_amount(threshold, flag="threshold")
     names = [str(v) for v in ds["input"].values]
     score = conf = None

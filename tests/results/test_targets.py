@@ -291,3 +291,20 @@ def test_the_cumulative_curve_of_a_payback_leaves_out_the_hybrids_without_a_serv
     # the saving is untouched: a hybrid without a server saves exactly 0, a true value
     saving = ds.mc_tco.cdf("saving", [0], demand=demand)
     assert int(saving["rows"].sel(strategy="hybrid")) == held.size
+
+
+def test_the_scatter_of_a_payback_draws_only_the_hybrids_that_buy(result_files):
+    """``mc-tco scatter --target payback_months -s hybrid`` said "of 3,445 scenarios" (its
+    share from p_exceeds) but drew all 8,192, the no-server ones at 0 months."""
+    ds = open_results(result_files["default"])
+    demand = float(ds["demand"].sel(demand=5e11, method="nearest"))
+    held = ds["hybrid_nodes"].sel(demand=demand).values > 0
+    sc = ds.mc_tco.scatter("payback_months", strategy="hybrid", demand=demand,
+                           inputs=["node_price"], threshold=24)
+    y = sc["y"].values
+    assert np.isnan(y[~held]).all() and not np.isnan(y[held]).all()
+    assert not sc["wins"].values[~held].any()
+    assert int(sc["rows"]) == int((~np.isnan(y)).sum()) == int(held.sum())  # (inf: never)
+    # the saving keeps every scenario
+    assert np.isfinite(ds.mc_tco.scatter("saving", strategy="hybrid", demand=demand,
+                                         inputs=["node_price"])["y"].values).all()
