@@ -3,6 +3,8 @@ heat map (appendix)."""
 
 from __future__ import annotations
 
+import math
+
 import xarray as xr
 
 from mc_tco.decision.at_demand import indexed_demands
@@ -150,10 +152,18 @@ def section_drivers(ctx: MemoContext) -> Section:
     lo, hi = sw["swing_ci"].values
     swing = float(sw["swing"])
     direction = "raises" if swing > 0 else "lowers"
+    # its interval, as the caption's, a year: of the size where it keeps the swing's sign
+    if (lo > 0 and hi > 0) or (lo < 0 and hi < 0):
+        a, b = sorted((abs(12 * lo), abs(12 * hi)))
+        band = (f" ({ctx.level} bootstrap interval {money(a, digits=3)} to "
+                f"{money(b, ' a year', digits=3)})")
+    else:
+        band = (f" ({ctx.level} bootstrap interval of the change {money(12 * lo, digits=3)} "
+                f"to {money(12 * hi, ' a year', digits=3)}: it may not move it at all)")
     blocks: list[Block] = [Paragraph(
         f"The assumption that moves the gap between {VERB[s]} and the API most, in dollars, "
         f"is the {labels[top]}; from its low to its high end it {direction} the median "
-        f"saving of {VERB[s]} by {money(abs(12 * swing), ' a year', digits=3)}. The chart "
+        f"saving of {VERB[s]} by {money(abs(12 * swing), ' a year', digits=3)}{band}. The chart "
         "shows the twelve largest such swings; the variance-based ranking ("
         + ("Shapley effects, as the book correlates inputs" if ctx.ds.mc_tco.correlations
            else "Sobol' indices") + ") is in Appendix A."
@@ -179,18 +189,23 @@ def section_drivers(ctx: MemoContext) -> Section:
 
 def _appendix_pointers(ctx: MemoContext) -> str:
     """One plain sentence each for the appendix's analyses, with the EVPI at your demand."""
-    from mc_tco.decision.information import evpi_by_demand
+    from mc_tco.decision.information import evpi_by_demand, evpi_half_width, file_replicates
 
     d = ctx.demand
-    evpi = float(evpi_by_demand(ctx.ds).sel(demand=d))
+    curve = evpi_by_demand(ctx.ds, replicates=file_replicates(ctx.ds))
+    evpi = float(curve.sel(demand=d))
+    # with its Monte Carlo error, as Appendix C gives it (the scrambles' half-width)
+    half = float(evpi_half_width(curve).sel(demand=d))
+    err = (f" (± {money(12 * half, digits=2)}, {ctx.level} Monte Carlo error)"
+           if math.isfinite(half) and half > 0 else "")
     api_year = 12 * median_api_bill(ctx.ds, d)
     if evpi * 12 < 0.01 * api_year:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
-               f"{money(12 * evpi, ' a year', digits=3)} on average, under 1% of the API "
+               f"{money(12 * evpi, ' a year', digits=3)}{err} on average, under 1% of the API "
                "bill: no study or pilot can change this answer at this volume")
     else:
         voi = (f"knowing every assumption exactly before deciding would be worth about "
-               f"{money(12 * evpi, ' a year', digits=3)} on average "
+               f"{money(12 * evpi, ' a year', digits=3)}{err} on average "
                f"({prob(12 * evpi / api_year)} of the API bill), the ceiling on what any "
                "study or pilot can be worth; which measurement, if any, is worth its cost "
                "is said there")

@@ -782,3 +782,35 @@ def test_the_assumption_table_ranks_by_the_runs_index(compared_memo):
     first = float(r.table["shapley"].values[0])
     assert top["shapley"] == pytest.approx(first, rel=1e-5)  # (the CSV keeps 6 digits)
     assert f"1 ({first:.3f} ± " in table
+
+
+def test_the_drivers_numbers_carry_their_errors(compared_memo):
+    """"Which assumptions matter": the largest swing a year with its bootstrap interval
+    (the caption's, times 12), and the EVPI a year with the Monte Carlo error Appendix C
+    gives it (the scrambles' half-width, times 12); both were bare."""
+    from mc_tco.decision.information import evpi_by_demand, evpi_half_width, file_replicates
+    from mc_tco.report.memo.fmt import money
+
+    out, _, ds, _ = compared_memo
+    md = (out / "memo.md").read_text()
+    section = md.split("\n## Which assumptions matter\n", 1)[1].split("\n## ", 1)[0]
+    swing = re.search(r"by (\$[\d.,]+k?) a year \(95% bootstrap interval (\$[\d.,]+k?) to "
+                      r"(\$[\d.,]+k?) a year\)", section)
+    caption = re.search(r"\(95% bootstrap interval (-?\$[\d.,]+k?) to (-?\$[\d.,]+k?)\)\.",
+                        section)
+    if swing is None:  # an interval across 0 is said as the change's
+        assert "bootstrap interval of the change" in section
+    else:
+        assert caption is not None
+
+        def usd(text):
+            v = float(text.replace("$", "").replace(",", "").removesuffix("k"))
+            return v * (1e3 if text.endswith("k") else 1)
+
+        lo, hi = sorted(abs(12 * usd(c)) for c in caption.groups())
+        assert usd(swing.group(2)) == pytest.approx(lo, rel=0.02)
+        assert usd(swing.group(3)) == pytest.approx(hi, rel=0.02)
+    curve = evpi_by_demand(ds, replicates=file_replicates(ds))
+    d = 5e11
+    half = float(evpi_half_width(curve).sel(demand=d))
+    assert f"(± {money(12 * half, digits=2)}, 95% Monte Carlo error)" in section
