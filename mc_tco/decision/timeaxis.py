@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 from mc_tco.decision.shares import share_with_interval
-from mc_tco.results.held import holds_server
+from mc_tco.results.held import held_mask, holds_server
 from mc_tco.uncertainty.scrambles import quantiles_with_interval
 
 __all__ = ["BANDS", "Estimate", "TimeNumbers", "cash_bands", "holds_server", "median_ci",
@@ -198,19 +198,16 @@ def payback_shares(payback: xr.DataArray, horizon_months: int,
 
 
 def _over_held(ds: xr.Dataset, pay: xr.DataArray) -> tuple[xr.DataArray, dict]:
-    """``pay`` (sample, demand, strategy; grid demands) with NaN where a strategy that may
-    buy no server (:func:`holds_server`: the hybrid) buys none, and per such strategy its
-    mask (sample, demand: True where it buys one)."""
-    grid = [float(d) for d in np.atleast_1d(pay["demand"].values)]
+    """``pay`` (sample, strategy, and demand or a demand coordinate; grid demands) with NaN
+    where a strategy that may buy no server (:func:`held_mask`: the hybrid) buys none, and
+    per such strategy its mask (True where it buys one)."""
     held: dict[str, xr.DataArray] = {}
     for s in (str(v) for v in pay["strategy"].values):
-        found = [holds_server(ds, d, s) for d in grid]
-        masks = [m for m in found if m is not None]
-        if len(masks) < len(found):
+        mask = held_mask(ds, s)
+        if mask is None:
             continue
-        mask = xr.concat(masks, dim="demand") if "demand" in pay.dims else masks[0]
-        held[s] = mask
-        pay = xr.where((pay["strategy"] == s) & ~mask, np.nan, pay)
+        held[s] = mask = mask.sel(demand=pay["demand"])
+        pay = pay.where((pay["strategy"] != s) | mask)
     return pay, held
 
 

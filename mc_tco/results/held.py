@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import xarray as xr
 
-__all__ = ["INVESTMENT_OUTPUTS", "holds_server", "no_server"]
+__all__ = ["INVESTMENT_OUTPUTS", "held_mask", "holds_server", "no_server"]
 
 #: outputs of an investment: where the hybrid buys no server they are 0 (or NaN) by
 #: definition, not a payback in month 0 or a cash need of 0 that was earned
@@ -45,15 +45,19 @@ def _fleet(ds: xr.Dataset) -> xr.DataArray | None:
     return None
 
 
+def held_mask(ds: xr.Dataset, strategy: str) -> xr.DataArray | None:
+    """Per scenario and demand (sample, demand), whether ``strategy`` buys a server, for a
+    strategy that may buy none: the hybrid. None for the other strategies, and for a file
+    without the hybrid's fleet."""
+    return _fleet(ds) if strategy == MAY_BUY_NONE else None
+
+
 def holds_server(ds: xr.Dataset, demand: float, strategy: str) -> xr.DataArray | None:
-    """Per scenario, whether ``strategy`` buys a server at ``demand`` (a grid point), for a
-    strategy that may buy none: the hybrid (a hybrid with none is the API itself: its
-    payback 0, its peak cash need 0, its NPV 0). None for the other strategies, and for a
-    file without the hybrid's fleet."""
-    if strategy != MAY_BUY_NONE:
-        return None
-    fleet = _fleet(ds)
-    return None if fleet is None else fleet.sel(demand=demand)
+    """:func:`held_mask` at ``demand`` (a grid point): per scenario, whether ``strategy``
+    buys a server there (a hybrid with none is the API itself: its payback 0, its peak
+    cash need 0, its NPV 0)."""
+    mask = held_mask(ds, strategy)
+    return None if mask is None else mask.sel(demand=demand)
 
 
 def no_server(ds: xr.Dataset, target: str, y: xr.DataArray,
