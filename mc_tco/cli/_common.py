@@ -84,7 +84,7 @@ class Progress:
     The time left is the pace since the first report after the counted work started
     (the last ``done == 0``; the engine sends one as its sampling starts, the Shapley
     pass as it starts) times the work still to do: not since the label's first second (a
-    run's family check and Shapley effects come before its samples: at 3% of the samples
+    run's family check comes before its samples: at 3% of the samples
     it said ~290 s left of a 9 s stage), nor over the first report, whose block also
     paid the warm-up (at 2.3% of a 6 s family check it said ~79 s left). Until a second
     report at least :attr:`PACE_WINDOW` seconds after the first it says "time left not

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -44,9 +45,10 @@ def run(
     book : Book or path
         A loaded book (:func:`mc_tco.book.load_book`) or the path of one.
     progress : callable, optional
-        Called as ``progress(0, total)`` as the sampling starts (after the family check
-        and the Shapley effects), then ``progress(done, total)`` in base samples after
-        every chunk.
+        Called as ``progress(0, total)`` as the sampling starts (after the family check;
+        the Shapley effects come after the samples, beside the summaries, or before them
+        in an adaptive or a ``synchronous`` run), then ``progress(done, total)`` in base
+        samples after every chunk.
     scheduler : str or distributed.Client, optional
         Where the chunks run (see :func:`execute`); the numbers do not depend on it.
     out : path, optional
@@ -145,14 +147,20 @@ def execute(
         as it starts).
     shapley_progress : callable, optional
         ``progress(done, total)`` in model rows of the Shapley effects (``plan.shapley``;
-        ``progress(0, total)`` as they start).
+        ``progress(0, total)`` as they start). The pass runs on a thread of its own beside
+        the run's tail (the last rows written, the summaries, the independence check: one
+        core's work), or before the sampling where a step reads it (``target_halfwidth``)
+        or one thread is asked for (``scheduler="synchronous"``); the same numbers either
+        way.
     independence_check : bool
         As for :func:`run`.
     on_stage : callable, optional
         Called as ``on_stage(name, seconds)`` as each stage of the run ends: "family
-        check", "Shapley effects", "sampling" (the model on the design rows, the base rows
-        written), "independence check", "summaries" (indices, bands, the file completed);
-        only the stages the plan has.
+        check", "sampling" (the model on the design rows, the base rows written),
+        "independence check", "Shapley effects" (its own seconds, said once the run has
+        waited for it: it overlaps the stages before; first where it runs before the
+        sampling), "summaries" (indices, bands, the file completed); only the stages the
+        plan has.
 
     Ctrl-C and SIGTERM stop the run at any moment (:mod:`.interrupt`): the temporary
     file is removed, a previous results file stays as it was, and
@@ -206,9 +214,14 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
         extra = family if extra is None else with_extra(family, extra)
     with clock("sampling", last=False):  # (its first chunk: the shift, the Shapley cells)
         first, _, shift = evaluate_chunk(plan, *plan.first)
+    # the Shapley pass: beside the run's tail (below) where no step of the run reads it
+    # before its summaries are written, else (an adaptive run's steps rank by it; one
+    # thread asked for) before the sampling
+    late = plan.shapley and target_halfwidth is None and scheduler != "synchronous"
     # the independence check reads the run's base rows once they are written (below)
-    with clock("Shapley effects") if plan.shapley else contextlib.nullcontext():
-        extra = _dependence(plan, first, extra, shapley_progress, progress, scheduler)
+    with clock("Shapley effects") if plan.shapley and not late else contextlib.nullcontext():
+        extra = _dependence(plan, first, extra, shapley_progress, progress, scheduler,
+                            shapley=plan.shapley and not late)
     # (skipped by previews that do not show it: the browser app)
     independence = independence_check and plan.book.correlation is not None
     layout = cell_layout(plan, first) if target_halfwidth is not None else None
@@ -255,6 +268,9 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
                     on_step(step)
                 if step["converged"] or step["futile"]:  # futile: doubling cannot meet it
                     break
+            shapley = (stack.enter_context(_shapley_beside(plan, first, shapley_progress,
+                                                           progress, scheduler))
+                       if late else None)
             if store is not None:
                 store.close()
         plan = dataclasses.replace(plan, samples=done, requested_samples=plan.samples)
@@ -271,6 +287,7 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
             if independence:
                 with clock("independence check"):
                     extra = _independence(plan, base, extra, without)
+            extra = _joined(shapley, extra, clock)
             summary = with_extra(summary, extra)
             check()
             return base.merge(summary, join="exact", compat="override").assign_attrs(
@@ -285,6 +302,7 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
             if independence:
                 with clock("independence check"):
                     extra = _independence(plan, rows, extra, without)
+        extra = _joined(shapley, extra, clock)
         with clock("summaries", last=False):  # (and the file completed)
             store.add(with_extra(summary, extra))
             check()  # a signal swallowed on the way is raised here, before the rename
@@ -336,32 +354,100 @@ def _beside(plan: Plan) -> Iterator[Future]:
 
 def _dependence(plan: Plan, first: xr.Dataset, extra: xr.Dataset | None,
                 progress: Progress | None, sampling_progress: Progress | None = None,
-                scheduler: Any = None) -> xr.Dataset | None:
-    """The book's correlation matrices and the Shapley effects (the independence check
-    follows the sampling: :func:`_independence`).
-
-    Without a Shapley progress callback, the run's own ``progress`` is called with 0 base
-    samples done at each block of Shapley rows, so a caller that cancels by raising from
-    it (the browser app) can stop the Shapley pass too.
-    """
-    if progress is None and sampling_progress is not None:
-        def progress(done: int, total: int) -> None:
-            sampling_progress(0, plan.samples)
-
+                scheduler: Any = None, shapley: bool = True) -> xr.Dataset | None:
+    """The book's correlation matrices and (``shapley``) the Shapley effects (the
+    independence check follows the sampling: :func:`_independence`; the Shapley effects may
+    too: :func:`_shapley_beside`)."""
     # (imported only when used: a book without correlations needs neither)
     parts = []
     if plan.book.correlation is not None:
         from mc_tco.engine.dependence import correlation_dataset
 
         parts.append(correlation_dataset(plan))
-    if plan.shapley:
-        from mc_tco.engine.evaluate import _targets_array
-        from mc_tco.engine.shapley import shapley_dataset
-
-        _, cells = _targets_array(plan, first)
-        # the Shapley rows run on the driver's threads (one with --scheduler synchronous)
-        workers = 1 if scheduler == "synchronous" else max(1, os.cpu_count() or 1)
-        parts.append(shapley_dataset(plan, cells, progress, workers=workers))
+    if plan.shapley and shapley:
+        parts.append(_shapley(plan, first, progress, sampling_progress, scheduler, 0))
     for part in parts:
         extra = part if extra is None else with_extra(part, extra)
     return extra
+
+
+def _shapley(plan: Plan, first: xr.Dataset, progress: Progress | None,
+             sampling_progress: Progress | None, scheduler: Any, samples_done: int,
+             cancel: threading.Event | None = None) -> xr.Dataset:
+    """The Shapley effects of ``plan`` (:func:`.shapley.shapley_dataset`), the targets'
+    cells read off the run's first chunk ``first``.
+
+    Without a Shapley progress callback, the run's own ``progress`` is called with the
+    base samples done so far (``samples_done``) at each block of Shapley rows, so a caller
+    that cancels by raising from it (the browser app) can stop the Shapley pass too.
+    ``cancel``: once set, the pass stops at its next block (:class:`_Cancelled`).
+    """
+    from mc_tco.engine.evaluate import _targets_array
+    from mc_tco.engine.shapley import shapley_dataset
+
+    said = progress if progress is not None else (
+        None if sampling_progress is None
+        else lambda done, total: sampling_progress(samples_done, plan.samples))
+
+    def told(done: int, total: int) -> None:
+        if cancel is not None and cancel.is_set():
+            raise _Cancelled
+        if said is not None:
+            said(done, total)
+
+    _, cells = _targets_array(plan, first)
+    # the Shapley rows run on the driver's threads (one with --scheduler synchronous)
+    workers = 1 if scheduler == "synchronous" else max(1, os.cpu_count() or 1)
+    return shapley_dataset(plan, cells, told, workers=workers)
+
+
+class _Cancelled(Exception):
+    """The run stopped: the Shapley pass beside it stops too."""
+
+
+@contextlib.contextmanager
+def _shapley_beside(plan: Plan, first: xr.Dataset, progress: Progress | None,
+                    sampling_progress: Progress | None, scheduler: Any,
+                    ) -> Iterator[tuple[Future, list[float]]]:
+    """The Shapley effects of ``plan`` (:func:`_shapley`) evaluated on a thread of their
+    own, beside the run's tail: the future of their Dataset and, once it is done, its
+    seconds (:func:`_joined`).
+
+    The tail (the last rows written, the summaries, the independence check, the file
+    completed) runs mostly on one core; the Shapley pass keeps the other busy meanwhile.
+    (Before the sampling it ran on both cores, and the tail left one idle: about 1 s of
+    the default run's 10.) On leaving with an error of the run (or a signal), the pass
+    stops at its next block and is waited for; its own error is then dropped.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    cancel = threading.Event()
+    spent: list[float] = []
+
+    def timed() -> xr.Dataset:
+        start = time.monotonic()
+        ds = _shapley(plan, first, progress, sampling_progress, scheduler, plan.samples,
+                      cancel)
+        spent.append(time.monotonic() - start)
+        return ds
+
+    with ThreadPoolExecutor(1, thread_name_prefix="shapley") as pool:
+        future = pool.submit(timed)
+        try:
+            yield future, spent
+        except BaseException:
+            cancel.set()
+            raise
+
+
+def _joined(shapley: tuple[Future, list[float]] | None, extra: xr.Dataset | None,
+            clock: _Stages) -> xr.Dataset | None:
+    """``extra`` with the Shapley effects computed beside the run (:func:`_shapley_beside`),
+    waited for; their stage said with the pass's own seconds. ``None``: ``extra``."""
+    if shapley is None:
+        return extra
+    future, spent = shapley
+    part = future.result()
+    if clock.on_stage is not None:
+        clock.on_stage("Shapley effects", spent[0])
+    return part if extra is None else with_extra(part, extra)

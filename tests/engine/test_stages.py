@@ -32,7 +32,9 @@ def _book(tmp_path, correlated: bool):
 
 @pytest.mark.parametrize(("correlated", "family", "expected"), [
     (False, True, ["family check", "sampling", "summaries"]),
-    (True, False, ["Shapley effects", "sampling", "independence check", "summaries"]),
+    # (the Shapley pass runs beside the run's tail: said once it is joined, before the
+    # file is completed)
+    (True, False, ["sampling", "independence check", "Shapley effects", "summaries"]),
 ])
 def test_each_stage_is_said_once_in_order_as_it_ends(tmp_path, correlated, family, expected):
     said: list[tuple[str, float, float]] = []
@@ -48,7 +50,8 @@ def test_each_stage_is_said_once_in_order_as_it_ends(tmp_path, correlated, famil
     assert all(0 <= s <= at - start for _, s, at in said)
     ends = [at for _, _, at in said]
     assert ends == sorted(ends)
-    assert sum(s for _, s, _ in said) <= wall  # stages do not overlap
+    # stages do not overlap, but the Shapley pass, which runs beside the tail
+    assert sum(s for name, s, _ in said if name != "Shapley effects") <= wall
 
 
 def test_no_stage_is_said_for_a_run_that_fails(tmp_path):
@@ -99,11 +102,11 @@ def test_the_grown_chunk_is_stored_and_changes_only_the_last_bits(tmp_path):
 
 @pytest.mark.parametrize("correlated", [False, True])
 def test_the_sampling_progress_hears_nothing_done_as_the_samples_start(tmp_path, correlated):
-    """``progress(0, N)`` comes after the family check and the Shapley effects, before the
-    first chunk (and each of those passes starts with its own ``progress(0, total)``): the
-    terminal's time left counts from there (the article's run in
-    ``mc-tco report`` said ~270 s left of a 9 s stage, its family check counted as
-    sampling time)."""
+    """``progress(0, N)`` comes after the family check, before the first chunk (and each
+    pass starts with its own ``progress(0, total)``): the terminal's time left counts from
+    there (the article's run in ``mc-tco report`` said ~270 s left of a 9 s stage, its
+    family check counted as sampling time). The Shapley pass comes after the samples (it
+    runs beside the run's tail), so it never interrupts their progress."""
     calls: list[tuple[str, int, int]] = []
 
     def recorder(name):
@@ -119,10 +122,74 @@ def test_the_sampling_progress_hears_nothing_done_as_the_samples_start(tmp_path,
     assert family[0] == (0, family[0][1]) and family[-1][0] == family[-1][1] > 0
     first = names.index("sampling")
     assert calls[first] == ("sampling", 0, 256)
-    assert set(names[:first]) == ({"family", "shapley"} if correlated else {"family"})
-    assert set(names[first:]) == {"sampling"}
+    assert set(names[:first]) == {"family"}
+    sampled = [i for i, name in enumerate(names) if name == "sampling"]
+    assert set(names[first:sampled[-1] + 1]) == {"sampling"}
+    assert set(names[sampled[-1] + 1:]) == ({"shapley"} if correlated else set())
     if correlated:  # the Shapley pass too says nothing done as it starts
         shapley = [(d, t) for name, d, t in calls if name == "shapley"]
         assert shapley[0] == (0, shapley[-1][1]) and shapley[-1][0] == shapley[-1][1]
     done = [d for name, d, _ in calls if name == "sampling"]
     assert done == sorted(done) and done[-1] == 256 and done.count(0) == 1
+
+
+def test_the_shapley_pass_beside_the_tail_gives_the_same_effects(tmp_path):
+    """The Shapley pass runs beside the run's tail (threads) or before the sampling (one
+    thread, ``synchronous``, the order before issue 26): the same effects to the last
+    bit, the same file but for the order of its work."""
+    import numpy as np
+
+    plan = plan_run(_book(tmp_path, True), samples=256, shapley_permutations=32, seed=3)
+    with execute(plan, out=tmp_path / "beside.nc") as beside, \
+            execute(plan, out=tmp_path / "before.nc", scheduler="synchronous") as before:
+        for name in ("shapley", "shapley_conf", "S1", "ST", "p_positive", "y"):
+            np.testing.assert_array_equal(beside[name].values, before[name].values)
+        assert beside.attrs["shapley_method"] == before.attrs["shapley_method"]
+
+
+def test_an_error_of_the_shapley_pass_beside_the_tail_is_the_runs(tmp_path, monkeypatch):
+    """A Shapley pass that fails beside the tail fails the run: its error raised, no
+    results file left (the temporary file removed)."""
+    from mc_tco.engine import shapley
+    from mc_tco.errors import ModelError
+
+    def failing(*args, **kwargs):
+        raise ModelError("stages.toml: the Shapley rows failed")
+
+    monkeypatch.setattr(shapley, "shapley_dataset", failing)
+    plan = plan_run(_book(tmp_path, True), samples=64, shapley_permutations=16)
+    with pytest.raises(ModelError, match="Shapley rows failed"):
+        execute(plan, out=tmp_path / "r.nc")
+    assert not list(tmp_path.glob("r.nc*"))
+
+
+def test_an_error_of_the_tail_stops_the_shapley_pass_beside_it(tmp_path, monkeypatch):
+    """An error of the run's tail (here its independence check) stops the Shapley pass at
+    its next block instead of waiting for all of it; the tail's error is raised."""
+    import importlib
+    import threading
+
+    from mc_tco.engine import shapley
+
+    engine_run = importlib.import_module("mc_tco.engine.run")
+    started = threading.Event()
+    blocks: list[int] = []
+
+    def slow(done, total):  # the Shapley pass's progress: a block every 50 ms
+        blocks.append(done)
+        started.set()
+        time.sleep(0.05)
+
+    def failing(*args, **kwargs):
+        started.wait(10)
+        raise RuntimeError("the tail failed")
+
+    monkeypatch.setattr(engine_run, "_independence", failing)
+    monkeypatch.setattr(shapley, "MAX_ROWS", 64)  # blocks of 64 rows: 72 of them
+    plan = plan_run(_book(tmp_path, True), samples=64, shapley_permutations=512)
+    total = shapley.shapley_rows(plan)
+    assert total // 64 >= 70
+    with pytest.raises(RuntimeError, match="the tail failed"):
+        execute(plan, out=tmp_path / "r.nc", shapley_progress=slow)
+    assert blocks and blocks[-1] < total / 2  # stopped, not run out
+    assert not list(tmp_path.glob("r.nc*"))
