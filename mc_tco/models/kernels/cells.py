@@ -4,17 +4,23 @@ point (payback, peak cash, the irr, buy's fleet, storage, investment and cost co
 the hybrid's share served).
 
 :func:`.cell.cell` runs one demand at a time: 4.7 us a cell of the default book's base
-rows at its 46 demands, 1.8 of the default run's 17 CPU seconds (issue 26). Here a group
-of :data:`PB` demands runs each month together, in three passes over the months:
+rows at its 46 demands, 1.8 of the default run's 17 CPU seconds (issue 26). Here 1.8 us
+(4,096 rows at 46 demands: 0.86 -> 0.33 s, 0.13 s of it the irr): a group of :data:`PB`
+demands runs each month together, in three passes over the months:
 
-1. each demand's fleet for the busiest hour and the hybrid's size (:func:`.hybrid.n_star`),
-   by :func:`.cell.cell`'s own searches (the same whole numbers, one demand at a time: a
-   search is a loop of its own);
+1. each demand's fleet for the busiest hour and the hybrid's size, found as
+   :func:`.block.npv_block` finds them (from last month's where that is exact, the rule
+   skipped where no node can pay at the group's largest demand): :func:`.cell.cell`'s
+   whole numbers (its :func:`.hybrid.n_star` one demand at a time took 0.22 of those
+   0.86 s, this 0.06);
 2. the reserved terms' largest fleet (a term's need looks ahead to its last month);
 3. the costs, taxes, flows, paths and sums of the six strategies, each line
    :func:`.cell.cell`'s with its arithmetic in the same order (so the same numbers to the
    last bit), each in a loop over the group's demands with no branch LLVM cannot turn into
-   a select: 8 demands an AVX-512 instruction (:func:`.jit.jit`'s ``wide``).
+   a select, the group's state in one flat buffer at constant offsets, so that LLVM runs
+   the loops in SIMD lanes (``wide``, :func:`.jit.jit`'s 512-bit preference, changed
+   neither their speed nor their compile time on the AMD AVX-512 machine of 2026-12-06:
+   not set).
 
 The month-only factors are computed once a month for every demand (the resale factor's
 pow, the reserved term's price of a node). Rows whose purchases stop depreciating before
@@ -127,7 +133,7 @@ OUT = 93
 NST = OUT + NOUT
 
 
-@jit(wide=True)
+@jit
 def _fleets(V: np.ndarray, S: np.ndarray, dems: np.ndarray, need: np.ndarray,
             ns: np.ndarray) -> None:
     """Pass 1: each demand's fleet with spares ``need`` (months, PB) and the hybrid's size
@@ -408,7 +414,7 @@ def _path(st: np.ndarray, k: int, last: bool, d: float, d_ex: float, t: int,
                                    else payn)
 
 
-@jit(wide=True)
+@jit
 def _months(V: np.ndarray, S: np.ndarray, dems: np.ndarray, need: np.ndarray,
             ns: np.ndarray, nres: np.ndarray, t0: np.ndarray, inres: np.ndarray,
             st: np.ndarray, out: np.ndarray, flows: np.ndarray, paths: bool) -> None:
