@@ -21,10 +21,13 @@ grow by about the load over the cores; CPU seconds (user + sys) change less.
     python benchmarks/default_run.py --stages         # each stage's wall and CPU seconds
 
 ``--stages`` runs the default run in a fresh process that times its own stages
-(``mc_tco.engine.execute``'s ``on_stage``): imports, book, plan, Shapley effects, sampling
-(the model on the base and Saltelli design rows, the base rows written), independence
-check, summaries (indices with their scramble intervals, the file completed); wall and
-CPU seconds (all threads), so that a loaded machine's wall can be read against the CPU.
+(``mc_tco.engine.execute``'s ``on_stage``): imports, book, plan, sampling (the model on
+the base and Saltelli design rows, the base rows written), independence check, Shapley
+effects (on a thread of their own beside the run's tail since 2026-12-06: their own wall
+seconds, which overlap the stages before, and no CPU column), summaries (indices with
+their scramble intervals, the file completed); wall and CPU seconds (all threads: the
+Shapley pass's included where it overlaps), so that a loaded machine's wall can be read
+against the CPU.
 """
 
 from __future__ import annotations
@@ -114,7 +117,9 @@ for name, step in (("book", lambda: load_book(sys.argv[1])),
     book = result if name == "book" else book
 said = []
 engine_run.execute(result, out=sys.argv[2], on_stage=lambda name, s: said.append((name, s)))
-rows += [[name, s, spent[name]] for name, s in said]
+# (the Shapley pass beside the run's tail is said with its own seconds, not timed
+# by a clock of the main thread: no CPU of its own, it overlaps the stages before)
+rows += [[name, s, spent.get(name)] for name, s in said]
 print(json.dumps(rows))
 """
 
@@ -134,8 +139,10 @@ def stages(samples: int) -> None:
     print(f"\nstages of the default run at {samples} samples (load {load:.1f} before):")
     print(f"{'stage':22s} {'wall s':>8s} {'cpu s':>8s}")
     for name, w, c in rows:
-        print(f"{name:22s} {w:8.2f} {c:8.2f}")
-    print(f"{'total (process)':22s} {wall:8.2f} {sum(r[2] for r in rows):8.2f}")
+        cpu_s = f"{c:8.2f}" if c is not None else "  beside"  # (overlaps the stages above)
+        print(f"{name:22s} {w:8.2f} {cpu_s}")
+    print(f"{'total (process)':22s} {wall:8.2f} "
+          f"{sum(r[2] for r in rows if r[2] is not None):8.2f}")
 
 
 def main() -> None:
