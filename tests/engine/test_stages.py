@@ -135,16 +135,27 @@ def test_the_sampling_progress_hears_nothing_done_as_the_samples_start(tmp_path,
 
 def test_the_shapley_pass_beside_the_tail_gives_the_same_effects(tmp_path):
     """The Shapley pass runs beside the run's tail (threads) or before the sampling (one
-    thread, ``synchronous``, the order before issue 26): the same effects to the last
-    bit, the same file but for the order of its work."""
+    thread, ``synchronous``, the order before issue 26): the same effects, the same file
+    but for the order of its work.
+
+    The outputs are equal to the last bit; the indices within 1e-12 (relative): in a
+    test worker that had run other modules first, two of the effects once came out one
+    ulp apart (0.6487967287242932 against ...34), the same two every time in that
+    worker's state and never in a fresh process (a fresh ``mc-tco run`` gives the same
+    file as before this change, variable for variable)."""
     import numpy as np
 
     plan = plan_run(_book(tmp_path, True), samples=256, shapley_permutations=32, seed=3)
     with execute(plan, out=tmp_path / "beside.nc") as beside, \
             execute(plan, out=tmp_path / "before.nc", scheduler="synchronous") as before:
-        for name in ("shapley", "shapley_conf", "S1", "ST", "p_positive", "y"):
-            np.testing.assert_array_equal(beside[name].values, before[name].values)
+        for name in ("p_positive", "y"):
+            np.testing.assert_array_equal(beside[name].values, before[name].values,
+                                          err_msg=name)
+        for name in ("shapley", "shapley_conf", "S1", "ST"):
+            np.testing.assert_allclose(beside[name].values, before[name].values, rtol=1e-12,
+                                       atol=1e-15, err_msg=name)
         assert beside.attrs["shapley_method"] == before.attrs["shapley_method"]
+        assert beside.attrs["shapley_evaluations"] == before.attrs["shapley_evaluations"]
 
 
 def test_an_error_of_the_shapley_pass_beside_the_tail_is_the_runs(tmp_path, monkeypatch):
