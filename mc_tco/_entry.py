@@ -44,7 +44,25 @@ def main() -> None:
         store = sys.modules.get("mc_tco.results.store")
         # a write failed inside HDF5 (a full disk): HDF5's exit handler would crash closing
         # that file again (a segmentation fault after the one-line error): no exit hooks
-        quick_exit(exc.code, hooks=not (store is not None and store.hdf5_left_open))
+        quick_exit(_signalled(exc.code),
+                   hooks=not (store is not None and store.hdf5_left_open))
+
+
+def _signalled(code: str | int | None) -> str | int | None:
+    """The exit code of a command that ended with ``code``: 130 (143) where click said
+    "Aborted!" (exit 1) for a Ctrl-C (SIGTERM) that came while it was still choosing the
+    command (importing its module, parsing its options), before the command's own handling
+    of signals (:func:`mc_tco.cli._common.friendly`); a line says it, as that handling
+    would. (Seen in CI: a Ctrl-C 0.94 s into a run, once the imports had got faster.)"""
+    signals = interrupt.received()
+    if code != 1 or not signals:
+        return code
+    status = 128 + signals[0]
+    word = "terminated" if signals[0] == signal.SIGTERM else "interrupted"
+    files = interrupt.written()
+    what = f" after writing {', '.join(files)}" if files else "; nothing was written"
+    sys.stderr.write(f"mc-tco: {word}{what}\n")
+    return status
 
 
 def quick_exit(code: str | int | None, hooks: bool = True) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "check",
     "deferred",
     "install",
+    "received",
     "signal_point",
     "stop_on_signals",
     "written",
@@ -49,7 +50,7 @@ _written: list[str] = []
 #: (:func:`signal_point`) the process sends itself that signal. For tests only; it names a
 #: point and a signal, nothing else (no code, no file).
 TEST_SIGNAL = "MC_TCO_TEST_SIGNAL"
-TEST_POINTS = ("before-backup", "after-backup", "after-rename", "store-write")
+TEST_POINTS = ("before-backup", "after-backup", "after-rename", "store-write", "command")
 _TEST_SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL,
                  "SIGSTOP": signal.SIGSTOP}  # SIGSTOP: a test acts, then sends SIGCONT
 
@@ -178,6 +179,11 @@ def wrote(path: str | os.PathLike[str]) -> None:
     _written.append(str(path))
 
 
+def received() -> list[int]:
+    """The signals (SIGINT, SIGTERM) this process's handler has received so far."""
+    return list(_received)
+
+
 def written(clear: bool = False) -> list[str]:
     """The files this process has written since it began (or since ``clear=True``)."""
     files = list(_written)
@@ -187,7 +193,8 @@ def written(clear: bool = False) -> list[str]:
 
 
 def signal_point(name: str) -> None:
-    """A named point of the write path (:data:`TEST_POINTS`). Nothing happens unless the
+    """A named point of the write path (:data:`TEST_POINTS`; "command": as the command's
+    module is imported, before its own handling of signals). Nothing happens unless the
     environment variable :data:`TEST_SIGNAL` is ``<name>:<SIGINT|SIGTERM|SIGKILL|SIGSTOP>``: then
     the process sends itself that signal here, so a test can stop a write at exactly this
     point."""

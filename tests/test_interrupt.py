@@ -162,6 +162,25 @@ def test_ctrl_c_while_writing_keeps_the_previous_file(previous, small_book, poin
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_command_is_chosen_stops_it_as_ctrl_c_does(previous, small_book,
+                                                                      signum):
+    """A signal while click is still choosing the command (importing its module, before the
+    command's own handling of signals) ends it with 130 (143) and the usual line, not
+    click's "Aborted!" and exit 1 (CI, 2026-12-06: a Ctrl-C 0.94 s into a run, once the
+    imports had got faster, exited 1)."""
+    out, before = previous
+    proc, _ = start_run(out, samples=256, signal_at=f"command:{signal.Signals(signum).name}",
+                        book=small_book)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signum, stderr
+    word = b"interrupted" if signum == signal.SIGINT else b"terminated"
+    assert stderr.strip().splitlines()[-1] == b"mc-tco: " + word + b"; nothing was written"
+    assert b"Traceback" not in stderr
+    assert out.read_bytes() == before
+
+
+@pytest.mark.slow
 def test_ctrl_c_after_the_rename_completes_the_swap_and_says_so(previous, small_book):
     """From the rename over the results on, the swap finishes (the backup too) before the
     signal stops the process: the new state, and the message says the file was written."""

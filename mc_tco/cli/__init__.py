@@ -43,6 +43,9 @@ class _Commands(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.commands or cmd_name not in COMMANDS:
             return self.commands.get(cmd_name)
+        from mc_tco.interrupt import signal_point
+
+        signal_point("command")  # (tests: a signal before the command handles its own)
         command = getattr(importlib.import_module(COMMANDS[cmd_name]), cmd_name)
         assert isinstance(command, click.Command)
         return command
