@@ -50,8 +50,6 @@ from .cell import (
     IRR,
     NODES,
     NOUT,
-    NW,
-    NZ,
     PAY,
     PEAK,
     SPAY,
@@ -117,6 +115,8 @@ from .rows import (
     TOL,
     UTIL,
 )
+
+__all__ = ["cell_row"]
 
 # ---- a group's state vectors (offsets in units of PB): the scalars of :func:`.cell.cell`
 (NB_TOP, NB_PREV, NH_TOP, NH_PREV, PB_SUM, PH_SUM, RES_B, RES_H, HW_D, OWNS, TB1, TB3, TB5,
@@ -564,5 +564,3 @@ def cell_row(V: np.ndarray, S: np.ndarray, dems: np.ndarray, W: np.ndarray, Z: n
                 o[IRR + 1] = yearly_irr(flows[0, j], ex, st[LUMP * PB + j], IRR_GUESS)
                 o[IRR + 5] = yearly_irr(flows[1, j], ex, st[(LUMP + 4) * PB + j], IRR_GUESS)
 
-
-__all__ = ["NST", "NW", "NZ", "cell_row"]
