@@ -12,9 +12,29 @@ import sys
 
 from mc_tco import interrupt
 
+#: environment variables that set the threads of numpy's and scipy's BLAS (OpenBLAS);
+#: with none of them set, ``mc-tco`` asks for one (:func:`one_blas_thread`)
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread in this process (and the processes it starts), unless the user's
+    environment sets their number: set before numpy and scipy load OpenBLAS, which reads it
+    once.
+
+    The engine runs its own threads, one a core (the model's blocks, the Shapley pass);
+    its BLAS calls are small (a 46 x 46 Cholesky factor, the Sobol' sums' ``W @ F`` in each
+    block). With a pool of BLAS threads a core (numpy's OpenBLAS and scipy's, two pools),
+    each call woke them and they spun afterwards beside the engine's threads: 0.3-0.4 CPU s
+    and 50 MB of the default run, the same numbers to the last bit (gemm splits its output,
+    not its sums, among threads)."""
+    if not any(name in os.environ for name in BLAS_THREADS):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
 
 def main() -> None:
     interrupt.install()
+    one_blas_thread()
     # no garbage collection during the imports (numpy, scipy, xarray, ...: hundreds of
     # thousands of objects, none of them garbage, each collection walking them all), and
     # none of them walked by a collection after (frozen): 0.13-0.15 s of a command's start
