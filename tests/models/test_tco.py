@@ -490,3 +490,31 @@ def test_the_first_size_reaching_the_peak_follows_from_the_fleet():
             checked += 1
     assert not hybrid.peak_exact(1e9, 0.5) and not hybrid.peak_exact(float("nan"), 0.5)
     assert checked > 5000
+
+
+@pytest.mark.parametrize("demand", [tco.REPORT_DEMANDS, np.geomspace(1e9, 3e13, 23)])
+def test_the_npv_outputs_built_in_parts_are_the_whole_blocks_numbers(monkeypatch, demand):
+    """Asked for the npv's outputs alone, the model builds the rows' month vectors
+    ``NPV_ROWS`` at a time (kept in the cache for the kernel): the same numbers to the last
+    bit as one block of them all, also for the mean API price, whose sum runs over the
+    block's longest horizon (1-2 year and 4 year horizons mixed here), at few demands (the
+    rows in the lanes) and many (the demands in the lanes)."""
+    rng = np.random.default_rng(31)
+    # the 1-2 year horizons first, the first 40 of 18 months: a part of them alone has a
+    # longest horizon (18, not a multiple of 8) other than the block's (48), so the mean
+    # price's sum would group its months otherwise without the block's months
+    points = [finite(spread(rng)) for _ in range(150)] + [
+        finite(p) for p in analyst_points(150, seed=32)]
+    for p in points[:40]:
+        p["horizon_years"] = 1.5
+    ds = inputs_of(points, demand, outputs=sorted(tco.FAST | tco.PER_SAMPLE))
+    assert max(round(12 * p["horizon_years"]) for p in points) == 48
+    monkeypatch.setattr(tco, "NPV_ROWS", 10**9)
+    whole = tco.model(ds)
+    for size in (256, 37):
+        monkeypatch.setattr(tco, "NPV_ROWS", size)
+        parts = tco.model(ds)
+        assert list(parts.data_vars) == list(whole.data_vars)
+        for name in whole.data_vars:
+            np.testing.assert_array_equal(parts[name].values, whole[name].values,
+                                          err_msg=f"{name}, parts of {size}")

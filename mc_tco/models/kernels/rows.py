@@ -260,13 +260,17 @@ def _factors(X: np.ndarray, V: np.ndarray, S: np.ndarray) -> None:
 
 
 def row_factors(x: dict[str, np.ndarray], into: np.ndarray | None = None,
-                ) -> tuple[np.ndarray, np.ndarray]:
+                months: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Month vectors ``V`` and scalars ``S`` of every row of the input columns ``x``
     (:func:`_factors`). ``into``: a buffer whose first numbers become ``V`` when it holds
     enough (instead of new memory, whose pages the system faults in and zeroes: about 1.3
-    CPU s of the default run); ``V`` is then overwritten by the next call given it."""
+    CPU s of the default run); ``V`` is then overwritten by the next call given it.
+    ``months``: ``V``'s months less one (at least the rows' longest horizon; default that
+    horizon). The mean API price ``S[:, P_MEAN]`` sums a row's months with the zeros past its
+    horizon in groups of eight, so its last bits depend on ``months``: rows built in parts
+    give the numbers of the whole when each part is given the whole's."""
     n = x["node_price"].shape[0]
-    M = int(horizon_months(x).max(initial=1))
+    M = int(horizon_months(x).max(initial=1)) if months is None else months
     X = np.empty((NX, n))
     for k, name in enumerate(COLUMNS):
         X[k] = x[name]
