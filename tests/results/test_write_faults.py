@@ -337,3 +337,55 @@ def test_a_backup_that_cannot_be_renamed_does_not_say_nothing_was_written(tmp_pa
     write_results(xr.Dataset({"a": ("x", [3.0])}), out, backup=False)
     assert out.with_name("x.nc.bak").read_bytes() == first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.nc", "x.nc.bak", "y.nc"]
+
+
+def test_exchange_swaps_two_names_or_does_nothing(tmp_path):
+    """``renameat2(RENAME_EXCHANGE)``: both names kept, their files swapped; a missing name
+    is not an error but "not done" (the caller renames)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("new")
+    b.write_text("old")
+    if not io._exchange(a, b):
+        pytest.skip("no renameat2 exchange on this system or file system")
+    assert (a.read_text(), b.read_text()) == ("old", "new")
+    assert io._exchange(a, tmp_path / "missing") is False
+    assert a.read_text() == "old" and not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("exchange", [True, False])
+def test_replacing_results_swaps_names_instead_of_renaming_over_them(tmp_path, monkeypatch,
+                                                                     exchange):
+    """A results file that exists is exchanged with the new one (ext4 writes out a file
+    renamed over another inside the rename: 0.1-0.2 s for a default run's file), its
+    previous contents kept as .bak and no temporary name left; where no exchange can be
+    done, the rename over it gives the same files."""
+    out = tmp_path / "x.nc"
+    write_results(xr.Dataset({"a": ("x", [1.0])}), out)
+    write_results(xr.Dataset({"a": ("x", [2.0])}), out)  # (a .bak to replace too)
+    first = out.read_bytes()
+    real = os.replace
+    over = []
+
+    def replace(src, dst):
+        if Path(dst) == out:
+            over.append(src)
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    if not exchange:
+        monkeypatch.setattr(io, "_exchange", lambda a, b: False)
+    else:
+        probe = [tmp_path / "p1", tmp_path / "p2"]
+        for p in probe:
+            p.write_text(p.name)
+        done = io._exchange(*probe)
+        for p in probe:
+            p.unlink()
+        if not done:
+            pytest.skip("no renameat2 exchange on this system or file system")
+    write_results(xr.Dataset({"a": ("x", [3.0])}), out)
+    with xr.open_dataset(out, engine="h5netcdf") as ds:
+        assert float(ds["a"][0]) == 3.0
+    assert out.with_name("x.nc.bak").read_bytes() == first
+    assert clutter(tmp_path, {"x.nc", "x.nc.bak"}) == []
+    assert bool(over) != exchange  # renamed over x.nc only where there is no exchange
