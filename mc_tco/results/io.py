@@ -197,7 +197,9 @@ def _swap(tmp: str, path: Path, backup: bool) -> None:
     SIGTERM wait until the backup is in place too (:func:`mc_tco.interrupt.deferred`).
     An existing ``path`` is swapped with ``tmp`` (:func:`_exchange`, where it can be: no
     write-out inside the rename), whose name then holds the previous file until it is
-    removed here (its backup is its other name).
+    removed here (its backup is its other name); an existing backup likewise with the
+    backup-to-be (the previous file, perhaps written seconds ago by the previous run and
+    not yet on disk), whose name then holds the older backup until it is removed.
     """
     bak = path.with_name(path.name + ".bak")
     keep = None
@@ -217,8 +219,9 @@ def _swap(tmp: str, path: Path, backup: bool) -> None:
             interrupt.wrote(path)
             interrupt.signal_point("after-rename")
             if keep is not None:
-                try:
-                    os.replace(keep, bak)
+                try:  # (an older backup: exchanged too, then removed under keep's name)
+                    if not (bak.is_file() and _exchange(keep, bak)):
+                        os.replace(keep, bak)
                 except OSError as exc:  # left for the next writer (remove_stale_temp)
                     keep = None
                     raise WriteError(

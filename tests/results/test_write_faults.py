@@ -355,10 +355,11 @@ def test_exchange_swaps_two_names_or_does_nothing(tmp_path):
 @pytest.mark.parametrize("exchange", [True, False])
 def test_replacing_results_swaps_names_instead_of_renaming_over_them(tmp_path, monkeypatch,
                                                                      exchange):
-    """A results file that exists is exchanged with the new one (ext4 writes out a file
-    renamed over another inside the rename: 0.1-0.2 s for a default run's file), its
-    previous contents kept as .bak and no temporary name left; where no exchange can be
-    done, the rename over it gives the same files."""
+    """A results file that exists is exchanged with the new one, and the backup with the
+    previous file (ext4 writes out a file renamed over another inside the rename: 0.1-0.2
+    s for a default run's file): its previous contents kept as .bak, the older backup gone,
+    no temporary name left; where no exchange can be done, the renames over them give the
+    same files."""
     out = tmp_path / "x.nc"
     write_results(xr.Dataset({"a": ("x", [1.0])}), out)
     write_results(xr.Dataset({"a": ("x", [2.0])}), out)  # (a .bak to replace too)
@@ -367,8 +368,8 @@ def test_replacing_results_swaps_names_instead_of_renaming_over_them(tmp_path, m
     over = []
 
     def replace(src, dst):
-        if Path(dst) == out:
-            over.append(src)
+        if Path(dst) in (out, out.with_name("x.nc.bak")):
+            over.append(dst)
         real(src, dst)
 
     monkeypatch.setattr(os, "replace", replace)
@@ -388,4 +389,5 @@ def test_replacing_results_swaps_names_instead_of_renaming_over_them(tmp_path, m
         assert float(ds["a"][0]) == 3.0
     assert out.with_name("x.nc.bak").read_bytes() == first
     assert clutter(tmp_path, {"x.nc", "x.nc.bak"}) == []
-    assert bool(over) != exchange  # renamed over x.nc only where there is no exchange
+    # renamed over x.nc and x.nc.bak only where there is no exchange
+    assert over == ([] if exchange else [out, out.with_name("x.nc.bak")])
