@@ -302,7 +302,11 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
             if independence:
                 with clock("independence check"):
                     extra = _independence(plan, rows, extra, without)
-        extra = _joined(shapley, extra, clock)
+        if shapley is not None:  # the summaries written while the Shapley pass ends (the
+            # main thread waits for it there), then its effects: 0.1-0.15 s less after it
+            with clock("summaries", last=False):
+                store.add(with_extra(summary, extra))
+            summary, extra = _joined(shapley, None, clock), None
         with clock("summaries", last=False):  # (and the file completed)
             store.add(with_extra(summary, extra))
             check()  # a signal swallowed on the way is raised here, before the rename

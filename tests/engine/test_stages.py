@@ -156,6 +156,18 @@ def test_the_shapley_pass_beside_the_tail_gives_the_same_effects(tmp_path):
                                        atol=1e-15, err_msg=name)
         assert beside.attrs["shapley_method"] == before.attrs["shapley_method"]
         assert beside.attrs["shapley_evaluations"] == before.attrs["shapley_evaluations"]
+        # the file completed in two writes (the summaries while the pass beside ends, then
+        # its effects) is the one-write file: variables, their attrs and storage, the attrs
+        assert set(beside.variables) == set(before.variables)
+        stored = ("compression", "compression_opts", "shuffle", "fletcher32", "chunksizes")
+        for name in before.variables:
+            assert beside[name].attrs == before[name].attrs, name
+            assert beside[name].dims == before[name].dims, name
+            assert ({k: beside[name].encoding.get(k) for k in stored}
+                    == {k: before[name].encoding.get(k) for k in stored}), name
+        differ = {k for k in before.attrs if str(before.attrs[k]) != str(beside.attrs.get(k))}
+        assert set(beside.attrs) == set(before.attrs)
+        assert differ - {"created"} == {"scheduler"}  # (created: to the second)
 
 
 def test_an_error_of_the_shapley_pass_beside_the_tail_is_the_runs(tmp_path, monkeypatch):
@@ -204,3 +216,33 @@ def test_an_error_of_the_tail_stops_the_shapley_pass_beside_it(tmp_path, monkeyp
         execute(plan, out=tmp_path / "r.nc", shapley_progress=slow)
     assert blocks and blocks[-1] < total / 2  # stopped, not run out
     assert not list(tmp_path.glob("r.nc*"))
+
+
+def test_the_summaries_are_written_while_the_shapley_pass_beside_ends(tmp_path):
+    """With the Shapley pass beside the tail, the file is completed in two writes: the
+    summaries while the pass ends (the main thread only waits for it there), then its
+    effects; the pass's last progress call sees the summaries already in the file."""
+    import h5py
+
+    seen: list[bool] = []
+
+    def written() -> bool:
+        for path in tmp_path.glob(".r.nc.*.tmp"):
+            try:
+                with h5py.File(path, "r") as f:
+                    return "p_positive" in f and "shapley" not in f
+            except OSError:  # (being written this moment)
+                pass
+        return False
+
+    def last_block(done, total):
+        if done == total:  # the last block: wait (2 s at most) for the summaries' write
+            deadline = time.monotonic() + 2
+            while not written() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen.append(written())
+
+    plan = plan_run(_book(tmp_path, True), samples=64, shapley_permutations=16)
+    with execute(plan, out=tmp_path / "r.nc", shapley_progress=last_block) as ds:
+        assert "shapley" in ds and "p_positive" in ds
+    assert seen == [True]
