@@ -103,7 +103,9 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
         out.append(f"  wrote {path}")
     conf = f"{run.conf_level:.0%}"
     for t in targets:
-        prob, ci = ds["p_positive"].sel(target=f"{t}>0"), ds["p_positive_ci"].sel(target=f"{t}>0")
+        # (read once: each cell's selection of the file's lazy array read it again)
+        prob = ds["p_positive"].sel(target=f"{t}>0").load()
+        ci = ds["p_positive_ci"].sel(target=f"{t}>0").load()
         what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
         out.append("")
         out.append(f"P({what}), with its {conf} Monte Carlo interval")
@@ -114,8 +116,8 @@ def run_table(ds: xr.Dataset, path: str | None = None, elapsed: float | None = N
         out.append("")
         out.append(_independence_table(ds, targets, label, conf))
     for name in ds.mc_tco.distributions:
-        q = ds[f"{name}_quantile"]
-        never, never_ci = ds[f"{name}_p_never"], ds[f"{name}_p_never_ci"]
+        q = ds[f"{name}_quantile"].load()
+        never, never_ci = ds[f"{name}_p_never"].load(), ds[f"{name}_p_never_ci"].load()
         unit = q.attrs.get("units", "")
         report, _ = _report(ds)
         out.append("")
@@ -268,8 +270,8 @@ def _independence_table(ds: xr.Dataset, targets, label: str, conf: str) -> str:
     """P(target > 0) without the correlations, and the change they make (points)."""
     out = []
     for t in targets:
-        prob = ds["independent_p_positive"].sel(target=f"{t}>0")
-        change = ds["correlation_change_ci"].sel(target=f"{t}>0")
+        prob = ds["independent_p_positive"].sel(target=f"{t}>0").load()
+        change = ds["correlation_change_ci"].sel(target=f"{t}>0").load()
         what = "strategy beats the API" if label == "beats the API" else f"{t} > 0"
         out.append(f"Does the answer depend on the correlations? P({what}) with the inputs "
                    f"independent (same Sobol' points, first "
