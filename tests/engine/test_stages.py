@@ -246,3 +246,47 @@ def test_the_summaries_are_written_while_the_shapley_pass_beside_ends(tmp_path):
     with execute(plan, out=tmp_path / "r.nc", shapley_progress=last_block) as ds:
         assert "shapley" in ds and "p_positive" in ds
     assert seen == [True]
+
+
+def test_the_summaries_read_the_kept_targets_of_base_rows_too_large_to_keep(tmp_path,
+                                                                             monkeypatch):
+    """Base rows too large to keep in memory (the default run's 290 MB) keep their targets
+    alone while those are small (its 19 MB): the summaries and the independence check read
+    them instead of opening the file; the same file as read back from it."""
+    import importlib
+
+    import numpy as np
+
+    from mc_tco.results.store import BaseStore
+
+    engine_run = importlib.import_module("mc_tco.engine.run")
+    real_open, opened = BaseStore.open, []
+
+    def counted(self):
+        opened.append(self.path)
+        return real_open(self)
+
+    monkeypatch.setattr(BaseStore, "open", counted)
+    plan = plan_run(_book(tmp_path, True), samples=256, shapley_permutations=16, seed=5)
+    files = {}
+    # 40 bytes a base row (y, three inputs' values, the sample), 16 of them for y: with
+    # KEEP 6000 the 256 rows are too large to keep (10 kB), their targets are not (4 kB)
+    for keep, opens in ((0, 1), (6000, 0)):
+        monkeypatch.setattr(engine_run, "KEEP", keep)
+        files[keep] = tmp_path / f"keep{keep}.nc"
+        before = len(opened)
+        with execute(plan, out=files[keep]):
+            pass
+        assert len(opened) - before == opens, keep
+    import xarray as xr
+
+    with xr.open_dataset(files[0], engine="h5netcdf") as read, \
+            xr.open_dataset(files[6000], engine="h5netcdf") as kept:
+        assert set(read.variables) == set(kept.variables)
+        for name in read.variables:  # (the indices within 1e-12: see the test above)
+            if name in ("shapley", "shapley_conf", "S1", "ST"):
+                np.testing.assert_allclose(kept[name].values, read[name].values, rtol=1e-12,
+                                           atol=1e-15, err_msg=name)
+            else:
+                np.testing.assert_array_equal(kept[name].values, read[name].values,
+                                              err_msg=name)
