@@ -13,10 +13,10 @@ the scalar loop 0.86 s, the lanes 0.33 s (2.6x; without the irr 0.61 against 0.2
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
+from bench_timing import best
 from numba import njit
 
 from mc_tco.book import load_book
@@ -44,15 +44,6 @@ def scalar(V, S, dems, paths, want_irr, out):
                       no_cash)
 
 
-def _best(f, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=4096)
@@ -74,8 +65,8 @@ def main() -> None:
                               ("without the paths", False, False)):
         scalar(V[:2], S[:2], dems, paths, irr, a[:2])  # (compiled, or loaded, first)
         grid.grid(V[:2], S[:2], dems, paths, irr, b[:2])
-        t_s = _best(lambda: scalar(V, S, dems, paths, irr, a), args.repeats)  # noqa: B023
-        t_l = _best(lambda: grid.grid(V, S, dems, paths, irr, b), args.repeats)  # noqa: B023
+        t_s = best(lambda: scalar(V, S, dems, paths, irr, a), args.repeats)  # noqa: B023
+        t_l = best(lambda: grid.grid(V, S, dems, paths, irr, b), args.repeats)  # noqa: B023
         keep = slice(None) if paths else [i for i in range(cell.NOUT)
                                           if not cell.PAY <= i < cell.IRR]
         same = np.array_equal(a[:, :, keep], b[:, :, keep], equal_nan=True)

@@ -17,27 +17,18 @@ through the memory: ``--threads 2`` (the default) does the same.
 from __future__ import annotations
 
 import argparse
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
+from bench_timing import best
 
 from mc_tco.book import load_book
 from mc_tco.engine.plan import plan_run, report_grid
 from mc_tco.models import tco
 
 BOOK = Path(__file__).resolve().parent.parent / "distributions" / "deepseek-v4.1-flash.toml"
-
-
-def _best(f, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> None:
@@ -74,7 +65,7 @@ def main() -> None:
                     done = list(pool.map(lambda _: tco.model(ds), range(args.threads)))
                 got[size] = done[0]
 
-            times[size] = _best(calls, args.repeats)
+            times[size] = best(calls, args.repeats)
         tco.NPV_ROWS = parts
         same = np.array_equal(got[parts].saving.values, got[10**9].saving.values,
                               equal_nan=True)

@@ -18,6 +18,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from bench_timing import best
 from scipy import stats
 from scipy.stats import qmc
 
@@ -27,15 +28,6 @@ from mc_tco.distributions.families import U_MIN, ppf
 
 BOOK = Path(__file__).resolve().parent.parent / "distributions" / "deepseek-v4.1-flash.toml"
 OTHERS = [(0.3, 0.9), (2.5, 40.0), (40.0, 40.0), (1e4, 1e6)]
-
-
-def _best(f, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> None:
@@ -59,8 +51,8 @@ def main() -> None:
         t_table = time.perf_counter() - t
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
-            ts = _best(lambda dist=dist: dist.ppf(u), args.repeats)
-            tf = _best(lambda a=a, b=b: beta_ppf(a, b, u), args.repeats)
+            ts = best(lambda dist=dist: dist.ppf(u), args.repeats)
+            tf = best(lambda a=a, b=b: beta_ppf(a, b, u), args.repeats)
             diff = np.max(np.abs(beta_ppf(a, b, u) - dist.ppf(u)))
         with np.errstate(all="ignore"):
             todo = _solve(beta_table(a, b), u)[1].size
@@ -78,9 +70,9 @@ def main() -> None:
         parts = [u[k:k + size] for k in range(0, min(args.n, 2**15), size)]
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
-            ts = _best(lambda parts=parts: [inp.dist.ppf(p) for inp in perts for p in parts],
+            ts = best(lambda parts=parts: [inp.dist.ppf(p) for inp in perts for p in parts],
                        args.repeats)
-            tf = _best(lambda parts=parts: [ppf(inp.dist, p) for inp in perts for p in parts],
+            tf = best(lambda parts=parts: [ppf(inp.dist, p) for inp in perts for p in parts],
                        args.repeats)
         n = len(perts) * sum(p.size for p in parts)
         print(f"calls of {size} values (distributions.ppf, the book's 22 perts): scipy "
