@@ -319,7 +319,9 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
             # main thread waits for it there), then its effects: 0.1-0.15 s less after it
             with clock("summaries", last=False):
                 store.add(with_extra(summary, extra))
-            summary, extra = _joined(shapley, None, clock), None
+            effects = _joined(shapley, None, clock)
+            assert effects is not None  # (the pass's Dataset)
+            summary, extra = effects, None
         with clock("summaries", last=False):  # (and the file completed)
             store.add(with_extra(summary, extra))
             check()  # a signal swallowed on the way is raised here, before the rename
