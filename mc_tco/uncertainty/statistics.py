@@ -13,7 +13,6 @@ Sobol' design.
 
 from __future__ import annotations
 
-import warnings
 from typing import cast
 
 import numpy as np
@@ -250,11 +249,19 @@ def quantiles_with_never(
     nan = np.isnan(arr)
     # the NaN rule of p_positive: NaN samples are left out of the quantiles and of the
     # share "never" alike (sorted last as +inf would count them as "never")
-    with warnings.catch_warnings():  # an all-NaN cell is NaN, said below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        q = np.nanquantile(arr, list(quantiles), axis=0, method="inverted_cdf")
     na = nan.all(axis=0)
-    q = np.where(na[None], np.nan, q)
+    # a cell NaN everywhere (the API's break-even against itself) is NaN, and left out of
+    # nanquantile, which would warn "All-NaN slice": silencing that warning changed the
+    # process's warning filters (catch_warnings), which other threads of a run change too
+    # (a ppf's), and a filter restored by one thread could undo another's (the warning,
+    # raised as an error under pytest, failed a run beside its Shapley pass)
+    flat = arr.reshape(arr.shape[0], -1)
+    some = ~na.reshape(-1)
+    q = np.full((len(quantiles), flat.shape[1]), np.nan)
+    if some.any():
+        q[:, some] = np.nanquantile(flat[:, some], list(quantiles), axis=0,
+                                    method="inverted_cdf")
+    q = q.reshape(len(quantiles), *arr.shape[1:])
     rest = [d for d in values.dims if d != dim]
     coords = {d: values.coords[d] for d in rest if d in values.coords}
     if replicates > 1:

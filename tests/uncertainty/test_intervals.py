@@ -322,3 +322,35 @@ def test_stacked_targets_of_the_same_dims_are_those_of_the_general_case():
     np.testing.assert_array_equal(alike.sel(target="y>0"), np.where(y > 0, 1.0, 0.0))
     assert alike.dtype == np.float64 and not alike.attrs
     assert all(not alike[c].attrs for c in alike.coords)
+
+
+def test_quantiles_with_never_leave_the_warning_filters_alone(monkeypatch):
+    """A cell NaN everywhere (the API's break-even) is NaN without a warning to silence:
+    the quantiles no longer change the process's warning filters (``catch_warnings``), which
+    the threads of a run beside them (a ppf's) change too: a filter list restored by one
+    thread undid the other's, and the "All-NaN slice" warning, an error under pytest,
+    failed a run beside its Shapley pass (``.ci/newest``, 2026-12-06). The other cells are
+    numpy's ``nanquantile`` of them."""
+    import warnings
+
+    from mc_tco.uncertainty.statistics import quantiles_with_never
+
+    rng = np.random.default_rng(3)
+    values = rng.lognormal(size=(400, 3, 2))
+    values[:, 0, 0] = np.nan  # a cell NaN everywhere
+    values[::7, 1, 1] = np.nan  # some NaN samples
+    values[::5, 2, 0] = np.inf  # some "never"
+    da = xr.DataArray(values, dims=("sample", "demand", "strategy"),
+                      coords={"sample": np.arange(400)})
+
+    def no_filters(*args, **kwargs):
+        raise AssertionError("the warning filters were changed")
+
+    monkeypatch.setattr(warnings, "catch_warnings", no_filters)
+    res = quantiles_with_never(da, replicates=4)
+    q = res["quantiles"].transpose("quantile", "demand", "strategy").values
+    assert np.isnan(q[:, 0, 0]).all()
+    flat = values.reshape(400, -1)[:, 1:]
+    np.testing.assert_array_equal(
+        q.reshape(q.shape[0], -1)[:, 1:],
+        np.nanquantile(flat, list(res["quantile"].values), axis=0, method="inverted_cdf"))
