@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import qmc
+
+from mc_tco.quiet import ignoring
 
 __all__ = ["SaltelliDesign"]
 
@@ -93,9 +94,8 @@ class SaltelliDesign:
         engine = copy.deepcopy(_scrambled(2 * self.num_inputs, self.seed))
         if start:
             engine.fast_forward(start)
-        with warnings.catch_warnings():
-            # a chunk is a piece of a power-of-two run; the balance warning is about the whole
-            warnings.filterwarnings("ignore", "The balance properties", UserWarning)
+        # a chunk is a piece of a power-of-two run; the balance warning is about the whole
+        with ignoring("The balance properties", UserWarning):  # (mc_tco.quiet)
             return engine.random(stop - start)
 
     def rows(self, start: int, stop: int) -> np.ndarray:

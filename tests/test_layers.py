@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mc_tco"
 
 #: top-level names of mc_tco by layer; a module may import from its layer or lower ones
 LAYERS = [
-    {"errors", "interrupt", "_version"},
+    {"errors", "interrupt", "quiet", "_version"},
     {"distributions", "book"},
     {"design", "models"},
     {"sensitivity", "uncertainty"},

@@ -38,13 +38,14 @@ Tables are cached per ``(a, b)`` (:func:`beta_table`, a bounded LRU cache), ~0.5
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from scipy import special, stats
+
+from mc_tco.quiet import ignoring
 
 __all__ = ["DZ", "BetaTable", "beta_ppf", "beta_table"]
 
@@ -238,8 +239,7 @@ def _scipy_ppf(a: float, b: float, loc: float, scale: float) -> Callable:
     dist = stats.beta(a, b, loc=loc, scale=scale)
 
     def exact(u: np.ndarray) -> np.ndarray:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+        with ignoring("Error in function boost", RuntimeWarning):  # (mc_tco.quiet)
             return dist.ppf(u)
 
     return exact

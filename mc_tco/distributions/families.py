@@ -43,7 +43,6 @@ The beta-PERT of cost estimation (Malcolm et al. 1959; Vose 2008, ch. 9) with
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -58,6 +57,7 @@ from mc_tco.distributions.shape_families import (
     _check_ci_interval,
     location_scale,
 )
+from mc_tco.quiet import ignoring
 
 __all__ = ["FAMILIES", "U_MIN", "Family", "build_distribution"]
 
@@ -380,8 +380,7 @@ def beta_args(dist) -> tuple[float, float, float, float] | None:
 
 
 def _quiet_ppf(dist, u) -> np.ndarray:
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Error in function boost", RuntimeWarning)
+    with ignoring("Error in function boost", RuntimeWarning):  # (thread-safe: mc_tco.quiet)
         return np.asarray(dist.ppf(u), dtype=float)
 
 
