@@ -230,14 +230,11 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
         tmp = (stack.enter_context(atomic_path(out, backup=True, what="--out"))
                if out is not None else None)
         store: BaseStore | None = None
-        # the base rows, in memory without a file; with one, also kept in memory while
-        # they are small (then the summaries need not read the file back: :data:`KEEP`)
+        # the base rows, in memory without a file; with one, their targets and
+        # distributions alone (what the summaries and the independence check read), kept
+        # while they are small (then those need not open the file: :data:`KEEP`)
         bases: list[xr.Dataset] | None = []
         kept = 0
-        # else their targets and distributions alone, what the summaries and the
-        # independence check read, while those are small (:data:`KEEP`)
-        few: list[xr.Dataset] | None = [] if tmp is not None else None
-        few_kept = 0
         total: RunSums | None = None
         path: list[dict[str, Any]] = []
         done = 0
@@ -248,19 +245,14 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
                 for base, sums in evaluate_all(plan, shift, scheduler, progress, done, stage):
                     total = sums if total is None else total + sums
                     if bases is not None:
-                        kept += base.nbytes
+                        part = base if tmp is None else base[  # (the chunk's own arrays)
+                            [n for n in (*plan.targets, *plan.distributions)
+                             if n in base.data_vars]]
+                        kept += part.nbytes
                         if tmp is None or kept <= KEEP:
-                            bases.append(base)
+                            bases.append(part)
                         else:
                             bases = None  # too large to keep: the summaries read the file
-                    if few is not None:  # (the chunk's own arrays: no copy)
-                        part = base[[n for n in (*plan.targets, *plan.distributions)
-                                     if n in base.data_vars]]
-                        few_kept += part.nbytes
-                        if few_kept <= KEEP:
-                            few.append(part)
-                        else:
-                            few = None
                     if tmp is None:
                         continue
                     if store is None:
@@ -307,7 +299,6 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
             )
         assert store is not None and out is not None  # (created at the first chunk)
         with (contextlib.nullcontext(_concat(bases)) if bases is not None
-              else contextlib.nullcontext(_concat(few)) if few is not None
               else store.open()) as rows:
             with clock("summaries", last=False):
                 summary = with_path(summarize(plan, rows, total, scheduler), path,
@@ -330,11 +321,10 @@ def _execute(plan: Plan, progress: Progress | None, scheduler: Any, out: str | P
     return written
 
 
-#: bytes of base rows a run writing a file also keeps in memory for its summaries (a
-#: small run's: reading them back cost 0.03-0.1 s of a 1-2 s run); beyond, the summaries
-#: read the file block by block (bounded memory). Larger base rows (the default run's 290
-#: MB) keep their targets and distributions alone while those stay below it (the default
-#: run's 19 MB: opening the file and reading them back took 0.15-0.2 s of its tail)
+#: bytes of the base rows' targets and distributions a run writing a file also keeps in
+#: memory for its summaries and independence check (the default run's 19 MB of 290:
+#: opening the file and reading them back took 0.15-0.2 s of its tail; a small run's
+#: 0.03-0.1 s of 1-2 s); beyond, those read the file block by block (bounded memory)
 KEEP = 64 * 2**20
 
 

@@ -117,8 +117,8 @@ BREAKEVEN_REL = 1e-7
 ROW_BLOCK = 4096
 #: rows whose month vectors :func:`_fill` builds at once when the npv's outputs alone are
 #: asked for (13 vectors x 49 months x 8 bytes a row: 1.3 MB, in a core's cache). With the
-#: 4,096 rows of a block they went out to memory and back: npv and month vectors of 16,384
-#: default-book rows at the 6 report demands 0.169 -> 0.114 s (``benchmarks/model_speed.py``)
+#: 4,096 rows of a block they went out to memory and back (``benchmarks/npv_parts.py``:
+#: 16,384 default-book rows on two threads at the 6 report demands 0.142 -> 0.132 s)
 NPV_ROWS = 256
 
 REPORT_DEMANDS = [1e11, 3e11, 5e11, 1e12, 3e12]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import errno
+import functools
 import os
 import shutil
 import sys
@@ -168,24 +169,36 @@ def _exchange(a: str | Path, b: str | Path) -> bool:
     of every default run that replaces its previous results (290 MB just written), 0.11-0.14
     s against 0.05 s for an exchange and the old file's removal (``benchmarks/swap_speed.py``;
     with a backup the old file is not removed, only an older backup)."""
-    if not sys.platform.startswith("linux"):
+    renameat2 = _renameat2()
+    if renameat2 is None:
         return False
-    try:
-        import ctypes
-
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):  # (a C library without it: glibc < 2.28, musl < 1.2.?)
-        return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                          ctypes.c_uint]
-    renameat2.restype = ctypes.c_int
     at_cwd = -100  # AT_FDCWD: the names as given (absolute or from the working folder)
     if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
+    import ctypes
+
     err = ctypes.get_errno()
     if err in _NO_EXCHANGE:
         return False
     raise OSError(err, os.strerror(err), str(b))
+
+
+@functools.cache
+def _renameat2():
+    """The C library's ``renameat2`` (ctypes, looked up once), or None: not Linux, or a C
+    library without it (glibc before 2.28)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    return renameat2
 
 
 def _swap(tmp: str, path: Path, backup: bool) -> None:
