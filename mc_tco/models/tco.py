@@ -91,6 +91,7 @@ Choices where MODEL.md is ambiguous or silent, and why:
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -190,7 +191,7 @@ def _scratch(key: str, shape: tuple[int, ...]) -> np.ndarray:
     demands) no longer in new memory each call, whose pages the system faulted in and
     zeroed (system time of the default run 3.5 -> 1.4 CPU s in those two, load 7). Its
     contents are overwritten by the next call on the thread that asks for the same key."""
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     bufs = _local.__dict__.setdefault("bufs", {})
     buf = bufs.get(key)
     if buf is None or buf.size < size:
@@ -211,10 +212,10 @@ def _fill(out: dict[str, np.ndarray], sl: slice, x: dict[str, np.ndarray], deman
     last = int(rows.horizon_months(xs).max(initial=1))
     step = NPV_ROWS if not (want - FAST - PER_SAMPLE) else max(n, 1)
     parts = []
+    X = rows.input_matrix(xs)  # (each part's rows read in place)
     for lo in range(0, max(n, 1), step):  # (no rows: one empty part)
         m = min(step, n - lo)
-        part = xs if m == n else {k: v[lo:lo + m] for k, v in xs.items()}
-        V, S = rows.row_factors(part, _scratch("V", (m * rows.NV * (last + 1),)), months=last)
+        V, S = rows.factors_of(X, lo, m, last, _scratch("V", (m * rows.NV * (last + 1),)))
         if want & FAST:
             _npv_outputs(out, slice(sl.start + lo, sl.start + lo + m), V, S, demand, want)
         parts.append(S)
@@ -369,7 +370,7 @@ def model(inputs: xr.Dataset) -> xr.Dataset:
     # search's own (one compile of .block.npv_row, not one per array flag)
     demand = np.array(inputs["demand"].values, dtype=float)
     cash_demand = _report_demands(inputs)
-    x = {k: np.asarray(inputs[k].values, dtype=float).reshape(-1) for k in INPUTS}
+    x = {k: np.asarray(inputs.variables[k].values, dtype=float).reshape(-1) for k in INPUTS}
     _check_profile(x)
     n = len(x["node_price"])
     months = int(rows.horizon_months(x).max(initial=1))

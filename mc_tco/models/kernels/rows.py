@@ -193,13 +193,14 @@ def _sum(v: np.ndarray) -> float:
 
 
 @jit
-def _factors(X: np.ndarray, V: np.ndarray, S: np.ndarray) -> None:
-    """The month vectors ``V`` and scalars ``S`` of every row of the input matrix ``X``
-    (:data:`COLUMNS`, rows): MODEL.md's derived quantities, each written as numpy wrote
-    them over all rows (the same operations in the same order: the same numbers)."""
+def _factors(X: np.ndarray, lo: int, V: np.ndarray, S: np.ndarray) -> None:
+    """The month vectors ``V`` and scalars ``S`` of the rows ``lo .. lo + len(V) - 1`` of
+    the input matrix ``X`` (:data:`COLUMNS`, rows): MODEL.md's derived quantities, each
+    written as numpy wrote them over all rows (the same operations in the same order: the
+    same numbers)."""
     p = np.empty(NP)
-    for i in range(X.shape[1]):
-        x = X[:, i]
+    for i in range(V.shape[0]):
+        x = X[:, lo + i]
         T = max(1.0, np.rint(12.0 * x[X_HORIZON]))
         e_c, e_s = _ceil_tol(x[X_CANCEL]), _ceil_tol(x[X_STOP])
         ex = max(0.0, min(min(e_c, e_s), T))
@@ -271,17 +272,29 @@ def row_factors(x: dict[str, np.ndarray], into: np.ndarray | None = None,
     give the numbers of the whole when each part is given the whole's."""
     n = x["node_price"].shape[0]
     M = int(horizon_months(x).max(initial=1)) if months is None else months
-    X = np.empty((NX, n))
+    return factors_of(input_matrix(x), 0, n, M, into)
+
+
+def input_matrix(x: dict[str, np.ndarray]) -> np.ndarray:
+    """The input columns ``x`` as the kernel's matrix ``X`` (:data:`COLUMNS`, rows)."""
+    X = np.empty((NX, x["node_price"].shape[0]))
     for k, name in enumerate(COLUMNS):
         X[k] = x[name]
-    size = n * NV * (M + 1)
+    return X
+
+
+def factors_of(X: np.ndarray, lo: int, n: int, months: int,
+               into: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`row_factors` of the ``n`` rows from ``lo`` of the input matrix ``X``
+    (:func:`input_matrix`; a model call builds it once and its parts read it in place)."""
+    size = n * NV * (months + 1)
     if into is not None and into.size >= size:
-        V = into[:size].reshape(n, NV, M + 1)
+        V = into[:size].reshape(n, NV, months + 1)
     else:
-        V = np.empty((n, NV, M + 1))
+        V = np.empty((n, NV, months + 1))
     S = np.empty((n, NS))
-    _factors(X, V, S)
-    if M + 1 > 128:  # (:func:`_sum` adds as numpy does up to 128 numbers)
+    _factors(X, lo, V, S)
+    if months + 1 > 128:  # (:func:`_sum` adds as numpy does up to 128 numbers)
         S[:, P_MEAN] = V[:, PC].sum(axis=1) / S[:, T_]
     return V, S
 
