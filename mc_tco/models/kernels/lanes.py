@@ -11,9 +11,11 @@ per-row branch of that loop is a per-lane select:
   filled with its last month and a discount factor of 0, so that they add exactly 0 to
   every sum and leave every running maximum as it was;
 * the exit, ``before``, the staff, the hybrid's ``owns`` and its zero-demand case: selects;
-* the reserved terms (each term's largest need, which looks ahead): in a first pass
-  (:func:`.lanes_loop.needs`), forward the term start carried and the running largest need,
-  backward the term's largest need from its last month;
+* the reserved terms (each term's largest need, which looks ahead): where each term
+  starts and ends, its rent and the months in one, once a block (:func:`.lanes_loop.terms`:
+  no demand changes them); at each demand a first pass (:func:`.lanes_loop.needs`), forward
+  the running largest need beside the month's fleet, backward the term's largest need
+  from its last month;
 * the resale factor ``keep ** ((exit - t) / 12)`` of a month with a purchase: a scalar loop
   after the lanes' (a purchase is rare);
 * :func:`.hybrid.peak_exact` and the hybrid's skip test (no node can pay): the fast path
@@ -120,6 +122,7 @@ def npv_lanes(V: np.ndarray, S: np.ndarray, dems: np.ndarray, rows: np.ndarray,
         for j in range(L):
             blk[j] = rows[lo + min(j, cnt - 1)]
         tm = lp.load(V, S, blk, Vl, q)
+        lp.terms(tm, Vl, q, wk, cy)
         for jd in range(dems.shape[0]):
             lp.needs(dems[jd], tm, Vl, q, wk, top, cy, rb)
             lp.month_loop(dems[jd], tm, Vl, q, wk, st)

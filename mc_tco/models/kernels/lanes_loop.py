@@ -1,7 +1,9 @@
 """The month loops of :mod:`.lanes` (a block of :data:`L` rows at one demand) and the
-layout of their buffers: :func:`needs`, the first pass (each month's fleet, the hybrid's
-first size reaching the peak, the reserved terms), and :func:`month_loop`,
-:func:`.npv.npv_cell`'s month loop with the rows in the lanes.
+layout of their buffers: :func:`terms`, once a block (the reserved terms: where each
+starts and ends, its rent, the months in one), :func:`needs`, the first pass at a demand
+(each month's fleet, the hybrid's first size reaching the peak, each term's largest
+need), and :func:`month_loop`, :func:`.npv.npv_cell`'s month loop with the rows in the
+lanes.
 
 Every buffer is lane-major: a quantity of the block is :data:`L` consecutive floats, at an
 offset (in units of ``L``) named below; the month vectors ``Vl`` at ``(t NV + k) L`` and
@@ -77,9 +79,10 @@ NQ = 29
 MB, MS, MR, MH = range(26, 42, 4)
 NST = 42
 # ---- the first pass's months (offsets (t * NWK + k) * L): need, the hybrid's first size
-# reaching the peak, the reserved term's need, its node rent, in a term
-WNEED, WNA, WNRES, WRT0, WIN = range(5)
-NWK = 5
+# reaching the peak, the reserved term's need (at a demand: :func:`needs`); its node rent,
+# in a term, the term's first month, its last (the block's: :func:`terms`)
+WNEED, WNA, WNRES, WRT0, WIN, WFIRST, WLAST = range(7)
+NWK = 7
 
 
 @jit(inline="always")
@@ -144,13 +147,54 @@ def load(V: np.ndarray, S: np.ndarray, blk: np.ndarray, Vl: np.ndarray,
 
 
 @jit(wide=True)
+def terms(tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray, cy: np.ndarray) -> None:
+    """The reserved terms of the block (:func:`.npv.fleet`'s loop, what no demand changes),
+    into ``wk``: each month's term start ``s`` (terms of ``term`` months from ``start``
+    while ``s < exit``, the last cut at the horizon) carried forward, whether the month
+    starts a term, the rent of the term's first month, whether the month is in a term;
+    backward, whether it ends one. Once a block: :func:`needs` reads them at each demand."""
+    for j in range(L):
+        cy[L + j] = 0.0
+        cy[3 * L + j] = q[QSTART * L + j]
+    for t in range(tm):
+        o, w, tf = t * NV * L, t * NWK * L, float(t)
+        for j in range(L):
+            s0, term = q[QSTART * L + j], q[QTERM * L + j]
+            ts = cy[3 * L + j]  # (from t = start on: start + term floor((t - start) / term))
+            ts = ts + term if tf >= ts + term else ts
+            cy[3 * L + j] = ts
+            first = tf == ts
+            rent = Vl[o + RN * L + j] if first else cy[L + j]
+            cy[L + j] = rent
+            wk[w + WRT0 * L + j] = rent
+            wk[w + WFIRST * L + j] = 1.0 if first else 0.0
+            wk[w + WIN * L + j] = 1.0 if ((tf >= s0) & (ts < q[QEX * L + j])
+                                          & (tf < q[QT * L + j])) else 0.0
+    for r in range(tm):  # (unsigned indices: no wraparound test in a descending loop)
+        t = tm - 1 - r
+        w, tf = t * NWK * L, float(t)
+        for j in range(L):
+            term = q[QTERM * L + j]
+            ts = cy[3 * L + j]  # (back to the term start holding t, from t = start on)
+            ts = ts - term if tf < ts else ts
+            cy[3 * L + j] = ts
+            last = (tf == ts + term - 1.0) | (tf == q[QT * L + j] - 1.0)
+            wk[np.uint64(w + WLAST * L + j)] = 1.0 if last else 0.0
+
+
+@jit(wide=True)
 def needs(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
            top: np.ndarray, cy: np.ndarray, rb: np.ndarray) -> None:
     """:func:`.npv.fleet` of the block at ``dem``: each month's need and the hybrid's first
-    size reaching the peak (lanes), then the reserved terms (per lane) into ``wk``; each
-    row's largest need before exit (owned's fleet) into ``top``."""
+    size reaching the peak (lanes) and, in the same pass, the running largest need of the
+    month's reserved term (the terms: :func:`terms`); backward, each term's largest need
+    (the running one at its last month) into ``wk``; each row's largest need before exit
+    (owned's fleet) into ``top``."""
+    for j in range(L):
+        top[j] = 0.0
+        cy[j] = cy[2 * L + j] = 0.0
     for t in range(tm):
-        o, w = t * NV * L, t * NWK * L
+        o, w, tf = t * NV * L, t * NWK * L, float(t)
         inexact = 0
         for j in range(L):
             x = dem * Vl[o + DU * L + j] * q[QA * L + j] / (
@@ -168,42 +212,18 @@ def needs(dem: float, tm: int, Vl: np.ndarray, q: np.ndarray, wk: np.ndarray,
                 wk[w + WNA * L + j] = _first(x, q[QE1 * L + j], q[QINV * L + j],
                                              q[QBETA * L + j], q[QCAPQ * L + j],
                                              q[QFLOOR * L + j], q[QIES * L + j])
-    # the reserved terms (:func:`.npv.fleet`'s loop): each month's term start ``s`` (terms
-    # of ``term`` months from ``start`` while ``s < exit``, the last cut at the horizon);
-    # forward, the running largest need of its term and the rent of its first month;
-    # backward, the term's largest need (the running one at its last month)
-    for j in range(L):
-        top[j] = 0.0
-        cy[j] = cy[L + j] = cy[2 * L + j] = 0.0
-        cy[3 * L + j] = q[QSTART * L + j]
-    for t in range(tm):
-        o, w, tf = t * NV * L, t * NWK * L, float(t)
         for j in range(L):
-            s0, term = q[QSTART * L + j], q[QTERM * L + j]
-            ts = cy[3 * L + j]  # (from t = start on: start + term floor((t - start) / term))
-            ts = ts + term if tf >= ts + term else ts
-            cy[3 * L + j] = ts
             need = wk[w + WNEED * L + j]
-            first = tf == ts
-            run = need if first else max(cy[j], need)
-            rent = Vl[o + RN * L + j] if first else cy[L + j]
+            run = need if wk[w + WFIRST * L + j] > 0.0 else max(cy[j], need)
             cy[j] = run
-            cy[L + j] = rent
             rb[t * L + j] = run
-            wk[w + WRT0 * L + j] = rent
-            wk[w + WIN * L + j] = 1.0 if ((tf >= s0) & (ts < q[QEX * L + j])
-                                          & (tf < q[QT * L + j])) else 0.0
             top[j] = max(top[j], need) if tf < q[QEX * L + j] else top[j]
     for r in range(tm):  # (unsigned indices: no wraparound test in a descending loop)
         t = tm - 1 - r
-        w, tf = t * NWK * L, float(t)
+        w = t * NWK * L
         for j in range(L):
-            term = q[QTERM * L + j]
-            ts = cy[3 * L + j]  # (back to the term start holding t, from t = start on)
-            ts = ts - term if tf < ts else ts
-            cy[3 * L + j] = ts
-            last = (tf == ts + term - 1.0) | (tf == q[QT * L + j] - 1.0)
-            most = rb[np.uint64(t * L + j)] if last else cy[2 * L + j]
+            most = (rb[np.uint64(t * L + j)] if wk[np.uint64(w + WLAST * L + j)] > 0.0
+                    else cy[2 * L + j])
             cy[2 * L + j] = most
             wk[np.uint64(w + WNRES * L + j)] = (most if wk[np.uint64(w + WIN * L + j)] > 0.0
                                                 else 0.0)
