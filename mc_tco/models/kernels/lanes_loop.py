@@ -83,6 +83,9 @@ NST = 42
 # in a term, the term's first month, its last (the block's: :func:`terms`)
 WNEED, WNA, WNRES, WRT0, WIN, WFIRST, WLAST = range(7)
 NWK = 7
+# ---- the carried lane values ``cy`` (4 L): at a demand (:func:`needs`) the running largest
+# need (offset 0) and a term's largest need going back (2 L); once a block (:func:`terms`)
+# the rent of the term's first month (L) and the term start (3 L)
 
 
 @jit(inline="always")
