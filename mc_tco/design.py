@@ -15,24 +15,13 @@ chunk needs no shipped inputs and the design does not depend on the chunking.
 
 from __future__ import annotations
 
-import copy
-import functools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import qmc
 
-from mc_tco.quiet import ignoring
+from mc_tco.sobol_points import ScrambledSobol
 
 __all__ = ["SaltelliDesign"]
-
-
-@functools.lru_cache(maxsize=128)
-def _scrambled(dims: int, seed: int) -> qmc.Sobol:
-    """A fresh scrambled Sobol' engine, kept as a template: a chunk takes a copy (the
-    scrambling of the direction numbers, ~5 ms at 60 dims, is done once per scramble,
-    not once per chunk; a copy gives the same points as a new engine)."""
-    return qmc.Sobol(d=dims, scramble=True, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -44,7 +33,8 @@ class SaltelliDesign:
     num_inputs : int
         Number of sampled columns ``D``.
     seed : int
-        Seed of the scrambling (``scipy.stats.qmc.Sobol(seed=...)``, as SALib passes it).
+        Seed of the scrambling (``scipy.stats.qmc.Sobol(seed=...)``, as SALib passes it;
+        the same points from :mod:`mc_tco.sobol_points`).
     groups : tuple of int, optional
         Factor of each column (``groups[j]`` in ``0..K-1``); by default each column is its
         own factor. With groups, ``AB^(k)`` swaps every column of group ``k`` (as SALib).
@@ -90,13 +80,10 @@ class SaltelliDesign:
         return 2 * k + 2 if self.second_order else k + 2
 
     def base(self, start: int, stop: int) -> np.ndarray:
-        """Points ``start .. stop-1`` of the scrambled Sobol' sequence, shape (n, 2D)."""
-        engine = copy.deepcopy(_scrambled(2 * self.num_inputs, self.seed))
-        if start:
-            engine.fast_forward(start)
-        # a chunk is a piece of a power-of-two run; the balance warning is about the whole
-        with ignoring("The balance properties", UserWarning):  # (mc_tco.quiet)
-            return engine.random(stop - start)
+        """Points ``start .. stop-1`` of the scrambled Sobol' sequence, shape (n, 2D):
+        ``scipy.stats.qmc.Sobol(2D, scramble=True, seed=seed)``'s, fast-forwarded to
+        ``start`` (:class:`mc_tco.sobol_points.ScrambledSobol`, bit for bit)."""
+        return ScrambledSobol(2 * self.num_inputs, self.seed).points(start, stop)
 
     def rows(self, start: int, stop: int) -> np.ndarray:
         """Design rows of base samples ``start .. stop-1``.

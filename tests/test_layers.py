@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mc_tco"
 LAYERS = [
     {"errors", "interrupt", "quiet", "_version"},
     {"distributions", "book"},
-    {"design", "models"},
+    {"design", "sobol_points", "models"},
     {"sensitivity", "uncertainty"},
     {"engine", "results"},
     {"decision"},

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from mc_tco.quiet import ignoring
 
@@ -236,7 +236,9 @@ def beta_ppf(
 def _scipy_ppf(a: float, b: float, loc: float, scale: float) -> Callable:
     """scipy's beta ppf, without boost's warning that its root finding gave up (see
     :func:`mc_tco.distributions.families.ppf`)."""
-    dist = stats.beta(a, b, loc=loc, scale=scale)
+    from mc_tco.distributions.frozen import Frozen  # (scipy's numbers, no scipy.stats)
+
+    dist = Frozen("beta", a, b, loc=loc, scale=scale)
 
     def exact(u: np.ndarray) -> np.ndarray:
         with ignoring("Error in function boost", RuntimeWarning):  # (mc_tco.quiet)

@@ -30,11 +30,10 @@ import math
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from mc_tco.distributions.family_base import Family, FieldProblem, _need
 
-__all__ = ["EMPIRICAL", "MAX_DATA_BYTES", "EmpiricalGen", "Sample", "read_column",
+__all__ = ["EMPIRICAL", "MAX_DATA_BYTES", "Sample", "read_column",
            "read_named_column"]
 
 #: largest data file read (64 MB: some millions of numbers)
@@ -191,67 +190,6 @@ def read_named_column(path: str | Path, column: str | None,
     return label, np.asarray(values, dtype=float)
 
 
-class EmpiricalGen(stats.rv_continuous):
-    """The distribution whose quantile function interpolates sorted values linearly.
-
-    ``ppf`` is numpy's ``"linear"`` quantile of the values (module docstring); ``cdf``
-    its inverse; ``pdf`` ``1 / ((n - 1) (x_{i+1} - x_i))`` on each gap (tied values are
-    atoms, where the density is not defined).
-    """
-
-    def __init__(self, values, *args, **kwargs):
-        xs = values.values if isinstance(values, Sample) else np.sort(np.asarray(values, float))
-        self._values = values
-        self._xs = xs
-        kwargs["a"] = float(xs[0])
-        kwargs["b"] = float(xs[-1])
-        kwargs.setdefault("name", "empirical")
-        super().__init__(*args, **kwargs)
-
-    def _ppf(self, u):
-        xs = self._xs
-        n = xs.size
-        h = (n - 1) * np.asarray(u, dtype=float)
-        i = np.clip(np.floor(h), 0, n - 2).astype(np.intp)
-        t = h - i
-        a, b = xs[i], xs[i + 1]
-        diff = b - a
-        # numpy's _lerp: from the nearer end, so that Q is monotone and exact at the ends
-        return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
-
-    def _cdf(self, x):
-        xs = self._xs
-        n = xs.size
-        x = np.asarray(x, dtype=float)
-        i = np.clip(np.searchsorted(xs, x, side="right") - 1, 0, n - 2)
-        a, b = xs[i], xs[i + 1]
-        gap = b - a
-        frac = np.where(gap > 0, (x - a) / np.where(gap > 0, gap, 1.0), 1.0)
-        return np.where(x >= xs[-1], 1.0, np.clip((i + np.clip(frac, 0, 1)) / (n - 1), 0, 1))
-
-    def _pdf(self, x):
-        xs = self._xs
-        n = xs.size
-        x = np.asarray(x, dtype=float)
-        i = np.clip(np.searchsorted(xs, x, side="right") - 1, 0, n - 2)
-        gap = xs[i + 1] - xs[i]
-        inside = (x >= xs[0]) & (x <= xs[-1]) & (gap > 0)
-        return np.where(inside, 1.0 / ((n - 1) * np.where(gap > 0, gap, 1.0)), 0.0)
-
-    def _munp(self, k):
-        a, b = self._xs[:-1], self._xs[1:]
-        gap = b - a
-        with np.errstate(all="ignore"):
-            seg = np.where(gap > 0, (b ** (k + 1) - a ** (k + 1))
-                           / ((k + 1) * np.where(gap > 0, gap, 1.0)), a**k)
-        return float(np.mean(seg))
-
-    def _updated_ctor_param(self):
-        dct = super()._updated_ctor_param()
-        dct["values"] = self._values
-        return dct
-
-
 def _check_empirical(p: dict) -> None:
     _need("_data" in p, "file", "the empirical input's file was not read; load it through a "
           "book (mc_tco.book.load_book), which reads the file next to the book")
@@ -265,7 +203,17 @@ def _check_empirical(p: dict) -> None:
 
 
 def _empirical(p: dict):
+    from mc_tco.distributions.empirical_gen import EmpiricalGen  # (imports scipy.stats)
+
     return EmpiricalGen(p["_data"])()
+
+
+def __getattr__(name: str):
+    if name == "EmpiricalGen":  # (in its own module: it subclasses scipy.stats' generator)
+        from mc_tco.distributions.empirical_gen import EmpiricalGen
+
+        return EmpiricalGen
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 EMPIRICAL = Family(

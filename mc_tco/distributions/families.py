@@ -46,11 +46,11 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from mc_tco.distributions.beta_ppf import beta_ppf
 from mc_tco.distributions.empirical import EMPIRICAL
 from mc_tco.distributions.family_base import MAX_SHAPE, Family, FieldProblem, _need
+from mc_tco.distributions.frozen import Frozen, frozen, scipy_stats
 from mc_tco.distributions.shape_families import (
     INTERVAL,
     SHAPE_FAMILIES,
@@ -185,33 +185,33 @@ def lognormal_mean_sd(mean: float, sd: float) -> tuple[float, float]:
 
 def _lognormal(p: dict):
     if "median" in p:
-        return stats.lognorm(s=p["sigma"], scale=p["median"])
+        return frozen("lognorm", s=p["sigma"], scale=p["median"])
     if "mean" in p:
         median, sigma = lognormal_mean_sd(p["mean"], p["sd"])
-        return stats.lognorm(s=sigma, scale=median)
-    z = stats.norm.ppf(0.5 + p["ci"] / 2)
+        return frozen("lognorm", s=sigma, scale=median)
+    z = Frozen("norm").ppf(0.5 + p["ci"] / 2)
     sigma = (math.log(p["high"]) - math.log(p["low"])) / (2 * z)
-    return stats.lognorm(s=sigma, scale=math.sqrt(p["low"] * p["high"]))
+    return frozen("lognorm", s=sigma, scale=math.sqrt(p["low"] * p["high"]))
 
 
 def _normal(p: dict):
     if "sd" in p:
-        return stats.norm(loc=p["mean"], scale=p["sd"])
-    return stats.norm(*location_scale(stats.norm, p))
+        return frozen("norm", loc=p["mean"], scale=p["sd"])
+    return frozen("norm", *location_scale(Frozen("norm"), p))
 
 
 def _pert(p: dict):
     width = p["max"] - p["min"]
     a = 1 + p["shape"] * (p["mode"] - p["min"]) / width
     b = 1 + p["shape"] * (p["max"] - p["mode"]) / width
-    return stats.beta(a, b, loc=p["min"], scale=width)
+    return frozen("beta", a, b, loc=p["min"], scale=width)
 
 
 def _discrete(p: dict):
     order = np.argsort(p["values"])
     values = np.asarray(p["values"], dtype=float)[order]
     weights = np.asarray(p["weights"], dtype=float)[order]
-    return stats.rv_discrete(values=(values, weights / weights.sum()))
+    return scipy_stats().rv_discrete(values=(values, weights / weights.sum()))
 
 
 FAMILIES: dict[str, Family] = {
@@ -221,21 +221,22 @@ FAMILIES: dict[str, Family] = {
         Family(
             "uniform",
             ("low", "high"),
-            build=lambda p: stats.uniform(loc=p["low"], scale=p["high"] - p["low"]),
+            build=lambda p: frozen("uniform", loc=p["low"], scale=p["high"] - p["low"]),
             check=_check_uniform,
             example="low = 400000, high = 550000",
         ),
         Family(
             "loguniform",
             ("low", "high"),
-            build=lambda p: stats.loguniform(p["low"], p["high"]),
+            build=lambda p: frozen("loguniform", p["low"], p["high"]),
             check=_check_loguniform,
             example="low = 1, high = 100",
         ),
         Family(
             "triangular",
             ("min", "mode", "max"),
-            build=lambda p: stats.triang(
+            build=lambda p: frozen(
+                "triang",
                 c=(p["mode"] - p["min"]) / (p["max"] - p["min"]),
                 loc=p["min"],
                 scale=p["max"] - p["min"],
@@ -264,7 +265,7 @@ FAMILIES: dict[str, Family] = {
             "truncnormal",
             ("mean", "sd"),
             optional={"low": -math.inf, "high": math.inf},
-            build=lambda p: stats.truncnorm(
+            build=lambda p: scipy_stats().truncnorm(
                 (p["low"] - p["mean"]) / p["sd"],
                 (p["high"] - p["mean"]) / p["sd"],
                 loc=p["mean"],
@@ -287,7 +288,8 @@ FAMILIES: dict[str, Family] = {
             "beta",
             ("a", "b"),
             optional={"low": 0.0, "high": 1.0},
-            build=lambda p: stats.beta(p["a"], p["b"], loc=p["low"], scale=p["high"] - p["low"]),
+            build=lambda p: frozen(
+                "beta", p["a"], p["b"], loc=p["low"], scale=p["high"] - p["low"]),
             check=_check_beta,
             example="a = 2, b = 5, low = 0, high = 1",
         ),
@@ -302,7 +304,7 @@ FAMILIES: dict[str, Family] = {
             "exponential",
             ("scale",),
             optional={"loc": 0.0},
-            build=lambda p: stats.expon(loc=p["loc"], scale=p["scale"]),
+            build=lambda p: frozen("expon", loc=p["loc"], scale=p["scale"]),
             check=_check_exponential,
             example="scale = 36, loc = 0  (mean 36 above loc)",
         ),
@@ -336,14 +338,19 @@ def _beta_args(dist) -> tuple[float, float, float, float] | None:
 
     Not for a or b = 1 nor a = b = 1/2: boost inverts those in closed form, as fast.
     """
-    gen = getattr(dist, "dist", None)
-    if gen is None or getattr(gen, "name", None) != "beta":
-        return None
-    try:
-        (a, b), loc, scale = gen._parse_args(*dist.args, **dist.kwds)
-        a, b, loc, scale = (float(v) for v in (a, b, loc, scale))
-    except (AttributeError, TypeError, ValueError):      # array-valued parameters
-        return None
+    if isinstance(dist, Frozen):  # (its parameters parsed: no scipy.stats)
+        if dist.name != "beta" or not dist._ok:
+            return None
+        (a, b), loc, scale = dist._shapes, dist._loc, dist._scale
+    else:
+        gen = getattr(dist, "dist", None)
+        if gen is None or getattr(gen, "name", None) != "beta":
+            return None
+        try:
+            (a, b), loc, scale = gen._parse_args(*dist.args, **dist.kwds)
+            a, b, loc, scale = (float(v) for v in (a, b, loc, scale))
+        except (AttributeError, TypeError, ValueError):      # array-valued parameters
+            return None
     if not (0 < a <= MAX_SHAPE and 0 < b <= MAX_SHAPE and scale > 0 and math.isfinite(loc)):
         return None
     if a == 1 or b == 1 or a == b == 0.5:

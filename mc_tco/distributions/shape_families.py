@@ -27,9 +27,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from scipy import optimize, stats
-
 from mc_tco.distributions.family_base import MAX_SHAPE, Family, _need
+from mc_tco.distributions.frozen import frozen, scipy_stats
 
 __all__ = ["INTERVAL", "MIN_SHAPE", "SHAPE_FAMILIES", "interval_probs", "location_scale"]
 
@@ -76,7 +75,10 @@ def _shape_from_interval(name: str, p: dict[str, Any]) -> float:
     else:
         def f(logk: float) -> float:
             k = math.exp(logk)
-            return math.log(stats.gamma.ppf(p2, k) / stats.gamma.ppf(p1, k)) - r
+            return math.log(gamma.ppf(p2, k) / gamma.ppf(p1, k)) - r
+        from scipy import optimize
+
+        gamma = scipy_stats().gamma
         lo, hi = math.log(MIN_SHAPE), math.log(MAX_SHAPE)
         if f(lo) < 0:
             k = 0.0
@@ -113,8 +115,9 @@ def _check_shape(name: str, p: dict[str, Any]) -> None:
         _shape_from_interval(name, p)
 
 
-def _shape_family(name: str, gen, example: str) -> Family:
+def _shape_family(name: str, scipy_name: str, example: str) -> Family:
     def build(p: dict[str, Any]):
+        gen = getattr(scipy_stats(), scipy_name)  # (imported when a book uses the family)
         k, scale = _shape_scale(name, gen, p)
         return gen(k, loc=p["loc"], scale=scale)
 
@@ -125,8 +128,9 @@ def _shape_family(name: str, gen, example: str) -> Family:
     )
 
 
-def _gumbel_family(name: str, gen, example: str) -> Family:
+def _gumbel_family(name: str, scipy_name: str, example: str) -> Family:
     def params(p: dict[str, Any]) -> tuple[float, float]:
+        gen = getattr(scipy_stats(), scipy_name)
         return (p["loc"], p["scale"]) if "scale" in p else location_scale(gen, p)
 
     def check(p: dict[str, Any]) -> None:
@@ -137,7 +141,7 @@ def _gumbel_family(name: str, gen, example: str) -> Family:
 
     def build(p: dict[str, Any]):
         loc, scale = params(p)
-        return gen(loc=loc, scale=scale)
+        return getattr(scipy_stats(), scipy_name)(loc=loc, scale=scale)
 
     return Family(name, (), optional={"ci": 0.9}, alternatives=(("loc", "scale"), INTERVAL),
                   build=build, check=check, example=example)
@@ -150,19 +154,19 @@ def _check_student_t(p: dict[str, Any]) -> None:
 
 
 SHAPE_FAMILIES: list[Family] = [
-    _shape_family("gamma", stats.gamma,
+    _shape_family("gamma", "gamma",
                   "shape = 2, scale = 18  (mean 36; or low = 6.4, high = 85, ci = 0.9)"),
-    _shape_family("weibull", stats.weibull_min,
+    _shape_family("weibull", "weibull_min",
                   "shape = 1.5, scale = 40  (or low = 5.5, high = 83, ci = 0.9)"),
-    _shape_family("loglogistic", stats.fisk,
+    _shape_family("loglogistic", "fisk",
                   "shape = 3, scale = 36  (median 36; or low = 13.5, high = 96, ci = 0.9)"),
-    _gumbel_family("gumbel", stats.gumbel_r,
+    _gumbel_family("gumbel", "gumbel_r",
                    "loc = 100, scale = 15  (the largest of many; or low = 83.5, high = 144.5)"),
-    _gumbel_family("gumbel_min", stats.gumbel_l,
+    _gumbel_family("gumbel_min", "gumbel_l",
                    "loc = 100, scale = 15  (the smallest of many; or low = 55.5, high = 116.5)"),
     Family(
         "student_t", ("df",), optional={"loc": 0.0, "scale": 1.0},
-        build=lambda p: stats.t(p["df"], loc=p["loc"], scale=p["scale"]),
+        build=lambda p: frozen("t", p["df"], loc=p["loc"], scale=p["scale"]),
         check=_check_student_t, example="df = 4, loc = 1, scale = 0.1",
     ),
 ]

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
+
+from mc_tco.distributions.frozen import binom_ppf, norm_ppf, t_ppf  # (scipy.stats' numbers)
 
 __all__ = [
     "MIN_TAIL",
@@ -47,14 +48,14 @@ def _check_level(conf_level: float) -> None:
 def z_value(conf_level: float = 0.95) -> float:
     """The two-sided normal quantile ``z_{(1+c)/2}`` (1.96 at ``c = 0.95``)."""
     _check_level(conf_level)
-    return float(stats.norm.ppf(0.5 + conf_level / 2))
+    return float(norm_ppf(0.5 + conf_level / 2))
 
 
 def t_value(conf_level: float, df) -> np.ndarray:
     """The two-sided Student quantile ``t_{df, (1+c)/2}`` (NaN where ``df < 1``)."""
     _check_level(conf_level)
     df = np.asarray(df, dtype=float)
-    return np.where(df >= 1, stats.t.ppf(0.5 + conf_level / 2, np.maximum(df, 1)), np.nan)
+    return np.where(df >= 1, t_ppf(0.5 + conf_level / 2, np.maximum(df, 1)), np.nan)
 
 
 def replicate_of(sample_index, replicates: int) -> np.ndarray:
@@ -216,7 +217,7 @@ def order_statistic_interval(sorted_x, n_valid, q: float, conf_level: float = 0.
     # binom.ppf once per distinct count (the cells of a run mostly share one): the same
     # values, without scipy's search in every cell (16 ms of the app's 1,024-row answer)
     counts, where = np.unique(n_valid, return_inverse=True)
-    ranks = stats.binom.ppf([[a / 2], [1 - a / 2]], counts, q).astype(np.int64)
+    ranks = binom_ppf(np.array([[a / 2], [1 - a / 2]]), counts, q).astype(np.int64)
     lo_rank = ranks[0][where].reshape(n_valid.shape)
     hi_rank = ranks[1][where].reshape(n_valid.shape) + 1
     top = sorted_x.shape[0] - 1

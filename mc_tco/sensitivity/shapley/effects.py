@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from scipy.stats import norm
 
+from mc_tco.distributions.frozen import norm_ppf
 from mc_tco.sensitivity.shapley.costs import _all_subsets, _random_permutations
 from mc_tco.sensitivity.shapley.draws import _variance
 
@@ -166,7 +166,7 @@ def _effects(evaluate, marginals_ppf, r, n_perm, n_outer, n_inner, n_var, method
     # (mean_d / v)^2 (var_v / v^2): the same as mean_d^2 var_v / v^4 without its overflow
     # where the outputs are large (a fuzzed book's colocation at 1e15 USD/kW-month)
     var_total = g_var + (mean_d / vv) ** 2 * (var_v / vv / vv)
-    half = norm.ppf(0.5 + conf_level / 2) * np.sqrt(var_total)
+    half = norm_ppf(0.5 + conf_level / 2) * np.sqrt(var_total)
     shap[:, ~positive] = np.nan
     half[:, ~positive] = np.nan
     evaluations = evaluation_count(d, n_perm=n_perm, n_outer=n_outer, n_inner=n_inner,

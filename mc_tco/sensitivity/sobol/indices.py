@@ -9,8 +9,8 @@ bootstrap weights are in :mod:`.sums`.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
+from mc_tco.distributions.frozen import norm_ppf
 from mc_tco.sensitivity.sobol.estimators import (
     _A,
     _AB,
@@ -142,7 +142,7 @@ class IndicesFromSums:
             )
         mean_all = self._mean_all()
         est = self._estimates(self.point, np.asarray(self.n, dtype=float), mean_all)
-        z = stats.norm.ppf(0.5 + conf_level / 2)
+        z = norm_ppf(0.5 + conf_level / 2)
         names = ["S1", "ST"] + (["S2"] if self.second_order else [])
         for name in names:
             est[f"{name}_conf"] = np.full_like(est[name], np.nan)

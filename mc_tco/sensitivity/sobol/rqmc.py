@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
+from mc_tco.distributions.frozen import t_ppf
 from mc_tco.sensitivity.sobol.estimators import CI_METHODS
 from mc_tco.sensitivity.sobol.sums import SobolSums
 
@@ -68,7 +68,7 @@ def rqmc_result(replicates: Sequence[SobolSums], conf_level: float = 0.95) -> di
     est = pooled.result(conf_level, ci="none")
     reps = [rep.result(conf_level, ci="none") for rep in replicates]
     r = len(replicates)
-    tq = stats.t.ppf(0.5 + conf_level / 2, r - 1) if r > 1 else np.nan
+    tq = t_ppf(0.5 + conf_level / 2, r - 1) if r > 1 else np.nan
     names = ["S1", "ST"] + (["S2"] if pooled.second_order else [])
     for name in names:
         x = np.stack([rep[name] for rep in reps])
