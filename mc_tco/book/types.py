@@ -44,8 +44,10 @@ RESERVED = ("sample", "input", "input_2", "target", "quantile", "ci_bound")
 class Input:
     """One input of a book: its family, parameters, frozen distribution and provenance.
 
-    ``dist`` is a frozen ``scipy.stats`` distribution, or None for a constant, whose
-    value is ``params["value"]``.
+    ``dist`` is a frozen ``scipy.stats`` distribution (for the common families a
+    :class:`mc_tco.distributions.frozen.Frozen`: scipy's ``ppf`` and ``support`` without
+    importing :mod:`scipy.stats`, the real object for anything else), or None for a
+    constant, whose value is ``params["value"]``.
     """
 
     name: str
