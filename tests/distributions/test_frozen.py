@@ -6,6 +6,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from mc_tco.distributions.frozen import FAST, Frozen, binom_ppf, frozen, norm_ppf, t_ppf
@@ -122,3 +124,40 @@ def test_quantile_helpers_are_scipys():
             _same(binom_ppf(q, counts, p), stats.binom.ppf(q, counts, p))
     _same(binom_ppf(np.array([0.0, 1.0]), np.array([5, 5]), 0.3),
           stats.binom.ppf(np.array([0.0, 1.0]), np.array([5, 5]), 0.3))
+
+
+# ---------------------------------------------------------------- property: any parameters
+
+_pos = st.floats(1e-3, 1e3)
+_loc = st.floats(-1e9, 1e9)
+_scale = st.floats(1e-6, 1e9)
+_PARAMS = {
+    "uniform": st.tuples(st.just(()), st.fixed_dictionaries({"loc": _loc, "scale": _scale})),
+    "norm": st.tuples(st.just(()), st.fixed_dictionaries({"loc": _loc, "scale": _scale})),
+    "expon": st.tuples(st.just(()), st.fixed_dictionaries({"loc": _loc, "scale": _scale})),
+    "lognorm": st.tuples(st.just(()), st.fixed_dictionaries({"s": st.floats(1e-3, 5),
+                                                             "scale": _scale})),
+    "triang": st.tuples(st.just(()), st.fixed_dictionaries(
+        {"c": st.floats(0, 1), "loc": _loc, "scale": _scale})),
+    "loguniform": st.tuples(st.floats(1e-6, 1e3).flatmap(
+        lambda a: st.tuples(st.just(a), st.floats(a * 1.001, a * 1e6))), st.just({})),
+    "beta": st.tuples(st.tuples(_pos, _pos), st.fixed_dictionaries({"loc": _loc,
+                                                                    "scale": _scale})),
+    "t": st.tuples(st.tuples(st.floats(0.5, 1e3)), st.fixed_dictionaries(
+        {"loc": _loc, "scale": _scale})),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(_PARAMS)).flatmap(
+    lambda name: st.tuples(st.just(name), _PARAMS[name])),
+    st.lists(st.floats(2.0**-31, 1 - 2.0**-31), min_size=1, max_size=40))
+def test_any_parameters_give_scipys_numbers(case, qs):
+    name, (args, kwds) = case
+    mine, theirs = Frozen(name, *args, **kwds), getattr(stats, name)(*args, **kwds)
+    q = np.array(qs)
+    with np.errstate(all="ignore"):
+        _same(mine.ppf(q), theirs.ppf(q))
+        _same(mine.ppf(q[0]), theirs.ppf(q[0]))
+    for a, b in zip(mine.support(), theirs.support(), strict=True):
+        _same(a, b)
