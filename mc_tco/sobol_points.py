@@ -48,7 +48,9 @@ MAX_DIMS = 21201
 _SCALE = 2.0**-BITS
 
 
+@functools.lru_cache(maxsize=1)
 def _table_file() -> Path:
+    """scipy's table of direction numbers (a scipy that moves it: scipy's engine is used)."""
     spec = importlib.util.find_spec("scipy")  # (finds scipy's folder; imports nothing)
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("scipy is not installed: it holds the Sobol' direction numbers")
@@ -86,6 +88,20 @@ def _directions(dims: int) -> np.ndarray:
     return v.astype(np.uint32)
 
 
+def _scipy_points(dims: int, seed: int, start: int, stop: int) -> np.ndarray:
+    """The same points from scipy's engine (imports scipy.stats)."""
+    import warnings
+
+    from scipy.stats import qmc
+
+    engine = qmc.Sobol(dims, scramble=True, seed=seed)
+    if start:
+        engine.fast_forward(start)
+    with warnings.catch_warnings():  # (a chunk of a power-of-two run: the balance warning)
+        warnings.simplefilter("ignore", UserWarning)
+        return engine.random(stop - start)
+
+
 def _parity(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(x) & 1
 
@@ -121,13 +137,19 @@ class ScrambledSobol:
     def __init__(self, dims: int, seed: int):
         self.dims = int(dims)
         self.seed = seed
-        self._sv, self._shift = _scrambled(self.dims, seed)
+        self._sv: np.ndarray | None = None
+        if _table_file().is_file():
+            self._sv, self._shift = _scrambled(self.dims, seed)
+        elif not 0 < self.dims <= MAX_DIMS:
+            raise ValueError(f"a Sobol' sequence has 1 to {MAX_DIMS} dimensions, not {dims}")
 
     def points(self, start: int, stop: int) -> np.ndarray:
         """Points ``start .. stop - 1``, (stop - start, dims) float64 in [0, 1)."""
         if not 0 <= start <= stop <= 2**BITS:
             raise ValueError(f"points {start} to {stop}: a Sobol' sequence of {BITS} bits has "
                              f"points 0 to {2**BITS - 1}")
+        if self._sv is None:  # a scipy that moved its table: its own engine, the same points
+            return _scipy_points(self.dims, self.seed, start, stop)
         k = np.arange(start, stop, dtype=np.uint32)
         gray = k ^ (k >> np.uint32(1))
         q = np.empty((k.size, self.dims), dtype=np.uint32)

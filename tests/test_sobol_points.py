@@ -54,3 +54,15 @@ def test_empty_and_bad_ranges():
         ScrambledSobol(3, 0).points(5, 4)
     with pytest.raises(ValueError, match="1 to 21201 dimensions"):
         ScrambledSobol(MAX_DIMS + 1, 0)
+
+
+def test_without_scipys_table_scipys_engine_gives_the_points(monkeypatch, tmp_path):
+    """A scipy that moved its data file: the points come from its engine, the same."""
+    import mc_tco.sobol_points as sp
+
+    monkeypatch.setattr(sp, "_table_file", lambda: tmp_path / "missing.npz")
+    seq = ScrambledSobol(5, 11)
+    assert seq._sv is None
+    np.testing.assert_array_equal(seq.points(3, 40), _scipy(5, 11, 3, 37))
+    with pytest.raises(ValueError, match="dimensions"):
+        ScrambledSobol(0, 1)

@@ -29,6 +29,11 @@ import numpy as np
 from scipy import special
 from scipy.special import _ufuncs
 
+#: scipy's private ufuncs behind ``beta.ppf`` and ``binom.ppf`` (scipy.special's, loaded
+#: with it); a scipy without them leaves those two to scipy.stats (slower, the same numbers)
+_BETA_PPF: Any = getattr(_ufuncs, "_beta_ppf", None)
+_BINOM_PPF: Any = getattr(_ufuncs, "_binom_ppf", None)
+
 __all__ = ["FAST", "Frozen", "binom_ppf", "frozen", "norm_ppf", "scipy_stats", "t_ppf"]
 
 
@@ -60,9 +65,11 @@ FAST: dict[str, tuple[tuple[str, ...], Any, Any]] = {
         q < p[0], np.sqrt(p[0] * q), 1 - np.sqrt((1 - p[0]) * (1 - q))),
         lambda p: (0.0, 1.0)),
     "loguniform": (("a", "b"), lambda q, p: _loguniform_ppf(q, *p), lambda p: (p[0], p[1])),
-    "beta": (("a", "b"), lambda q, p: _ufuncs._beta_ppf(q, p[0], p[1]), lambda p: (0.0, 1.0)),
+    "beta": (("a", "b"), lambda q, p: _BETA_PPF(q, p[0], p[1]), lambda p: (0.0, 1.0)),
     "t": (("df",), lambda q, p: special.stdtrit(p[0], q), lambda p: (-math.inf, math.inf)),
 }
+if _BETA_PPF is None:  # pragma: no cover - scipy 1.17 has it
+    del FAST["beta"]
 
 
 def _loguniform_ppf(q: np.ndarray, a: float, b: float) -> np.ndarray:
@@ -95,7 +102,7 @@ class Frozen:
         self.name = name
         self.args = args
         self.kwds = kwds
-        names = FAST[name][0]
+        names = FAST[name][0] if name in FAST else ("?",)  # (not computed here: scipy's)
         given = dict(zip(names, args, strict=False))
         given.update({k: v for k, v in kwds.items() if k in names})
         try:
@@ -181,12 +188,13 @@ def binom_ppf(q, n, p: float):
     (whole numbers >= 0) and one ``p`` in [0, 1]: scipy's ``_binom_ppf`` (the same
     numbers), else scipy's own."""
     qa, na = np.asarray(q), np.asarray(n)
-    if not (qa.dtype == np.float64 and na.dtype.kind in "iu" and 0 <= p <= 1
+    if not (_BINOM_PPF is not None and qa.dtype == np.float64 and na.dtype.kind in "iu"
+            and 0 <= p <= 1
             and qa.size and na.size and bool(np.all((qa > 0) & (qa < 1)))
             and bool(np.all(na >= 0))):
         return scipy_stats().binom.ppf(q, n, p)
     qb, nb = np.broadcast_arrays(qa, na)
-    out = _ufuncs._binom_ppf(qb.ravel(), nb.ravel(), np.full(qb.size, float(p))) + 0
+    out = _BINOM_PPF(qb.ravel(), nb.ravel(), np.full(qb.size, float(p))) + 0
     out = out.astype(float).reshape(qb.shape)
     return out[()] if out.ndim == 0 else out
 

@@ -161,3 +161,15 @@ def test_any_parameters_give_scipys_numbers(case, qs):
         _same(mine.ppf(q[0]), theirs.ppf(q[0]))
     for a, b in zip(mine.support(), theirs.support(), strict=True):
         _same(a, b)
+
+
+def test_a_family_not_computed_here_is_scipys(monkeypatch):
+    """A scipy without the private ufunc behind beta.ppf: the beta is scipy's own."""
+    import mc_tco.distributions.frozen as fz
+
+    monkeypatch.delitem(fz.FAST, "beta")
+    f = Frozen("beta", 2.0, 3.0)
+    assert not f._ok
+    np.testing.assert_array_equal(f.ppf([0.3, 0.6]), stats.beta(2.0, 3.0).ppf([0.3, 0.6]))
+    assert f.support() == stats.beta(2.0, 3.0).support()
+    assert not isinstance(fz.frozen("beta", 2.0, 3.0), Frozen)
