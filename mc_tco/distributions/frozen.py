@@ -103,13 +103,16 @@ class Frozen:
         self.args = args
         self.kwds = kwds
         names = FAST[name][0] if name in FAST else ("?",)  # (not computed here: scipy's)
-        given = dict(zip(names, args, strict=False))
-        given.update({k: v for k, v in kwds.items() if k in names})
+        # scipy's _parse_args: the shapes, then loc and scale, by position or by name
+        given = dict(zip((*names, "loc", "scale"), args, strict=False))
+        twice = set(given) & set(kwds)
+        given.update(kwds)
         try:
             self._shapes = tuple(float(given[k]) for k in names)
-            self._loc = float(kwds.get("loc", 0.0))
-            self._scale = float(kwds.get("scale", 1.0))
-            self._ok = (len(args) + len(set(kwds) - {"loc", "scale"}) == len(names)
+            self._loc = float(given.get("loc", 0.0))
+            self._scale = float(given.get("scale", 1.0))
+            self._ok = (name in FAST and not twice and len(args) <= len(names) + 2
+                        and set(given) <= {*names, "loc", "scale"}
                         and _valid(name, self._shapes, self._loc, self._scale))
         except (KeyError, TypeError, ValueError):  # missing or array-valued: scipy decides
             self._shapes, self._loc, self._scale, self._ok = (), 0.0, 1.0, False
