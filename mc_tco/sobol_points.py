@@ -39,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mc_tco.quiet import ignoring
+
 __all__ = ["BITS", "MAX_DIMS", "ScrambledSobol"]
 
 #: bits of every coordinate (scipy's default ``bits``): points are multiples of 2^-30
@@ -68,8 +70,6 @@ def _table() -> tuple[np.ndarray, np.ndarray]:
 @functools.lru_cache(maxsize=32)
 def _directions(dims: int) -> np.ndarray:
     """Unscrambled direction numbers, (dims, BITS) uint32, already shifted to their bit."""
-    if not 0 < dims <= MAX_DIMS:
-        raise ValueError(f"a Sobol' sequence has 1 to {MAX_DIMS} dimensions, not {dims}")
     poly, vinit = _table()
     v = np.zeros((dims, BITS), dtype=np.int64)
     v[0] = 1
@@ -90,15 +90,13 @@ def _directions(dims: int) -> np.ndarray:
 
 def _scipy_points(dims: int, seed: int, start: int, stop: int) -> np.ndarray:
     """The same points from scipy's engine (imports scipy.stats)."""
-    import warnings
-
     from scipy.stats import qmc
 
     engine = qmc.Sobol(dims, scramble=True, seed=seed)
     if start:
         engine.fast_forward(start)
-    with warnings.catch_warnings():  # (a chunk of a power-of-two run: the balance warning)
-        warnings.simplefilter("ignore", UserWarning)
+    # a chunk is a piece of a power-of-two run; the balance warning is about the whole
+    with ignoring("The balance properties", UserWarning):  # (thread-safe: mc_tco.quiet)
         return engine.random(stop - start)
 
 
@@ -137,11 +135,11 @@ class ScrambledSobol:
     def __init__(self, dims: int, seed: int):
         self.dims = int(dims)
         self.seed = seed
+        if not 0 < self.dims <= MAX_DIMS:
+            raise ValueError(f"a Sobol' sequence has 1 to {MAX_DIMS} dimensions, not {dims}")
         self._sv: np.ndarray | None = None
         if _table_file().is_file():
             self._sv, self._shift = _scrambled(self.dims, seed)
-        elif not 0 < self.dims <= MAX_DIMS:
-            raise ValueError(f"a Sobol' sequence has 1 to {MAX_DIMS} dimensions, not {dims}")
 
     def points(self, start: int, stop: int) -> np.ndarray:
         """Points ``start .. stop - 1``, (stop - start, dims) float64 in [0, 1)."""

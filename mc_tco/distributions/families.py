@@ -57,7 +57,7 @@ import numpy as np
 from mc_tco.distributions.beta_ppf import beta_ppf
 from mc_tco.distributions.empirical import EMPIRICAL
 from mc_tco.distributions.family_base import MAX_SHAPE, Family, FieldProblem, _need
-from mc_tco.distributions.frozen import Frozen, frozen, scipy_stats
+from mc_tco.distributions.frozen import Frozen, frozen, norm_ppf, scipy_stats
 from mc_tco.distributions.shape_families import (
     INTERVAL,
     SHAPE_FAMILIES,
@@ -196,7 +196,7 @@ def _lognormal(p: dict):
     if "mean" in p:
         median, sigma = lognormal_mean_sd(p["mean"], p["sd"])
         return frozen("lognorm", s=sigma, scale=median)
-    z = Frozen("norm").ppf(0.5 + p["ci"] / 2)
+    z = norm_ppf(0.5 + p["ci"] / 2)
     sigma = (math.log(p["high"]) - math.log(p["low"])) / (2 * z)
     return frozen("lognorm", s=sigma, scale=math.sqrt(p["low"] * p["high"]))
 
